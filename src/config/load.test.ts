@@ -1,0 +1,113 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from './config-error.ts';
+import { loadSettings } from './load.ts';
+
+const workspace = (yaml?: string): string => {
+  const directory = mkdtempSync(join(tmpdir(), 'config-test-'));
+  if (yaml !== undefined) writeFileSync(join(directory, 'config.yaml'), yaml);
+  return directory;
+};
+
+const load = (env: Record<string, string> = {}, yaml?: string, argv: string[] = []) =>
+  loadSettings({ argv, env, cwd: workspace(yaml) });
+
+const configError = (action: () => unknown): ConfigError => {
+  try {
+    action();
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+};
+
+describe('loadSettings', () => {
+  it('has the documented defaults and binds loopback in open mode', () => {
+    const { settings } = load();
+    expect(settings.server).toMatchObject({ port: 8080, host: '127.0.0.1', masterKey: null, bodySizeLimit: 10 * 1024 * 1024 });
+    expect(settings.server.userPathHeader).toBe('x-user-path');
+    expect(settings.providers).toEqual([]);
+    expect(Object.isFrozen(settings.server)).toBe(true);
+  });
+
+  it('binds all interfaces with a master key unless HOST is set', () => {
+    expect(load({ MASTER_KEY: 'm' }).settings.server.host).toBe('0.0.0.0');
+    expect(load({ MASTER_KEY: 'm', HOST: '127.0.0.2' }).settings.server.host).toBe('127.0.0.2');
+  });
+
+  it('reads ./config.yaml, expands variables and lets the environment win', () => {
+    const yaml = [
+      'server:',
+      '  port: ${GW_PORT:-9000}',
+      '  master_key: ${GW_KEY}',
+      'providers:',
+      '  main:',
+      '    type: openai-compatible',
+      '    base_url: http://127.0.0.1:1234/v1/',
+      '    api_key: ${UPSTREAM_KEY:-none}',
+      '    models: [a, {id: b}]',
+    ].join('\n');
+    const { settings } = load({ GW_KEY: 'from-env' }, yaml);
+    expect(settings.server.port).toBe(9000);
+    expect(settings.server.masterKey).toBe('from-env');
+    expect(settings.providers).toEqual([
+      { name: 'main', type: 'openai-compatible', apiKey: 'none', baseUrl: 'http://127.0.0.1:1234/v1', models: ['a', 'b'] },
+    ]);
+    expect(load({ PORT: '7000' }, yaml).settings.server.port).toBe(7000);
+  });
+
+  it('registers providers from <TYPE>_API_KEY and <TYPE>_<SUFFIX>_API_KEY', () => {
+    const { settings } = load({
+      OPENAI_API_KEY: 'k1',
+      OPENAI_EAST_API_KEY: 'k2',
+      OPENAI_EAST_BASE_URL: 'http://127.0.0.1:9/v1',
+      OPENAI_EAST_MODELS: 'gpt-4o, gpt-4o-mini,',
+      OPENAI_COMPATIBLE_BASE_URL: 'http://127.0.0.1:8/v1',
+      GROQ_API_KEY: 'k3',
+    });
+    const byName = new Map(settings.providers.map((provider) => [provider.name, provider]));
+    expect(byName.get('openai')).toMatchObject({ type: 'openai', apiKey: 'k1', baseUrl: 'https://api.openai.com/v1', models: null });
+    expect(byName.get('openai-east')).toMatchObject({ type: 'openai', baseUrl: 'http://127.0.0.1:9/v1', models: ['gpt-4o', 'gpt-4o-mini'] });
+    expect(byName.get('openai-compatible')).toMatchObject({ type: 'openai-compatible', apiKey: null });
+    expect(byName.get('groq')?.baseUrl).toBe('https://api.groq.com/openai/v1');
+  });
+
+  it('keeps YAML provider order first and lets env override a YAML instance', () => {
+    const yaml = 'providers:\n  zeta:\n    type: openai\n    api_key: a\n  openai:\n    type: openai\n    api_key: yaml-key\n';
+    const { settings } = load({ OPENAI_API_KEY: 'env-key', GROQ_API_KEY: 'g' }, yaml);
+    expect(settings.providers.map((provider) => provider.name)).toEqual(['zeta', 'openai', 'groq']);
+    expect(settings.providers[1]?.apiKey).toBe('env-key');
+  });
+
+  it('skips an env instance without its key, with a warning', () => {
+    const { settings, warnings } = load({ OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' });
+    expect(settings.providers).toEqual([]);
+    expect(warnings.join('\n')).toContain('"openai" is not registered');
+  });
+
+  it('names the variable or key in every error', () => {
+    expect(configError(() => load({ PORT: 'abc' })).message).toContain('PORT');
+    expect(configError(() => load({ PORT: '70000' })).message).toMatch(/PORT.*0 to 65535/);
+    expect(configError(() => load({ BODY_SIZE_LIMIT: '10 parsecs' })).message).toContain('BODY_SIZE_LIMIT');
+    expect(configError(() => load({ LOG_LEVEL: 'loud' })).message).toContain('LOG_LEVEL');
+    expect(configError(() => load({}, 'server:\n  port: x\n')).message).toContain('server.port');
+    expect(configError(() => load({}, 'providers:\n  p:\n    type: nope\n')).message).toContain('providers.p.type');
+    expect(configError(() => load({}, 'providers:\n  p:\n    type: azure\n    api_key: k\n')).message).toContain('providers.p.base_url');
+    expect(configError(() => load({}, 'server: [1\n')).message).toContain('not valid YAML');
+    expect(configError(() => load({}, undefined, ['--config', '/nonexistent.yaml'])).message).toContain('--config');
+    expect(configError(() => load({ CONFIG_FILE: 'missing.yaml' })).message).toContain('CONFIG_FILE');
+  });
+
+  it('parses body sizes in bytes, K and MB within 1KB..100MB', () => {
+    expect(load({ BODY_SIZE_LIMIT: '2KB' }).settings.server.bodySizeLimit).toBe(2048);
+    expect(load({ BODY_SIZE_LIMIT: '1048576' }).settings.server.bodySizeLimit).toBe(1048576);
+    expect(configError(() => load({ BODY_SIZE_LIMIT: '512' })).key).toBe('BODY_SIZE_LIMIT');
+  });
+
+  it('warns about unknown top-level keys', () => {
+    expect(load({}, 'surprise: 1\n').warnings).toContain('unknown configuration key "surprise" is ignored');
+  });
+});

@@ -1,0 +1,186 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
+import { providerTypes } from '../providers/provider-types.ts';
+import { ConfigError } from './config-error.ts';
+import { discoverEnvProviders } from './env-providers.ts';
+import { configSchema, instanceName, type ConfigDocument } from './schema.ts';
+import type { LoadedSettings, ProviderSettings, Settings } from './settings.ts';
+import { deepFreeze, expandVariables } from './values.ts';
+
+type Env = Readonly<Record<string, string | undefined>>;
+type RawDocument = Record<string, unknown>;
+
+export interface LoadOptions {
+  argv: readonly string[];
+  env: Env;
+  cwd: string;
+}
+
+/** Environment variables that override one YAML key each. */
+const scalarVariables: ReadonlyArray<readonly [variable: string, path: readonly [string, string]]> = [
+  ['PORT', ['server', 'port']],
+  ['HOST', ['server', 'host']],
+  ['MASTER_KEY', ['server', 'master_key']],
+  ['BODY_SIZE_LIMIT', ['server', 'body_size_limit']],
+  ['USER_PATH_HEADER', ['server', 'user_path_header']],
+  ['SHUTDOWN_TIMEOUT_SECONDS', ['server', 'shutdown_timeout_seconds']],
+  ['LOG_LEVEL', ['logging', 'level']],
+  ['MODELS_REFRESH_INTERVAL_SECONDS', ['models', 'refresh_interval_seconds']],
+  ['MODELS_RECHECK_INTERVAL_SECONDS', ['models', 'recheck_interval_seconds']],
+  ['UPSTREAM_TIMEOUT_SECONDS', ['upstream', 'timeout_seconds']],
+  ['UPSTREAM_CONNECT_TIMEOUT_SECONDS', ['upstream', 'connect_timeout_seconds']],
+  ['UPSTREAM_MAX_CONNECTIONS', ['upstream', 'max_connections']],
+];
+
+const knownTopLevelKeys = new Set(Object.keys(configSchema.shape));
+
+/** Defaults, then the YAML file, then environment variables; validated once and frozen. */
+export function loadSettings(options: LoadOptions): LoadedSettings {
+  const warnings: string[] = [];
+  const configFile = findConfigFile(options);
+  const document = configFile === null ? {} : readConfigFile(configFile, options.env);
+  for (const key of Object.keys(document)) {
+    if (!knownTopLevelKeys.has(key)) warnings.push(`unknown configuration key "${key}" is ignored`);
+  }
+  const origins = applyEnvironment(document, options.env);
+  const parsed = configSchema.safeParse(document);
+  if (!parsed.success) throw toConfigError(parsed.error, origins);
+  const settings = buildSettings(parsed.data, configFile, origins, warnings);
+  return { settings: deepFreeze(settings), warnings };
+}
+
+function findConfigFile({ argv, env, cwd }: LoadOptions): string | null {
+  const flagIndex = argv.findIndex((argument) => argument === '--config' || argument.startsWith('--config='));
+  const flag = argv[flagIndex];
+  if (flag !== undefined) {
+    const value = flag.includes('=') ? flag.slice('--config='.length) : argv[flagIndex + 1];
+    if (!value) throw new ConfigError('--config', 'expected a file path');
+    return requireFile('--config', resolve(cwd, value));
+  }
+  const fromEnv = env['CONFIG_FILE']?.trim();
+  if (fromEnv) return requireFile('CONFIG_FILE', resolve(cwd, fromEnv));
+  const fallback = resolve(cwd, 'config.yaml');
+  return existsSync(fallback) ? fallback : null;
+}
+
+function requireFile(key: string, path: string): string {
+  if (!existsSync(path)) throw new ConfigError(key, `file not found: ${path}`);
+  return path;
+}
+
+function readConfigFile(path: string, env: Env): RawDocument {
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(readFileSync(path, 'utf8'));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new ConfigError(path, `not valid YAML: ${reason}`);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ConfigError(path, 'expected a mapping at the top level');
+  }
+  return expandVariables(parsed, env) as RawDocument;
+}
+
+/** Writes environment overrides into the raw document; returns YAML path -> variable name. */
+function applyEnvironment(document: RawDocument, env: Env): Map<string, string> {
+  const origins = new Map<string, string>();
+  for (const [variable, [section, key]] of scalarVariables) {
+    const value = env[variable];
+    if (value === undefined || value.trim() === '') continue;
+    sectionOf(document, section)[key] = value;
+    origins.set(`${section}.${key}`, variable);
+  }
+  const providers = sectionOf(document, 'providers');
+  for (const entry of discoverEnvProviders(env)) {
+    const existing = providers[entry.name];
+    const target: Record<string, unknown> = isRecord(existing) ? existing : {};
+    target['type'] = entry.type;
+    for (const field of ['api_key', 'base_url', 'models'] as const) {
+      if (entry[field] === undefined) continue;
+      target[field] = entry[field];
+      origins.set(`providers.${entry.name}.${field}`, entry.variables[field]);
+    }
+    if (!isRecord(existing)) origins.set(`providers.${entry.name}`, `${entry.type.toUpperCase()}_* variables`);
+    providers[entry.name] = target;
+  }
+  return origins;
+}
+
+function sectionOf(document: RawDocument, section: string): Record<string, unknown> {
+  const current = document[section];
+  if (isRecord(current)) return current;
+  if (current !== undefined && current !== null) throw new ConfigError(section, 'expected a mapping');
+  const created: Record<string, unknown> = {};
+  document[section] = created;
+  return created;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function toConfigError(error: z.ZodError, origins: Map<string, string>): ConfigError {
+  const issue = error.issues[0];
+  const path = (issue?.path ?? []).map(String).join('.');
+  return new ConfigError(origins.get(path) ?? (path || '(root)'), issue?.message ?? 'invalid value');
+}
+
+function buildSettings(document: ConfigDocument, configFile: string | null, origins: Map<string, string>, warnings: string[]): Settings {
+  const server = document.server;
+  const masterKey = server.master_key ? server.master_key : null;
+  return {
+    configFile,
+    server: {
+      host: server.host || (masterKey === null ? '127.0.0.1' : '0.0.0.0'),
+      port: server.port,
+      masterKey,
+      bodySizeLimit: server.body_size_limit,
+      userPathHeader: server.user_path_header.toLowerCase(),
+      shutdownTimeoutSeconds: server.shutdown_timeout_seconds,
+    },
+    logging: { level: document.logging.level },
+    providers: buildProviders(document, origins, warnings),
+    models: {
+      refreshIntervalSeconds: document.models.refresh_interval_seconds,
+      recheckIntervalSeconds: document.models.recheck_interval_seconds,
+    },
+    upstream: {
+      timeoutSeconds: document.upstream.timeout_seconds,
+      connectTimeoutSeconds: document.upstream.connect_timeout_seconds,
+      maxConnections: document.upstream.max_connections,
+    },
+  };
+}
+
+function buildProviders(document: ConfigDocument, origins: Map<string, string>, warnings: string[]): ProviderSettings[] {
+  const result: ProviderSettings[] = [];
+  for (const [name, provider] of Object.entries(document.providers)) {
+    const key = origins.get(`providers.${name}`) ?? `providers.${name}`;
+    const fromEnv = origins.has(`providers.${name}`);
+    if (!instanceName.test(name)) {
+      throw new ConfigError(key, 'an instance name uses letters, digits, ".", "_" and "-" only');
+    }
+    const profile = providerTypes[provider.type];
+    const baseUrl = (provider.base_url ?? profile.defaultBaseUrl)?.replace(/\/+$/, '');
+    const apiKey = provider.api_key ? provider.api_key : null;
+    const problem = !baseUrl
+      ? `type ${provider.type} needs a base_url`
+      : profile.requiresApiKey && apiKey === null
+        ? 'no api_key is set'
+        : null;
+    if (problem !== null) {
+      // An instance declared in YAML with a required field missing is a mistake; an
+      // environment variable seen without its companion is skipped with a warning.
+      if (!fromEnv && !baseUrl) throw new ConfigError(`${key}.base_url`, problem);
+      warnings.push(`provider instance "${name}" is not registered: ${problem}`);
+      continue;
+    }
+    const models = provider.models ?? null;
+    result.push({ name, type: provider.type, apiKey, baseUrl: baseUrl ?? '', models: models && models.length > 0 ? models : null });
+  }
+  return result;
+}

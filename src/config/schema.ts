@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import { providerTypeNames } from '../providers/provider-types.ts';
+import { parseByteSize } from './values.ts';
+
+/**
+ * The configuration schema. YAML and environment variables are merged into one raw document
+ * shaped like the YAML file, then validated here once. Scalars may arrive as strings
+ * (environment, `${VAR}` expansion), so numbers and booleans are coerced.
+ */
+
+const integer = (min: number, max: number) =>
+  z.coerce
+    .number({ error: 'expected a number' })
+    .int({ error: 'expected an integer' })
+    .min(min, { error: `expected an integer from ${min} to ${max}` })
+    .max(max, { error: `expected an integer from ${min} to ${max}` });
+
+const byteSize = z.union([z.number(), z.string()]).transform((value, context) => {
+  try {
+    return parseByteSize('', value);
+  } catch {
+    context.addIssue({ code: 'custom', message: `expected a size from 1KB to 100MB such as 512K or 10MB, got ${JSON.stringify(value)}` });
+    return z.NEVER;
+  }
+});
+
+const optionalString = z
+  .union([z.string(), z.number()])
+  .transform((value) => String(value).trim())
+  .optional();
+
+const headerName = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9-]+$/, { error: 'expected an HTTP header name (letters, digits and -)' });
+
+const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+  error: 'expected one of fatal, error, warn, info, debug, trace, silent',
+});
+
+const modelEntry = z.union([z.string().trim().min(1), z.object({ id: z.string().trim().min(1) }).transform((entry) => entry.id)]);
+
+export const providerSchema = z.object({
+  type: z.enum(providerTypeNames, { error: `expected one of ${providerTypeNames.join(', ')}` }),
+  api_key: optionalString,
+  base_url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
+  models: z.union([z.array(modelEntry), z.string().transform((list) => splitList(list))]).optional(),
+});
+
+export const instanceName = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+export const configSchema = z.object({
+  server: z
+    .object({
+      host: optionalString,
+      port: integer(0, 65535).default(8080),
+      master_key: optionalString,
+      body_size_limit: byteSize.default(10 * 1024 * 1024),
+      user_path_header: headerName.default('X-User-Path'),
+      shutdown_timeout_seconds: integer(0, 3600).default(30),
+    })
+    .prefault({}),
+  logging: z.object({ level: logLevel.default('info') }).prefault({}),
+  providers: z.record(z.string(), providerSchema).default({}),
+  models: z
+    .object({
+      refresh_interval_seconds: integer(10, 7 * 86400).default(3600),
+      recheck_interval_seconds: integer(1, 86400).default(60),
+    })
+    .prefault({}),
+  upstream: z
+    .object({
+      timeout_seconds: integer(1, 86400).default(600),
+      connect_timeout_seconds: integer(1, 600).default(10),
+      max_connections: integer(1, 100000).default(256),
+    })
+    .prefault({}),
+});
+
+export type ConfigDocument = z.output<typeof configSchema>;
+export type ProviderDocument = z.output<typeof providerSchema>;
+
+export function splitList(list: string): string[] {
+  return list
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}

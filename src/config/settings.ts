@@ -1,0 +1,44 @@
+import type { ProviderType } from '../providers/provider-types.ts';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface ProviderSettings {
+  /** Instance name, used in selectors (`<name>/<model>`) and in responses. */
+  readonly name: string;
+  readonly type: ProviderType;
+  readonly apiKey: string | null;
+  /** Base URL without a trailing slash, e.g. `https://api.openai.com/v1`. */
+  readonly baseUrl: string;
+  /** Configured model ids; null means "ask the upstream's GET /models". */
+  readonly models: readonly string[] | null;
+}
+
+/** The validated, frozen settings every other module receives. */
+export interface Settings {
+  readonly configFile: string | null;
+  readonly server: {
+    readonly host: string;
+    readonly port: number;
+    readonly masterKey: string | null;
+    readonly bodySizeLimit: number;
+    readonly userPathHeader: string;
+    readonly shutdownTimeoutSeconds: number;
+  };
+  readonly logging: { readonly level: LogLevel };
+  readonly providers: readonly ProviderSettings[];
+  readonly models: {
+    readonly refreshIntervalSeconds: number;
+    readonly recheckIntervalSeconds: number;
+  };
+  readonly upstream: {
+    readonly timeoutSeconds: number;
+    readonly connectTimeoutSeconds: number;
+    readonly maxConnections: number;
+  };
+}
+
+export interface LoadedSettings {
+  readonly settings: Settings;
+  /** Problems that do not stop the gateway; main logs them at startup. */
+  readonly warnings: readonly string[];
+}

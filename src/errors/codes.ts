@@ -1,0 +1,24 @@
+/**
+ * Registry of every `error.code` the gateway emits. docs/errors.md lists the same codes; a
+ * test fails when the two disagree.
+ */
+export const errorCodes = {
+  invalid_json: 'The request body is not valid JSON.',
+  invalid_body: 'The request body is not a JSON object, or a field has the wrong type.',
+  missing_field: 'A required field is missing.',
+  body_too_large: 'The request body is larger than BODY_SIZE_LIMIT (status 413).',
+  invalid_user_path: 'The user-path header is not a valid path.',
+  unknown_provider: 'The `provider` routing hint names no configured instance.',
+  model_not_found: 'No configured instance serves the requested model.',
+  unknown_route: 'No route matches the method and path.',
+  missing_credentials: 'No `Authorization: Bearer` or `x-api-key` credential was sent.',
+  invalid_credentials: 'The credential is not the master key nor an active API key.',
+  admin_required: 'The route needs the master key; API keys cannot call it.',
+  upstream_error: 'The upstream provider answered with an error; its message is kept.',
+  upstream_unreachable: 'The upstream provider could not be reached.',
+  upstream_timeout: 'The upstream provider did not answer in time (status 504).',
+  invalid_upstream_response: 'The upstream provider answered with a body the gateway cannot read.',
+  shutting_down: 'The gateway is shutting down and takes no new requests (status 503).',
+} as const;
+
+export type ErrorCode = keyof typeof errorCodes;

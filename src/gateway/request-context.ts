@@ -1,0 +1,11 @@
+import type { Principal } from '../http/auth.ts';
+
+/** What the HTTP layer learned about a request before the pipeline runs. */
+export interface RequestContext {
+  readonly requestId: string;
+  readonly principal: Principal;
+  /** The normalised user path (CONTRACT section 3). */
+  readonly userPath: string;
+  /** Aborted when the client goes away. */
+  readonly signal: AbortSignal;
+}

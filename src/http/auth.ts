@@ -1,0 +1,84 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { authenticationError, permissionError } from '../errors/gateway-error.ts';
+
+export interface Principal {
+  /** `open`: no credentials are configured; `master`: the master key; `api_key`: a managed key. */
+  readonly kind: 'open' | 'master' | 'api_key';
+  readonly keyId: string | null;
+  /** The user path a managed key is bound to; it always wins over the header. */
+  readonly boundUserPath: string | null;
+}
+
+/** The seam for managed API keys: looks a presented token up. */
+export interface ApiKeyAuthenticator {
+  /** Whether any managed key exists (if none and no master key, the gateway is open). */
+  hasKeys(): boolean;
+  authenticate(token: string): Principal | null;
+}
+
+const openPrincipal: Principal = Object.freeze({ kind: 'open', keyId: null, boundUserPath: null });
+const masterPrincipal: Principal = Object.freeze({ kind: 'master', keyId: null, boundUserPath: null });
+
+const sha256 = (value: string): Buffer => createHash('sha256').update(value).digest();
+
+/**
+ * Authenticates requests (CONTRACT section 3). Secrets are compared in constant time, on
+ * their SHA-256 digests so that the length of the master key does not leak either.
+ */
+export class Authenticator {
+  private readonly masterDigest: Buffer | null;
+  private readonly apiKeys: ApiKeyAuthenticator | null;
+
+  constructor(masterKey: string | null, apiKeys: ApiKeyAuthenticator | null = null) {
+    this.masterDigest = masterKey === null ? null : sha256(masterKey);
+    this.apiKeys = apiKeys;
+  }
+
+  get openMode(): boolean {
+    return this.masterDigest === null && !(this.apiKeys?.hasKeys() ?? false);
+  }
+
+  /** For model endpoints and /mcp: the master key or an active managed key. */
+  authenticate(headers: IncomingHttpHeaders): Principal {
+    if (this.openMode) return openPrincipal;
+    const token = extractToken(headers);
+    if (this.isMasterKey(token)) return masterPrincipal;
+    const principal = this.apiKeys?.authenticate(token) ?? null;
+    if (principal === null) throw authenticationError('invalid credentials', { code: 'invalid_credentials' });
+    return principal;
+  }
+
+  /** For /admin: only the master key (or open mode). */
+  authenticateAdmin(headers: IncomingHttpHeaders): Principal {
+    const principal = this.authenticate(headers);
+    if (principal.kind === 'api_key') {
+      throw permissionError('admin routes need the master key; API keys cannot call them', { code: 'admin_required' });
+    }
+    return principal;
+  }
+
+  private isMasterKey(token: string): boolean {
+    return this.masterDigest !== null && timingSafeEqual(sha256(token), this.masterDigest);
+  }
+}
+
+/** `Authorization: Bearer <token>`, else `x-api-key: <token>`. */
+export function extractToken(headers: IncomingHttpHeaders): string {
+  const authorization = headers.authorization;
+  if (authorization !== undefined) {
+    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization);
+    if (!match?.[1]) {
+      throw authenticationError("invalid Authorization header: expected 'Bearer <token>'", { code: 'invalid_credentials' });
+    }
+    return match[1];
+  }
+  const apiKey = headers['x-api-key'];
+  const token = Array.isArray(apiKey) ? apiKey[0] : apiKey;
+  if (token === undefined || token.trim() === '') {
+    throw authenticationError("missing credentials: send 'Authorization: Bearer <token>' or 'x-api-key: <token>'", {
+      code: 'missing_credentials',
+    });
+  }
+  return token.trim();
+}

@@ -1,0 +1,51 @@
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { runChatCompletion, type ChatOutcome, type ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
+import type { RequestContext } from '../../gateway/request-context.ts';
+import { relayChatStream } from '../../streaming/relay-chat-stream.ts';
+import { jsonBodyOf } from '../json-body.ts';
+import { clientAbortSignal } from '../client-abort.ts';
+
+const streamHeaders = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};
+
+/** `POST /v1/chat/completions`, JSON or SSE. */
+export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipelineDependencies): void {
+  app.post('/v1/chat/completions', async (request, reply) => {
+    const signal = clientAbortSignal(reply);
+    const context: RequestContext = { requestId: request.id, principal: request.principal, userPath: request.userPath, signal };
+    const outcome = await runChatCompletion(jsonBodyOf(request.body), context, dependencies);
+    request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
+    if (outcome.kind === 'json') {
+      return reply.header('content-type', 'application/json; charset=utf-8').send(outcome.body);
+    }
+    await streamOutcome(request, reply, outcome, signal);
+    return reply;
+  });
+}
+
+async function streamOutcome(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  outcome: Extract<ChatOutcome, { kind: 'stream' }>,
+  signal: AbortSignal,
+): Promise<void> {
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, { ...(reply.getHeaders() as OutgoingHttpHeaders), ...streamHeaders });
+  const result = await relayChatStream(outcome.upstream, raw, outcome.chunkOptions, signal);
+  const fields = {
+    ...request.logFields,
+    status: 200,
+    stream: true,
+    completed: result.completed,
+    duration_ms: Math.round(reply.elapsedTime),
+  };
+  if (result.error !== null) request.log.warn({ ...fields, reason: String(result.error) }, 'stream broken by upstream');
+  else if (result.clientClosed) request.log.info(fields, 'stream closed by client');
+  else request.log.info(fields, 'request completed');
+}

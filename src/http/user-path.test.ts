@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../errors/gateway-error.ts';
+import { normalizeUserPath, resolveUserPath } from './user-path.ts';
+
+describe('normalizeUserPath', () => {
+  it.each([
+    ['team/app', '/team/app'],
+    ['  /team//app/ ', '/team/app'],
+    ['/', '/'],
+    ['', '/'],
+    ['///', '/'],
+    ['/Team/App', '/Team/App'],
+  ])('%j -> %j', (input, expected) => {
+    expect(normalizeUserPath(input)).toBe(expected);
+  });
+
+  it.each(['/team/../admin', '/./x', '/a:b', '/a/\u0001b'])('refuses %j with a 400', (input) => {
+    const error = (() => {
+      try {
+        normalizeUserPath(input);
+      } catch (thrown) {
+        return thrown;
+      }
+      return null;
+    })();
+    expect(error).toBeInstanceOf(GatewayError);
+    expect((error as GatewayError).status).toBe(400);
+    expect((error as GatewayError).code).toBe('invalid_user_path');
+  });
+});
+
+describe('resolveUserPath', () => {
+  it('lets a key-bound path win over the header', () => {
+    expect(resolveUserPath('/team/a', '/other')).toBe('/team/a');
+  });
+
+  it('uses the header, then the root', () => {
+    expect(resolveUserPath(null, 'x/y')).toBe('/x/y');
+    expect(resolveUserPath(null, undefined)).toBe('/');
+  });
+});

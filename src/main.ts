@@ -1,0 +1,82 @@
+import { pino, type Logger } from 'pino';
+import { ConfigError } from './config/config-error.ts';
+import { loadSettings } from './config/load.ts';
+import type { LoadedSettings, Settings } from './config/settings.ts';
+import { Authenticator } from './http/auth.ts';
+import { buildServer } from './http/server.ts';
+import { installShutdown } from './lifecycle/shutdown.ts';
+import { createAdapters } from './providers/registry.ts';
+import { UpstreamClient } from './providers/upstream-client.ts';
+import { ModelCatalog } from './routing/model-catalog.ts';
+
+const initialListingWaitMs = 5_000;
+
+/** Composition root: configuration, stores, providers, server, signals. */
+async function main(): Promise<void> {
+  const { settings, warnings } = readSettings();
+  const logger = createLogger(settings);
+  for (const warning of warnings) logger.warn(warning);
+
+  const client = new UpstreamClient({
+    timeoutMs: settings.upstream.timeoutSeconds * 1000,
+    connectTimeoutMs: settings.upstream.connectTimeoutSeconds * 1000,
+    connections: settings.upstream.maxConnections,
+  });
+  const adapters = createAdapters(settings.providers, client);
+  const catalog = new ModelCatalog(adapters, {
+    refreshIntervalMs: settings.models.refreshIntervalSeconds * 1000,
+    recheckIntervalMs: settings.models.recheckIntervalSeconds * 1000,
+    configured: new Map(settings.providers.flatMap((provider) => (provider.models ? [[provider.name, provider.models] as const] : []))),
+    logger,
+  });
+  const authenticator = new Authenticator(settings.server.masterKey);
+  if (authenticator.openMode) {
+    logger.warn({ host: settings.server.host }, 'no MASTER_KEY is set: every route is open to anyone who can reach the gateway');
+  }
+  await catalog.start(initialListingWaitMs);
+
+  const app = buildServer({ settings, logger, catalog, authenticator });
+  await app.listen({ host: settings.server.host, port: settings.server.port });
+  logger.info(
+    {
+      address: app.server.address(),
+      config_file: settings.configFile,
+      providers: settings.providers.map((provider) => ({ name: provider.name, type: provider.type, base_url: provider.baseUrl })),
+    },
+    'model gateway listening',
+  );
+  installShutdown({
+    app,
+    logger,
+    timeoutMs: settings.server.shutdownTimeoutSeconds * 1000,
+    cleanups: [() => catalog.stop(), () => client.close()],
+  });
+}
+
+function readSettings(): LoadedSettings {
+  try {
+    return loadSettings({ argv: process.argv.slice(2), env: process.env, cwd: process.cwd() });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+function createLogger(settings: Settings): Logger {
+  return pino({
+    level: settings.logging.level,
+    base: { service: 'model-gateway' },
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers["x-api-key"]', '*.api_key', '*.apiKey', '*.master_key', '*.masterKey'],
+      censor: '[redacted]',
+    },
+  });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`model gateway failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,46 @@
+/**
+ * What the gateway knows about each provider type: its default base URL and what an
+ * instance needs to be usable. Pure data; the adapters that serve each type are registered in
+ * registry.ts.
+ */
+export interface ProviderTypeProfile {
+  /** Base URL used when an instance gives none; null when `base_url` is required. */
+  defaultBaseUrl: string | null;
+  /** Whether an instance needs an API key (local servers do not). */
+  requiresApiKey: boolean;
+  /** How the credential is sent upstream. */
+  authHeader: 'bearer' | 'api-key';
+}
+
+const cloud = (defaultBaseUrl: string): ProviderTypeProfile => ({
+  defaultBaseUrl,
+  requiresApiKey: true,
+  authHeader: 'bearer',
+});
+
+export const providerTypes = {
+  openai: cloud('https://api.openai.com/v1'),
+  // Anthropic and Gemini are served through their OpenAI-compatible endpoints until their
+  // native adapters land (see docs/architecture.md).
+  anthropic: cloud('https://api.anthropic.com/v1'),
+  gemini: cloud('https://generativelanguage.googleapis.com/v1beta/openai'),
+  groq: cloud('https://api.groq.com/openai/v1'),
+  openrouter: cloud('https://openrouter.ai/api/v1'),
+  deepseek: cloud('https://api.deepseek.com/v1'),
+  xai: cloud('https://api.x.ai/v1'),
+  mistral: cloud('https://api.mistral.ai/v1'),
+  together: cloud('https://api.together.xyz/v1'),
+  fireworks: cloud('https://api.fireworks.ai/inference/v1'),
+  azure: { defaultBaseUrl: null, requiresApiKey: true, authHeader: 'api-key' },
+  ollama: { defaultBaseUrl: 'http://127.0.0.1:11434/v1', requiresApiKey: false, authHeader: 'bearer' },
+  vllm: { defaultBaseUrl: 'http://127.0.0.1:8000/v1', requiresApiKey: false, authHeader: 'bearer' },
+  'openai-compatible': { defaultBaseUrl: null, requiresApiKey: false, authHeader: 'bearer' },
+} as const satisfies Record<string, ProviderTypeProfile>;
+
+export type ProviderType = keyof typeof providerTypes;
+
+export const providerTypeNames = Object.keys(providerTypes) as ProviderType[];
+
+export function isProviderType(value: string): value is ProviderType {
+  return Object.hasOwn(providerTypes, value);
+}

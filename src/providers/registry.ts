@@ -1,0 +1,32 @@
+import type { ProviderSettings } from '../config/settings.ts';
+import { createOpenAICompatibleAdapter } from './openai-compatible/adapter.ts';
+import type { ProviderAdapter, ProviderFactory } from './provider.ts';
+import type { ProviderType } from './provider-types.ts';
+import type { UpstreamClient } from './upstream-client.ts';
+
+const openAICompatible = createOpenAICompatibleAdapter;
+
+/**
+ * Explicit registration: each provider type names the factory that serves it. Anthropic and
+ * Gemini use their OpenAI-compatible endpoints until their native adapters replace them here.
+ */
+const factories: Readonly<Record<ProviderType, ProviderFactory>> = {
+  openai: openAICompatible,
+  anthropic: openAICompatible,
+  gemini: openAICompatible,
+  groq: openAICompatible,
+  openrouter: openAICompatible,
+  deepseek: openAICompatible,
+  xai: openAICompatible,
+  mistral: openAICompatible,
+  together: openAICompatible,
+  fireworks: openAICompatible,
+  azure: openAICompatible,
+  ollama: openAICompatible,
+  vllm: openAICompatible,
+  'openai-compatible': openAICompatible,
+};
+
+export function createAdapters(providers: readonly ProviderSettings[], client: UpstreamClient): ProviderAdapter[] {
+  return providers.map((settings) => factories[settings.type](settings, client));
+}

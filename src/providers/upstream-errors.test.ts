@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { mapUpstreamError, readErrorDetails } from './upstream-errors.ts';
+
+const openAIError = (message: string) => JSON.stringify({ error: { message, type: 'x', param: 'messages', code: 'c' } });
+
+describe('mapUpstreamError', () => {
+  it.each([
+    [401, 'authentication_error', 401],
+    [403, 'authentication_error', 403],
+    [404, 'not_found_error', 404],
+    [429, 'rate_limit_error', 429],
+    [400, 'invalid_request_error', 400],
+    [422, 'invalid_request_error', 422],
+    [500, 'provider_error', 500],
+    [503, 'provider_error', 503],
+    [302, 'provider_error', 502],
+  ])('maps upstream %i to %s with status %i', (status, type, expected) => {
+    const error = mapUpstreamError(status, openAIError('upstream says no'), 'openai-east');
+    expect(error.type).toBe(type);
+    expect(error.status).toBe(expected);
+    expect(error.message).toBe('upstream says no');
+    expect(error.provider).toBe('openai-east');
+  });
+
+  it('keeps the upstream param and carries a numeric Retry-After over', () => {
+    const error = mapUpstreamError(429, openAIError('slow down'), 'openai', '7');
+    expect(error.param).toBe('messages');
+    expect(error.headers).toEqual({ 'Retry-After': '7' });
+    expect(mapUpstreamError(429, '', 'openai', 'Wed, 21 Oct 2015 07:28:00 GMT').headers).toEqual({});
+  });
+
+  it('describes an empty body by its status', () => {
+    expect(mapUpstreamError(500, '', 'p').message).toBe('upstream p answered with status 500');
+  });
+});
+
+describe('readErrorDetails', () => {
+  it('reads the shapes providers use', () => {
+    expect(readErrorDetails('{"error":"plain"}').message).toBe('plain');
+    expect(readErrorDetails('{"message":"top"}').message).toBe('top');
+    expect(readErrorDetails('Bad Gateway').message).toBe('Bad Gateway');
+    expect(readErrorDetails('x'.repeat(5000)).message.length).toBeLessThan(2100);
+  });
+});

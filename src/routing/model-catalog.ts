@@ -1,0 +1,117 @@
+import type { Logger } from 'pino';
+import type { ProviderAdapter, UpstreamModel } from '../providers/provider.ts';
+
+export type ListingStatus = 'configured' | 'loading' | 'ok' | 'stale' | 'unavailable';
+
+export interface InstanceListing {
+  readonly adapter: ProviderAdapter;
+  /** Model id -> model; null until a listing has been read. */
+  models: Map<string, UpstreamModel> | null;
+  status: ListingStatus;
+  lastError: string | null;
+  fetchedAt: number;
+}
+
+export interface CatalogOptions {
+  refreshIntervalMs: number;
+  recheckIntervalMs: number;
+  /** Models listed in configuration, per instance name; instances absent here ask the upstream. */
+  configured: ReadonlyMap<string, readonly string[]>;
+  logger: Logger;
+  now?: () => number;
+}
+
+const fetchTimeoutMs = 10_000;
+
+/**
+ * The models each provider instance serves: its configured list, or the upstream's
+ * GET /models, fetched at startup and refreshed periodically. A failed refresh keeps the
+ * previous list; an upstream that is down never stops the gateway.
+ */
+export class ModelCatalog {
+  readonly instances: ReadonlyMap<string, InstanceListing>;
+  private readonly options: CatalogOptions;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly inflight = new Map<string, Promise<void>>();
+  private stopped = false;
+
+  constructor(adapters: readonly ProviderAdapter[], options: CatalogOptions) {
+    this.options = options;
+    const createdAt = Math.floor((options.now ?? Date.now)() / 1000);
+    this.instances = new Map(
+      adapters.map((adapter) => {
+        const configured = options.configured.get(adapter.name);
+        const models = configured ? new Map(configured.map((id) => [id, { id, created: createdAt }])) : null;
+        const listing: InstanceListing = { adapter, models, status: configured ? 'configured' : 'loading', lastError: null, fetchedAt: 0 };
+        return [adapter.name, listing] as const;
+      }),
+    );
+  }
+
+  /** Fetches every upstream listing once, waiting at most `waitMs`, then keeps them fresh. */
+  async start(waitMs: number): Promise<void> {
+    const fetches = [...this.instances.values()]
+      .filter((listing) => listing.status !== 'configured')
+      .map((listing) => this.refresh(listing.adapter.name));
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, waitMs);
+    });
+    await Promise.race([Promise.allSettled(fetches), deadline]);
+    clearTimeout(timer);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  /** Refreshes one instance's upstream listing; concurrent calls share one fetch. */
+  refresh(name: string): Promise<void> {
+    const listing = this.instances.get(name);
+    if (listing === undefined || listing.status === 'configured') return Promise.resolve();
+    const running = this.inflight.get(name);
+    if (running) return running;
+    const fetch = this.fetchListing(listing).finally(() => {
+      this.inflight.delete(name);
+      this.schedule(listing);
+    });
+    this.inflight.set(name, fetch);
+    return fetch;
+  }
+
+  /** Milliseconds since the instance's listing was last read (Infinity if never). */
+  age(name: string): number {
+    const listing = this.instances.get(name);
+    return listing && listing.fetchedAt > 0 ? (this.options.now ?? Date.now)() - listing.fetchedAt : Number.POSITIVE_INFINITY;
+  }
+
+  private async fetchListing(listing: InstanceListing): Promise<void> {
+    const name = listing.adapter.name;
+    try {
+      const models = await listing.adapter.listModels(AbortSignal.timeout(fetchTimeoutMs));
+      listing.models = new Map(models.map((model) => [model.id, model]));
+      listing.status = 'ok';
+      listing.lastError = null;
+      listing.fetchedAt = (this.options.now ?? Date.now)();
+      this.options.logger.info({ provider: name, models: models.length }, 'provider models loaded');
+    } catch (error) {
+      listing.lastError = error instanceof Error ? error.message : String(error);
+      listing.status = listing.models === null ? 'unavailable' : 'stale';
+      this.options.logger.warn({ provider: name, reason: listing.lastError }, 'provider model listing failed');
+    }
+  }
+
+  private schedule(listing: InstanceListing): void {
+    if (this.stopped) return;
+    const healthy = listing.status === 'ok';
+    const delay = healthy ? this.options.refreshIntervalMs : this.options.recheckIntervalMs;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      void this.refresh(listing.adapter.name);
+    }, delay);
+    timer.unref();
+    this.timers.add(timer);
+  }
+}

@@ -1,0 +1,83 @@
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../errors/gateway-error.ts';
+import type { ProviderAdapter, UpstreamModel } from '../providers/provider.ts';
+import { ModelCatalog } from './model-catalog.ts';
+import { resolveModel } from './resolve-model.ts';
+
+const adapter = (name: string, listing: () => Promise<UpstreamModel[]>): ProviderAdapter => ({
+  name,
+  type: 'openai',
+  chatCompletion: () => Promise.reject(new Error('not called')),
+  listModels: listing,
+});
+
+const catalogOf = (adapters: ProviderAdapter[], configured: Record<string, string[]>, now = () => Date.now()) =>
+  new ModelCatalog(adapters, {
+    refreshIntervalMs: 3_600_000,
+    recheckIntervalMs: 60_000,
+    configured: new Map(Object.entries(configured)),
+    logger: pino({ level: 'silent' }),
+    now,
+  });
+
+const rejection = async (promise: Promise<unknown>): Promise<GatewayError> => {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof GatewayError) return error;
+    throw error;
+  }
+  throw new Error('expected a GatewayError');
+};
+
+describe('resolveModel', () => {
+  const openai = adapter('openai', async () => []);
+  const router = adapter('openrouter', async () => []);
+  const catalog = catalogOf([openai, router], { openai: ['gpt-4o', 'shared'], openrouter: ['google/gemini-x', 'shared'] });
+
+  it('splits <instance>/<model> at the first slash', async () => {
+    expect(await resolveModel(catalog, 'openrouter/google/gemini-x', undefined)).toEqual({ adapter: router, model: 'google/gemini-x' });
+  });
+
+  it('treats a slash id whose prefix is no instance as a bare model id', async () => {
+    expect(await resolveModel(catalog, 'google/gemini-x', undefined)).toEqual({ adapter: router, model: 'google/gemini-x' });
+  });
+
+  it('gives a bare id to the first instance in configuration order', async () => {
+    expect((await resolveModel(catalog, 'shared', undefined)).adapter).toBe(openai);
+  });
+
+  it('routes by the provider hint and strips its own prefix', async () => {
+    expect(await resolveModel(catalog, 'shared', 'openrouter')).toEqual({ adapter: router, model: 'shared' });
+    expect(await resolveModel(catalog, 'openrouter/shared', 'openrouter')).toEqual({ adapter: router, model: 'shared' });
+  });
+
+  it('refuses an unknown hint with 400 and an unknown model with 404', async () => {
+    const hint = await rejection(resolveModel(catalog, 'gpt-4o', 'nope'));
+    expect([hint.status, hint.code, hint.param]).toEqual([400, 'unknown_provider', 'provider']);
+    const missing = await rejection(resolveModel(catalog, 'openai/gpt-5', undefined));
+    expect([missing.status, missing.type, missing.code]).toEqual([404, 'not_found_error', 'model_not_found']);
+    expect((await rejection(resolveModel(catalog, 'nothing', undefined))).code).toBe('model_not_found');
+  });
+
+  it('forwards a qualified selector when the listing never loaded, and refreshes a stale listing on a miss', async () => {
+    let models: UpstreamModel[] = [{ id: 'old' }];
+    let fails = true;
+    let clock = 1_000_000;
+    const upstream = adapter('up', async () => {
+      if (fails) throw new Error('down');
+      return models;
+    });
+    const live = catalogOf([upstream], {}, () => clock);
+    await live.start(1000);
+    expect((await resolveModel(live, 'up/anything', undefined)).model).toBe('anything');
+    fails = false;
+    await live.refresh('up');
+    models = [{ id: 'old' }, { id: 'new' }];
+    expect((await rejection(resolveModel(live, 'up/new', undefined))).code).toBe('model_not_found');
+    clock += 11_000;
+    expect((await resolveModel(live, 'up/new', undefined)).model).toBe('new');
+    live.stop();
+  });
+});

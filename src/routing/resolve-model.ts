@@ -1,0 +1,62 @@
+import { invalidRequest, notFound } from '../errors/gateway-error.ts';
+import type { ProviderAdapter } from '../providers/provider.ts';
+import type { ModelCatalog } from './model-catalog.ts';
+
+export interface ResolvedTarget {
+  adapter: ProviderAdapter;
+  /** The bare model id sent upstream. */
+  model: string;
+}
+
+const onDemandRefreshAfterMs = 10_000;
+
+/**
+ * Resolves a model selector (CONTRACT section 2): `<instance>/<model>` when the prefix is a
+ * configured instance, else a bare id served by the first instance listing it. `hint` is the
+ * body's `provider` field. A qualified selector missing from a listing older than ten seconds
+ * refreshes that listing once before it is refused.
+ */
+export async function resolveModel(catalog: ModelCatalog, selector: string, hint: string | undefined): Promise<ResolvedTarget> {
+  const qualified = splitQualified(catalog, selector, hint);
+  if (qualified === null) return resolveBare(catalog, selector);
+  const { instance, model } = qualified;
+  const listing = catalog.instances.get(instance);
+  if (listing === undefined) throw unknownProvider(instance);
+  if (listing.models === null || listing.models.has(model)) return { adapter: listing.adapter, model };
+  if (listing.status !== 'configured' && catalog.age(instance) > onDemandRefreshAfterMs) {
+    await catalog.refresh(instance);
+    if (listing.models?.has(model)) return { adapter: listing.adapter, model };
+  }
+  throw modelNotFound(selector);
+}
+
+function splitQualified(catalog: ModelCatalog, selector: string, hint: string | undefined): { instance: string; model: string } | null {
+  if (hint !== undefined) {
+    if (!catalog.instances.has(hint)) throw unknownProvider(hint);
+    const prefix = `${hint}/`;
+    return { instance: hint, model: selector.startsWith(prefix) ? selector.slice(prefix.length) : selector };
+  }
+  const slash = selector.indexOf('/');
+  if (slash <= 0) return null;
+  const instance = selector.slice(0, slash);
+  const model = selector.slice(slash + 1);
+  return catalog.instances.has(instance) && model !== '' ? { instance, model } : null;
+}
+
+function resolveBare(catalog: ModelCatalog, selector: string): ResolvedTarget {
+  for (const listing of catalog.instances.values()) {
+    if (listing.models?.has(selector)) return { adapter: listing.adapter, model: selector };
+  }
+  throw modelNotFound(selector);
+}
+
+function unknownProvider(name: string) {
+  return invalidRequest(`unknown provider "${name}": no configured instance has that name`, {
+    code: 'unknown_provider',
+    param: 'provider',
+  });
+}
+
+function modelNotFound(selector: string) {
+  return notFound(`model "${selector}" is not served by any configured provider`, { code: 'model_not_found', param: 'model' });
+}

@@ -1,0 +1,74 @@
+/**
+ * Per-chunk work on an OpenAI chat stream, on the JSON text of each `data:` payload. Most
+ * chunks are passed through with only the gateway's `provider` field appended; a chunk is
+ * parsed only when it may carry usage or already names a provider.
+ */
+
+export type UsageObject = Record<string, unknown>;
+
+export interface ChunkOutcome {
+  /** The payload to send, or null to drop the chunk. */
+  payload: string | null;
+  /** The usage the chunk carried, when it carried one. */
+  usage: UsageObject | null;
+}
+
+export interface ChunkOptions {
+  /** The instance name stamped on every chunk. */
+  provider: string;
+  /** The same name JSON-encoded, e.g. `"openai"`. */
+  providerJson: string;
+  /** Whether the client asked for the usage chunk (`stream_options.include_usage`). */
+  includeUsage: boolean;
+}
+
+export function transformChunk(data: string, options: ChunkOptions): ChunkOutcome {
+  if (data.charCodeAt(0) !== 123) return { payload: data, usage: null }; // not an object
+  if (!mayHaveUsage(data) && !data.includes('"provider"')) {
+    return { payload: appendProvider(data, options.providerJson), usage: null };
+  }
+  let chunk: Record<string, unknown>;
+  try {
+    chunk = JSON.parse(data) as Record<string, unknown>;
+  } catch {
+    return { payload: data, usage: null };
+  }
+  const usage = isObject(chunk['usage']) ? chunk['usage'] : null;
+  if (usage !== null && !options.includeUsage) {
+    const choices = chunk['choices'];
+    if (!Array.isArray(choices) || choices.length === 0) return { payload: null, usage };
+    delete chunk['usage'];
+  }
+  chunk['provider'] = options.provider;
+  return { payload: JSON.stringify(chunk), usage };
+}
+
+/** True unless every `"usage":` key in the text is followed by `null`. */
+function mayHaveUsage(data: string): boolean {
+  let index = data.indexOf('"usage":');
+  while (index !== -1) {
+    let cursor = index + 8;
+    while (data.charCodeAt(cursor) === 32) cursor += 1;
+    if (!data.startsWith('null', cursor)) return true;
+    index = data.indexOf('"usage":', cursor);
+  }
+  return false;
+}
+
+/**
+ * Appends `"provider":<name>` to a JSON object text that has no `provider` key. Inside JSON
+ * strings quotes are escaped, so the final `}` of an object text closes the object itself.
+ */
+export function appendProvider(json: string, providerJson: string): string {
+  let end = json.length - 1;
+  while (end > 0 && json.charCodeAt(end) <= 32) end -= 1;
+  if (json.charCodeAt(end) !== 125) return json;
+  let before = end - 1;
+  while (before > 0 && json.charCodeAt(before) <= 32) before -= 1;
+  const separator = json.charCodeAt(before) === 123 ? '' : ',';
+  return `${json.slice(0, end)}${separator}"provider":${providerJson}}`;
+}
+
+function isObject(value: unknown): value is UsageObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

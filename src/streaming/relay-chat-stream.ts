@@ -1,0 +1,86 @@
+import type { ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import { renderEnvelope, toGatewayError } from '../errors/envelope.ts';
+import { mapNetworkError } from '../providers/upstream-client.ts';
+import { transformChunk, type ChunkOptions, type UsageObject } from './chat-chunk.ts';
+import { SseParser, type SseEvent } from './sse-parser.ts';
+
+export interface RelayResult {
+  /** The usage reported by the upstream's final chunk, if any. */
+  usage: UsageObject | null;
+  /** The stream ran to its end. */
+  completed: boolean;
+  /** The client went away before the end; the upstream request was aborted. */
+  clientClosed: boolean;
+  /** What broke the stream, if the upstream failed mid-way. */
+  error: unknown;
+}
+
+const doneFrame = 'data: [DONE]\n\n';
+
+/**
+ * Relays an upstream OpenAI chat stream to the client: SSE parsed once, each chunk stamped
+ * with the provider, the usage chunk hidden unless the client asked for it, writes held back
+ * while the client's socket is full. The caller has already written the response head.
+ */
+export async function relayChatStream(
+  upstream: Readable,
+  response: ServerResponse,
+  options: ChunkOptions,
+  signal: AbortSignal,
+): Promise<RelayResult> {
+  const parser = new SseParser();
+  const state = { usage: null as UsageObject | null, done: false };
+  const render = (events: SseEvent[]): string => renderEvents(events, options, state);
+  try {
+    for await (const chunk of upstream) {
+      const text = render(parser.push(chunk as Buffer));
+      if (text !== '' && !response.write(text)) await waitForDrain(response);
+      if (signal.aborted) break;
+    }
+    if (signal.aborted) return finish(response, state.usage, { completed: false, clientClosed: true, error: null });
+    const tail = render(parser.finish()) + (state.done ? '' : doneFrame);
+    response.end(tail);
+    return { usage: state.usage, completed: true, clientClosed: false, error: null };
+  } catch (error) {
+    if (signal.aborted) return finish(response, state.usage, { completed: false, clientClosed: true, error: null });
+    upstream.destroy();
+    const failure = toGatewayError(mapNetworkError(error, options.provider));
+    response.end(`data: ${JSON.stringify(renderEnvelope(failure))}\n\n`);
+    return { usage: state.usage, completed: false, clientClosed: false, error };
+  }
+}
+
+function renderEvents(events: SseEvent[], options: ChunkOptions, state: { usage: UsageObject | null; done: boolean }): string {
+  let text = '';
+  for (const event of events) {
+    if (state.done) break;
+    if (event.data === '[DONE]') {
+      state.done = true;
+      text += doneFrame;
+      continue;
+    }
+    const outcome = transformChunk(event.data, options);
+    if (outcome.usage !== null) state.usage = outcome.usage;
+    if (outcome.payload !== null) text += `data: ${outcome.payload}\n\n`;
+  }
+  return text;
+}
+
+function finish(response: ServerResponse, usage: UsageObject | null, rest: Omit<RelayResult, 'usage'>): RelayResult {
+  if (!response.destroyed) response.destroy();
+  return { usage, ...rest };
+}
+
+/** Resolves when the socket drains or closes, whichever comes first. */
+function waitForDrain(response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      response.off('drain', done);
+      response.off('close', done);
+      resolve();
+    };
+    response.on('drain', done);
+    response.on('close', done);
+  });
+}

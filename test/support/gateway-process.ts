@@ -1,0 +1,104 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const projectRoot = resolve(import.meta.dirname, '..', '..');
+const entryPoint = join(projectRoot, 'dist', 'main.js');
+
+export interface GatewayOptions {
+  /** Extra environment variables (the parent's environment is NOT inherited, except PATH/HOME). */
+  env?: Record<string, string>;
+  /** YAML written to a temporary config.yaml and passed with --config. */
+  configYaml?: string;
+  /** Extra command-line arguments. */
+  args?: string[];
+  /** Milliseconds to wait for the listening line. */
+  startTimeoutMs?: number;
+}
+
+export interface GatewayProcess {
+  readonly url: string;
+  readonly port: number;
+  readonly child: ChildProcess;
+  /** Every line the process wrote to stdout and stderr so far. */
+  readonly output: string[];
+  /** Log lines parsed as JSON (pino). */
+  logs(): Array<Record<string, unknown>>;
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/**
+ * Starts the built gateway (`node dist/main.js`, exactly what `npm start` runs) on a free
+ * port and resolves once it listens. Used by every end-to-end test.
+ */
+export async function startGateway(options: GatewayOptions = {}): Promise<GatewayProcess> {
+  const args = [entryPoint, ...(options.args ?? [])];
+  const cwd = mkdtempSync(join(tmpdir(), 'gateway-test-'));
+  if (options.configYaml !== undefined) {
+    const configPath = join(cwd, 'config.yaml');
+    writeFileSync(configPath, options.configYaml);
+    args.push('--config', configPath);
+  }
+  const env = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? cwd, PORT: '0', LOG_LEVEL: 'info', ...options.env };
+  const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output: string[] = [];
+  const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
+  const port = await new Promise<number>((resolvePort, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output.join('\n')}`)), options.startTimeoutMs ?? 15_000);
+    const onLine = (line: string): void => {
+      output.push(line);
+      const found = /"msg":"model gateway listening"/.test(line) ? /"port":(\d+)/.exec(line) : null;
+      if (found?.[1]) {
+        clearTimeout(timer);
+        resolvePort(Number(found[1]));
+      }
+    };
+    collectLines(child.stdout, onLine);
+    collectLines(child.stderr, onLine);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`gateway exited with ${code} before listening:\n${output.join('\n')}`));
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    child,
+    output,
+    logs: () => output.flatMap((line) => (line.startsWith('{') ? [JSON.parse(line) as Record<string, unknown>] : [])),
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Runs the gateway expecting it to fail at startup; resolves with its exit code and output. */
+export async function runGatewayExpectingFailure(options: GatewayOptions = {}): Promise<{ code: number | null; output: string }> {
+  try {
+    const gateway = await startGateway({ ...options, startTimeoutMs: options.startTimeoutMs ?? 8_000 });
+    await gateway.stop();
+    throw new Error('gateway started but was expected to fail');
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const match = /exited with (\S+) before listening:\n([\s\S]*)$/.exec(message);
+    if (!match) throw error;
+    return { code: match[1] === 'null' ? null : Number(match[1]), output: match[2] ?? '' };
+  }
+}
+
+function collectLines(stream: NodeJS.ReadableStream | null, onLine: (line: string) => void): void {
+  let buffer = '';
+  stream?.setEncoding('utf8');
+  stream?.on('data', (chunk: string) => {
+    buffer += chunk;
+    let newline = buffer.indexOf('\n');
+    while (newline !== -1) {
+      onLine(buffer.slice(0, newline));
+      buffer = buffer.slice(newline + 1);
+      newline = buffer.indexOf('\n');
+    }
+  });
+}
