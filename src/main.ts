@@ -5,6 +5,7 @@ import type { LoadedSettings, Settings } from './config/settings.ts';
 import { Authenticator } from './http/auth.ts';
 import { buildServer } from './http/server.ts';
 import { installShutdown } from './lifecycle/shutdown.ts';
+import { GatewayMetrics } from './observability/metrics.ts';
 import { createAdapters } from './providers/registry.ts';
 import { UpstreamClient } from './providers/upstream-client.ts';
 import { ModelCatalog } from './routing/model-catalog.ts';
@@ -35,7 +36,8 @@ async function main(): Promise<void> {
   }
   await catalog.start(initialListingWaitMs);
 
-  const app = buildServer({ settings, logger, catalog, authenticator });
+  const metrics = settings.metrics.enabled ? new GatewayMetrics() : null;
+  const app = buildServer({ settings, logger, catalog, authenticator, metrics });
   await app.listen({ host: settings.server.host, port: settings.server.port });
   logger.info(
     {

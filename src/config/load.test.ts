@@ -11,8 +11,7 @@ const workspace = (yaml?: string): string => {
   return directory;
 };
 
-const load = (env: Record<string, string> = {}, yaml?: string, argv: string[] = []) =>
-  loadSettings({ argv, env, cwd: workspace(yaml) });
+const load = (env: Record<string, string> = {}, yaml?: string, argv: string[] = []) => loadSettings({ argv, env, cwd: workspace(yaml) });
 
 const configError = (action: () => unknown): ConfigError => {
   try {
@@ -70,7 +69,11 @@ describe('loadSettings', () => {
     });
     const byName = new Map(settings.providers.map((provider) => [provider.name, provider]));
     expect(byName.get('openai')).toMatchObject({ type: 'openai', apiKey: 'k1', baseUrl: 'https://api.openai.com/v1', models: null });
-    expect(byName.get('openai-east')).toMatchObject({ type: 'openai', baseUrl: 'http://127.0.0.1:9/v1', models: ['gpt-4o', 'gpt-4o-mini'] });
+    expect(byName.get('openai-east')).toMatchObject({
+      type: 'openai',
+      baseUrl: 'http://127.0.0.1:9/v1',
+      models: ['gpt-4o', 'gpt-4o-mini'],
+    });
     expect(byName.get('openai-compatible')).toMatchObject({ type: 'openai-compatible', apiKey: null });
     expect(byName.get('groq')?.baseUrl).toBe('https://api.groq.com/openai/v1');
   });

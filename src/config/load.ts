@@ -27,6 +27,7 @@ const scalarVariables: ReadonlyArray<readonly [variable: string, path: readonly 
   ['USER_PATH_HEADER', ['server', 'user_path_header']],
   ['SHUTDOWN_TIMEOUT_SECONDS', ['server', 'shutdown_timeout_seconds']],
   ['LOG_LEVEL', ['logging', 'level']],
+  ['METRICS_ENABLED', ['metrics', 'enabled']],
   ['MODELS_REFRESH_INTERVAL_SECONDS', ['models', 'refresh_interval_seconds']],
   ['MODELS_RECHECK_INTERVAL_SECONDS', ['models', 'recheck_interval_seconds']],
   ['UPSTREAM_TIMEOUT_SECONDS', ['upstream', 'timeout_seconds']],
@@ -143,6 +144,7 @@ function buildSettings(document: ConfigDocument, configFile: string | null, orig
       shutdownTimeoutSeconds: server.shutdown_timeout_seconds,
     },
     logging: { level: document.logging.level },
+    metrics: { enabled: document.metrics.enabled },
     providers: buildProviders(document, origins, warnings),
     models: {
       refreshIntervalSeconds: document.models.refresh_interval_seconds,

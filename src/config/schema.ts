@@ -24,6 +24,8 @@ const byteSize = z.union([z.number(), z.string()]).transform((value, context) =>
   }
 });
 
+const booleanValue = z.union([z.boolean(), z.stringbool({ error: 'expected true or false' })]);
+
 const optionalString = z
   .union([z.string(), z.number()])
   .transform((value) => String(value).trim())
@@ -61,6 +63,7 @@ export const configSchema = z.object({
     })
     .prefault({}),
   logging: z.object({ level: logLevel.default('info') }).prefault({}),
+  metrics: z.object({ enabled: booleanValue.default(false) }).prefault({}),
   providers: z.record(z.string(), providerSchema).default({}),
   models: z
     .object({

@@ -25,6 +25,7 @@ export interface Settings {
     readonly shutdownTimeoutSeconds: number;
   };
   readonly logging: { readonly level: LogLevel };
+  readonly metrics: { readonly enabled: boolean };
   readonly providers: readonly ProviderSettings[];
   readonly models: {
     readonly refreshIntervalSeconds: number;

@@ -18,6 +18,7 @@ export const errorCodes = {
   upstream_unreachable: 'The upstream provider could not be reached.',
   upstream_timeout: 'The upstream provider did not answer in time (status 504).',
   invalid_upstream_response: 'The upstream provider answered with a body the gateway cannot read.',
+  client_closed_request: 'The client went away before the answer; the upstream call was cancelled (status 499, logged only).',
   shutting_down: 'The gateway is shutting down and takes no new requests (status 503).',
 } as const;
 

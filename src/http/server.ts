@@ -1,10 +1,10 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Settings } from '../config/settings.ts';
-import { renderEnvelope, toGatewayError } from '../errors/envelope.ts';
-import { notFound } from '../errors/gateway-error.ts';
+import type { GatewayMetrics } from '../observability/metrics.ts';
 import type { ModelCatalog } from '../routing/model-catalog.ts';
 import { type Authenticator, type Principal } from './auth.ts';
+import { installErrorHandlers, installRequestHooks } from './hooks.ts';
 import { registerBodyParsers } from './json-body.ts';
 import { requestIdFor } from './request-id.ts';
 import { registerChatRoutes } from './routes/chat-completions.ts';
@@ -26,17 +26,20 @@ export interface ServerDependencies {
   logger: Logger;
   catalog: ModelCatalog;
   authenticator: Authenticator;
+  /** Null unless METRICS_ENABLED. */
+  metrics: GatewayMetrics | null;
 }
 
 export function buildServer(dependencies: ServerDependencies): FastifyInstance {
-  const { settings, catalog, authenticator } = dependencies;
+  const { settings, catalog, authenticator, metrics } = dependencies;
   const app = Fastify({
     loggerInstance: dependencies.logger as FastifyBaseLogger,
     // One log line per request, written by the onResponse hook (or the stream relay).
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     bodyLimit: settings.server.bodySizeLimit,
     genReqId: requestIdFor,
-    return503OnClosing: true,
+    // Requests that arrive while draining get the gateway's own 503 envelope (onRequest below).
+    return503OnClosing: false,
   });
   // Set by the auth hook before any handler reads it.
   app.decorateRequest('principal', null as unknown as Principal);
@@ -44,33 +47,14 @@ export function buildServer(dependencies: ServerDependencies): FastifyInstance {
   app.decorateRequest('logFields', null);
   registerBodyParsers(app);
 
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
-  app.addHook('onResponse', (request, reply, done) => {
-    const fields = {
-      ...request.logFields,
-      method: request.method,
-      url: request.url,
-      status: reply.statusCode,
-      duration_ms: Math.round(reply.elapsedTime),
-    };
-    request.log.info(fields, 'request completed');
-    done();
-  });
-  app.setErrorHandler((error, request, reply) => {
-    const gatewayError = toGatewayError(error);
-    if (gatewayError.status >= 500 && gatewayError.type === 'internal_error') request.log.error({ err: error }, 'unhandled error');
-    else request.log.debug({ code: gatewayError.code, status: gatewayError.status }, gatewayError.message);
-    return reply.code(gatewayError.status).headers(gatewayError.headers).send(renderEnvelope(gatewayError));
-  });
-  app.setNotFoundHandler((request, reply) => {
-    const error = notFound(`unknown route: ${request.method} ${request.url.split('?')[0]}`, { code: 'unknown_route' });
-    return reply.code(404).send(renderEnvelope(error));
-  });
+  // The level is fixed at startup: skip building each request's log fields when nobody reads them.
+  installRequestHooks(app, metrics, dependencies.logger.isLevelEnabled('info'));
+  installErrorHandlers(app);
 
   registerHealthRoutes(app, catalog);
+  if (metrics !== null) {
+    app.get('/metrics', async (_request, reply) => reply.header('content-type', metrics.registry.contentType).send(await metrics.render()));
+  }
   const userPathHeader = settings.server.userPathHeader;
   void app.register(async (v1) => {
     v1.addHook('onRequest', (request, _reply, done) => {

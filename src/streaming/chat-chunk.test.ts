@@ -17,7 +17,8 @@ describe('appendProvider', () => {
 
 describe('transformChunk', () => {
   const content = '{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi"}}],"usage":null}';
-  const usageOnly = '{"id":"c","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}';
+  const usageOnly =
+    '{"id":"c","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}';
 
   it('stamps the provider on ordinary chunks without reporting usage', () => {
     const outcome = transformChunk(content, options);

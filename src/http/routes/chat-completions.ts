@@ -4,7 +4,7 @@ import { runChatCompletion, type ChatOutcome, type ChatPipelineDependencies } fr
 import type { RequestContext } from '../../gateway/request-context.ts';
 import { relayChatStream } from '../../streaming/relay-chat-stream.ts';
 import { jsonBodyOf } from '../json-body.ts';
-import { clientAbortSignal } from '../client-abort.ts';
+import { clientAbortSignal, clientClosedRequest } from '../client-abort.ts';
 
 const streamHeaders = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -18,7 +18,9 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipel
   app.post('/v1/chat/completions', async (request, reply) => {
     const signal = clientAbortSignal(reply);
     const context: RequestContext = { requestId: request.id, principal: request.principal, userPath: request.userPath, signal };
-    const outcome = await runChatCompletion(jsonBodyOf(request.body), context, dependencies);
+    const outcome = await runChatCompletion(jsonBodyOf(request.body), context, dependencies).catch((error: unknown) => {
+      throw signal.aborted ? clientClosedRequest() : error;
+    });
     request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
     if (outcome.kind === 'json') {
       return reply.header('content-type', 'application/json; charset=utf-8').send(outcome.body);
@@ -38,14 +40,8 @@ async function streamOutcome(
   const raw = reply.raw;
   raw.writeHead(200, { ...(reply.getHeaders() as OutgoingHttpHeaders), ...streamHeaders });
   const result = await relayChatStream(outcome.upstream, raw, outcome.chunkOptions, signal);
-  const fields = {
-    ...request.logFields,
-    status: 200,
-    stream: true,
-    completed: result.completed,
-    duration_ms: Math.round(reply.elapsedTime),
-  };
-  if (result.error !== null) request.log.warn({ ...fields, reason: String(result.error) }, 'stream broken by upstream');
-  else if (result.clientClosed) request.log.info(fields, 'stream closed by client');
-  else request.log.info(fields, 'request completed');
+  // Fastify's onResponse hook writes the request's log line, hijacked or not.
+  const ending = result.error !== null ? 'upstream_error' : result.clientClosed ? 'client_closed' : 'completed';
+  request.logFields = { ...request.logFields, stream: true, stream_end: ending };
+  if (result.error !== null) request.log.warn({ ...request.logFields, reason: String(result.error) }, 'stream broken by upstream');
 }

@@ -1,0 +1,54 @@
+import type { FastifyInstance } from 'fastify';
+import { renderEnvelope, toGatewayError } from '../errors/envelope.ts';
+import { GatewayError, notFound } from '../errors/gateway-error.ts';
+import type { GatewayMetrics } from '../observability/metrics.ts';
+
+/**
+ * Hooks every request passes: the request id echoed, the 503 while draining, and one log line
+ * (plus metrics) when the response ends, streams included.
+ */
+export function installRequestHooks(app: FastifyInstance, metrics: GatewayMetrics | null, infoEnabled: boolean): void {
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    if (!closing) return done();
+    const error = new GatewayError('provider_error', 'the gateway is shutting down', { status: 503, code: 'shutting_down' });
+    void reply.code(503).header('connection', 'close').send(renderEnvelope(error));
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    const durationMs = reply.elapsedTime;
+    const fields = request.logFields;
+    if (infoEnabled) {
+      request.log.info(
+        { ...fields, method: request.method, url: request.url, status: reply.statusCode, duration_ms: Math.round(durationMs) },
+        'request completed',
+      );
+    }
+    metrics?.observe({
+      endpoint: request.routeOptions.url ?? 'unmatched',
+      provider: typeof fields?.['provider'] === 'string' ? fields['provider'] : 'gateway',
+      status: reply.statusCode,
+      stream: fields?.['stream'] === true,
+      durationSeconds: durationMs / 1000,
+    });
+    done();
+  });
+}
+
+/** The one place errors become responses: every route, every framework error, unknown routes. */
+export function installErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const gatewayError = toGatewayError(error);
+    if (gatewayError.status >= 500 && gatewayError.type === 'internal_error') request.log.error({ err: error }, 'unhandled error');
+    else request.log.debug({ code: gatewayError.code, status: gatewayError.status }, gatewayError.message);
+    return reply.code(gatewayError.status).headers(gatewayError.headers).send(renderEnvelope(gatewayError));
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const error = notFound(`unknown route: ${request.method} ${request.url.split('?')[0]}`, { code: 'unknown_route' });
+    return reply.code(404).send(renderEnvelope(error));
+  });
+}
