@@ -1,0 +1,317 @@
+import { execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, rmSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+
+import type { LoadResult } from './load.ts';
+import {
+  PROJECT_ROOT as ROOT,
+  clockTicksPerSecond,
+  cpuTicks,
+  freePort,
+  killChildrenOnExit,
+  memoryMegabytes,
+  spawnScript,
+  stopAllChildren,
+  trackChild,
+  waitForLine,
+  waitHealthy,
+} from './processes.ts';
+
+// `npm run bench`: mock upstream, gateway and load generator as separate processes; every
+// scenario runs once direct (load -> mock) and once through the gateway. See bench/README.md.
+
+const MASTER_KEY = 'bench-master-key';
+const UPSTREAM_KEY = 'sk-mock';
+const MESSAGES = [{ role: 'user', content: 'Say hello' }];
+
+interface Scenario {
+  name: string;
+  target: 'direct' | 'gateway';
+  stream: boolean;
+  concurrency: number;
+}
+
+interface ScenarioResult extends Scenario, LoadResult {
+  mock_cpu_us_per_request: number;
+  gateway_cpu_us_per_request?: number;
+  rps_vs_direct?: number;
+  p50_overhead_ms?: number;
+}
+
+interface Budget {
+  name: string;
+  value: number;
+  limit: number;
+  pass: boolean;
+}
+
+interface Settings {
+  durationSeconds: number;
+  warmupSeconds: number;
+  gatewayEntry: string;
+  gatewayEnv: Record<string, string>;
+}
+
+function readSettings(): Settings {
+  const seconds = (name: string, fallback: number): number => {
+    const value = Number(process.env[name] ?? fallback);
+    if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number >= 0`);
+    return value;
+  };
+  const rawEnv = process.env.BENCH_GATEWAY_ENV ?? '{}';
+  const parsed: unknown = JSON.parse(rawEnv);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new Error('BENCH_GATEWAY_ENV must be a JSON object');
+  }
+  const gatewayEnv = Object.fromEntries(Object.entries(parsed).map(([key, value]) => [key, String(value)]));
+  return {
+    durationSeconds: seconds('BENCH_DURATION', 8),
+    warmupSeconds: seconds('BENCH_WARMUP', 2),
+    gatewayEntry: resolve(ROOT, process.env.BENCH_GATEWAY_ENTRY ?? 'dist/main.js'),
+    gatewayEnv,
+  };
+}
+
+async function startMock(): Promise<{ child: ChildProcess; url: string }> {
+  const env = { ...process.env, MOCK_API_KEY: UPSTREAM_KEY };
+  const child = spawnScript('bench/mock-server.ts', ['0'], env);
+  const line = await waitForLine(child, 'READY ', 15_000);
+  return { child, url: `http://127.0.0.1:${line.slice(6).trim()}/v1` };
+}
+
+async function startGateway(settings: Settings, mockUrl: string, workDirectory: string) {
+  if (!existsSync(settings.gatewayEntry)) {
+    throw new Error(`${settings.gatewayEntry} does not exist: build the gateway first (npm run build)`);
+  }
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'production',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    MASTER_KEY,
+    OPENAI_API_KEY: UPSTREAM_KEY,
+    OPENAI_BASE_URL: mockUrl,
+    OPENAI_MODELS: 'mock-model',
+    LOG_LEVEL: 'warn',
+    ...settings.gatewayEnv,
+  };
+  const child = spawn(process.execPath, [settings.gatewayEntry], { cwd: workDirectory, env });
+  trackChild(child, 'gateway');
+  child.stdout?.pipe(process.stderr);
+  child.stderr?.pipe(process.stderr);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitHealthy(baseUrl, child, 15_000);
+  return { child, baseUrl };
+}
+
+async function runLoad(settings: Settings, args: string[]): Promise<LoadResult> {
+  const child = spawnScript('bench/load.ts', args, process.env);
+  const limitMs = (settings.durationSeconds + settings.warmupSeconds + 60) * 1000;
+  const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const [code] = (await once(child, 'close')) as [number | null]; // stdout fully read
+  clearTimeout(timer);
+  const line = output.trim().split('\n').at(-1) ?? '';
+  if (code !== 0 || !line.startsWith('{')) throw new Error(`load generator failed (exit ${String(code)})`);
+  return JSON.parse(line) as LoadResult;
+}
+
+const SCENARIOS: Scenario[] = [false, true].flatMap((stream) =>
+  [1, 50].flatMap((concurrency) =>
+    (['direct', 'gateway'] as const).map((target) => ({
+      name: `${target} ${stream ? 'stream' : 'non-stream'} c=${concurrency}`,
+      target,
+      stream,
+      concurrency,
+    })),
+  ),
+);
+
+interface Processes {
+  mockUrl: string;
+  mockPid: number | undefined;
+  gatewayUrl: string;
+  gatewayPid: number | undefined;
+  ticksPerSecond: number;
+}
+
+function round(value: number, digits = 2): number {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}
+
+async function runScenario(settings: Settings, scenario: Scenario, processes: Processes): Promise<ScenarioResult> {
+  const direct = scenario.target === 'direct';
+  const url = direct ? `${processes.mockUrl}/chat/completions` : `${processes.gatewayUrl}/v1/chat/completions`;
+  const body = { model: direct ? 'mock-model' : 'openai/mock-model', messages: MESSAGES };
+  const args = [
+    ...['--url', url, '--concurrency', String(scenario.concurrency), '--stream', String(scenario.stream)],
+    ...['--duration', String(settings.durationSeconds), '--warmup', String(settings.warmupSeconds)],
+    ...['--auth', direct ? UPSTREAM_KEY : MASTER_KEY, '--body', JSON.stringify(body)],
+  ];
+  const mockBefore = cpuTicks(processes.mockPid);
+  const gatewayBefore = cpuTicks(processes.gatewayPid);
+  const load = await runLoad(settings, args);
+  const perRequest = (ticks: number): number => round((ticks * 1e6) / processes.ticksPerSecond / Math.max(1, load.total_requests), 1);
+  const result: ScenarioResult = {
+    ...scenario,
+    ...load,
+    mock_cpu_us_per_request: perRequest(cpuTicks(processes.mockPid) - mockBefore),
+  };
+  if (!direct) result.gateway_cpu_us_per_request = perRequest(cpuTicks(processes.gatewayPid) - gatewayBefore);
+  return result;
+}
+
+function addComparisons(results: ScenarioResult[]): void {
+  for (const result of results) {
+    if (result.target !== 'gateway') continue;
+    const direct = results.find(
+      (other) => other.target === 'direct' && other.stream === result.stream && other.concurrency === result.concurrency,
+    );
+    if (direct === undefined) continue;
+    result.rps_vs_direct = direct.rps > 0 ? round(result.rps / direct.rps, 3) : 0;
+    result.p50_overhead_ms = round(result.p50_ms - direct.p50_ms, 3);
+  }
+}
+
+function checkBudgets(results: ScenarioResult[]): Budget[] {
+  const find = (name: string): ScenarioResult | undefined => results.find((result) => result.name === name);
+  const overhead = find('gateway non-stream c=1')?.p50_overhead_ms ?? Number.POSITIVE_INFINITY;
+  const ratio = find('gateway non-stream c=50')?.rps_vs_direct ?? 0;
+  return [
+    {
+      name: 'gateway adds at most 1 ms at p50 at c=1 (non-stream)',
+      value: overhead,
+      limit: 1,
+      pass: overhead <= 1,
+    },
+    {
+      name: 'gateway reaches at least 25% of direct rps at c=50 non-stream',
+      value: ratio,
+      limit: 0.25,
+      pass: ratio >= 0.25,
+    },
+  ];
+}
+
+function errorShare(result: LoadResult): number {
+  return result.errors / Math.max(1, result.requests + result.errors);
+}
+
+function printReport(results: ScenarioResult[], budgets: Budget[], memory: { rss_mb: number; hwm_mb: number }): void {
+  const header = ['scenario', 'rps', 'p50 ms', 'p99 ms', 'errors', 'vs direct', 'p50 +ms', 'gw µs/req', 'mock µs/req'];
+  const show = (value: number | undefined): string => (value === undefined ? '' : String(value));
+  const rows = results.map((result) => [
+    result.name,
+    show(result.rps),
+    show(result.p50_ms),
+    show(result.p99_ms),
+    show(result.errors),
+    show(result.rps_vs_direct),
+    show(result.p50_overhead_ms),
+    show(result.gateway_cpu_us_per_request),
+    show(result.mock_cpu_us_per_request),
+  ]);
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const format = (row: string[]): string =>
+    row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ');
+  const lines = [format(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(format), ''];
+  lines.push(`gateway memory after the runs: RSS ${memory.rss_mb} MB, peak (VmHWM) ${memory.hwm_mb} MB`);
+  for (const budget of budgets) lines.push(`${budget.pass ? 'PASS' : 'FAIL'}  ${budget.name} (measured ${budget.value})`);
+  for (const result of results.filter((item) => errorShare(item) > 0.01)) {
+    lines.push(`ERRORS  ${result.name}: ${JSON.stringify(result.error_statuses)} ${result.first_error ?? ''}`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+function gitCommit(): string | null {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+  } catch {
+    return null;
+  }
+}
+
+async function writeResults(settings: Settings, report: object): Promise<string> {
+  const cpuList = cpus();
+  const document = {
+    date: new Date().toISOString(),
+    git_commit: gitCommit(),
+    machine: {
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+      cpus: cpuList.length,
+      cpu_model: cpuList[0]?.model ?? null,
+      total_memory_mb: Math.round(totalmem() / 1048576),
+      load_average_1m: round(loadavg()[0] ?? 0),
+    },
+    settings: {
+      duration_s: settings.durationSeconds,
+      warmup_s: settings.warmupSeconds,
+      gateway_entry: settings.gatewayEntry,
+    },
+    env_overrides: settings.gatewayEnv,
+    ...report,
+  };
+  const directory = join(ROOT, 'bench', 'results');
+  await mkdir(directory, { recursive: true });
+  const path = join(directory, 'latest.json');
+  await writeFile(path, `${JSON.stringify(document, null, 2)}\n`);
+  return path;
+}
+
+async function main(): Promise<number> {
+  const settings = readSettings();
+  const workDirectory = await mkdtemp(join(tmpdir(), 'gateway-bench-'));
+  process.once('exit', () => rmSync(workDirectory, { recursive: true, force: true }));
+  try {
+    const mock = await startMock();
+    const gateway = await startGateway(settings, mock.url, workDirectory);
+    const processes: Processes = {
+      mockUrl: mock.url,
+      mockPid: mock.child.pid,
+      gatewayUrl: gateway.baseUrl,
+      gatewayPid: gateway.child.pid,
+      ticksPerSecond: clockTicksPerSecond(),
+    };
+    const results: ScenarioResult[] = [];
+    for (const scenario of SCENARIOS) {
+      process.stderr.write(`bench: ${scenario.name} (${settings.warmupSeconds}+${settings.durationSeconds} s)\n`);
+      results.push(await runScenario(settings, scenario, processes));
+    }
+    addComparisons(results);
+    const budgets = checkBudgets(results);
+    const memory = memoryMegabytes(gateway.child.pid);
+    printReport(results, budgets, memory);
+    const path = await writeResults(settings, {
+      scenarios: results,
+      budgets,
+      gateway_memory: memory,
+    });
+    process.stderr.write(`bench: wrote ${path}\n`);
+    return results.some((result) => errorShare(result) > 0.01) ? 1 : 0;
+  } finally {
+    await stopAllChildren();
+    await rm(workDirectory, { recursive: true, force: true });
+  }
+}
+
+killChildrenOnExit();
+
+try {
+  process.exitCode = await main();
+} catch (error) {
+  process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+}
