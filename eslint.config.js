@@ -36,6 +36,11 @@ export default tseslint.config(
     },
   },
   {
+    // Tool configuration files must default-export.
+    files: ['*.config.ts'],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
+  {
     files: ['src/config/**/*.ts', 'src/main.ts'],
     rules: { 'no-restricted-properties': 'off' },
   },
