@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SummaryReporter } from './test/support/summary-reporter.ts';
 
 export default defineConfig({
   test: {
@@ -7,6 +8,6 @@ export default defineConfig({
     hookTimeout: 30_000,
     // End-to-end suites start real servers on free ports; two cores, so keep parallelism modest.
     maxWorkers: 2,
-    reporters: ['default'],
+    reporters: ['default', new SummaryReporter()],
   },
 });
