@@ -9,6 +9,7 @@ import { GatewayMetrics } from './observability/metrics.ts';
 import { createAdapters } from './providers/registry.ts';
 import { UpstreamClient } from './providers/upstream-client.ts';
 import { ModelCatalog } from './routing/model-catalog.ts';
+import { startStatefulServices } from './services.ts';
 
 const initialListingWaitMs = 5_000;
 
@@ -30,14 +31,26 @@ async function main(): Promise<void> {
     configured: new Map(settings.providers.flatMap((provider) => (provider.models ? [[provider.name, provider.models] as const] : []))),
     logger,
   });
-  const authenticator = new Authenticator(settings.server.masterKey);
+  const services = await startStatefulServices(settings, logger);
+  const authenticator = new Authenticator(settings.server.masterKey, services.apiKeys);
   if (authenticator.openMode) {
     logger.warn({ host: settings.server.host }, 'no MASTER_KEY is set: every route is open to anyone who can reach the gateway');
   }
   await catalog.start(initialListingWaitMs);
 
   const metrics = settings.metrics.enabled ? new GatewayMetrics() : null;
-  const app = buildServer({ settings, logger, catalog, authenticator, metrics });
+  const app = buildServer({
+    settings,
+    logger,
+    catalog,
+    authenticator,
+    metrics,
+    storage: services.storage,
+    apiKeys: services.apiKeys,
+    metering: services.metering,
+    budgets: services.budgets,
+    usageEnabled: services.recorder !== null,
+  });
   await app.listen({ host: settings.server.host, port: settings.server.port });
   logger.info(
     {
@@ -51,7 +64,7 @@ async function main(): Promise<void> {
     app,
     logger,
     timeoutMs: settings.server.shutdownTimeoutSeconds * 1000,
-    cleanups: [() => catalog.stop(), () => client.close()],
+    cleanups: [() => catalog.stop(), () => services.close(), () => client.close()],
   });
 }
 

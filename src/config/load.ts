@@ -4,6 +4,8 @@ import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { providerTypes } from '../providers/provider-types.ts';
 import { ConfigError } from './config-error.ts';
+import type { StorageSettings } from '../storage/storage.ts';
+import { buildBudgetRules } from './budgets.ts';
 import { discoverEnvProviders } from './env-providers.ts';
 import { configSchema, instanceName, type ConfigDocument } from './schema.ts';
 import type { LoadedSettings, ProviderSettings, Settings } from './settings.ts';
@@ -30,6 +32,15 @@ const scalarVariables: ReadonlyArray<readonly [variable: string, path: readonly 
   ['METRICS_ENABLED', ['metrics', 'enabled']],
   ['MODELS_REFRESH_INTERVAL_SECONDS', ['models', 'refresh_interval_seconds']],
   ['MODELS_RECHECK_INTERVAL_SECONDS', ['models', 'recheck_interval_seconds']],
+  ['STORAGE_TYPE', ['storage', 'type']],
+  ['SQLITE_PATH', ['storage', 'sqlite_path']],
+  ['POSTGRES_URL', ['storage', 'database_url']],
+  ['DATABASE_URL', ['storage', 'database_url']],
+  ['USAGE_ENABLED', ['usage', 'enabled']],
+  ['USAGE_FLUSH_INTERVAL_MS', ['usage', 'flush_interval_ms']],
+  ['USAGE_BATCH_SIZE', ['usage', 'batch_size']],
+  ['BUDGETS_ENABLED', ['budgets', 'enabled']],
+  ['BUDGETS_REFRESH_INTERVAL_SECONDS', ['budgets', 'refresh_interval_seconds']],
   ['UPSTREAM_TIMEOUT_SECONDS', ['upstream', 'timeout_seconds']],
   ['UPSTREAM_CONNECT_TIMEOUT_SECONDS', ['upstream', 'connect_timeout_seconds']],
   ['UPSTREAM_MAX_CONNECTIONS', ['upstream', 'max_connections']],
@@ -48,7 +59,7 @@ export function loadSettings(options: LoadOptions): LoadedSettings {
   const origins = applyEnvironment(document, options.env);
   const parsed = configSchema.safeParse(document);
   if (!parsed.success) throw toConfigError(parsed.error, origins);
-  const settings = buildSettings(parsed.data, configFile, origins, warnings);
+  const settings = buildSettings(parsed.data, configFile, origins, warnings, options.env);
   return { settings: deepFreeze(settings), warnings };
 }
 
@@ -130,7 +141,13 @@ function toConfigError(error: z.ZodError, origins: Map<string, string>): ConfigE
   return new ConfigError(origins.get(path) ?? (path || '(root)'), issue?.message ?? 'invalid value');
 }
 
-function buildSettings(document: ConfigDocument, configFile: string | null, origins: Map<string, string>, warnings: string[]): Settings {
+function buildSettings(
+  document: ConfigDocument,
+  configFile: string | null,
+  origins: Map<string, string>,
+  warnings: string[],
+  env: Env,
+): Settings {
   const server = document.server;
   const masterKey = server.master_key ? server.master_key : null;
   return {
@@ -145,6 +162,28 @@ function buildSettings(document: ConfigDocument, configFile: string | null, orig
     },
     logging: { level: document.logging.level },
     metrics: { enabled: document.metrics.enabled },
+    storage: buildStorage(document, origins),
+    usage: {
+      enabled: document.usage.enabled,
+      flushIntervalMs: document.usage.flush_interval_ms,
+      batchSize: document.usage.batch_size,
+    },
+    budgets: {
+      enabled: document.budgets.enabled,
+      refreshIntervalMs: document.budgets.refresh_interval_seconds * 1000,
+      rules: buildBudgetRules(document.budgets.user_paths, env),
+    },
+    pricing: Object.fromEntries(
+      Object.entries(document.pricing).map(([model, price]) => [
+        model,
+        {
+          inputPerMtok: price.input_per_mtok,
+          outputPerMtok: price.output_per_mtok,
+          ...(price.cached_input_per_mtok === undefined ? {} : { cachedInputPerMtok: price.cached_input_per_mtok }),
+          ...(price.cache_write_per_mtok === undefined ? {} : { cacheWritePerMtok: price.cache_write_per_mtok }),
+        },
+      ]),
+    ),
     providers: buildProviders(document, origins, warnings),
     models: {
       refreshIntervalSeconds: document.models.refresh_interval_seconds,
@@ -156,6 +195,15 @@ function buildSettings(document: ConfigDocument, configFile: string | null, orig
       maxConnections: document.upstream.max_connections,
     },
   };
+}
+
+function buildStorage(document: ConfigDocument, origins: Map<string, string>): StorageSettings {
+  const storage = document.storage;
+  if (storage.type === 'sqlite') return { type: 'sqlite', sqlitePath: storage.sqlite_path };
+  if (!storage.database_url) {
+    throw new ConfigError(origins.get('storage.type') ?? 'storage.type', 'postgresql storage needs DATABASE_URL (storage.database_url)');
+  }
+  return { type: 'postgresql', databaseUrl: storage.database_url };
 }
 
 function buildProviders(document: ConfigDocument, origins: Map<string, string>, warnings: string[]): ProviderSettings[] {

@@ -49,6 +49,17 @@ export const providerSchema = z.object({
   models: z.union([z.array(modelEntry), z.string().transform((list) => splitList(list))]).optional(),
 });
 
+const dollars = z.coerce
+  .number({ error: 'expected a number of USD per million tokens' })
+  .min(0, { error: 'expected a price of at least 0' });
+
+const priceSchema = z.object({
+  input_per_mtok: dollars,
+  output_per_mtok: dollars,
+  cached_input_per_mtok: dollars.optional(),
+  cache_write_per_mtok: dollars.optional(),
+});
+
 export const instanceName = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 export const configSchema = z.object({
@@ -71,6 +82,28 @@ export const configSchema = z.object({
       recheck_interval_seconds: integer(1, 86400).default(60),
     })
     .prefault({}),
+  storage: z
+    .object({
+      type: z.enum(['sqlite', 'postgresql'], { error: 'expected sqlite or postgresql' }).default('sqlite'),
+      sqlite_path: z.string().trim().min(1).default('./data/gateway.db'),
+      database_url: optionalString,
+    })
+    .prefault({}),
+  usage: z
+    .object({
+      enabled: booleanValue.default(true),
+      flush_interval_ms: integer(10, 60_000).default(100),
+      batch_size: integer(1, 10_000).default(500),
+    })
+    .prefault({}),
+  budgets: z
+    .object({
+      enabled: booleanValue.default(true),
+      refresh_interval_seconds: integer(1, 3600).default(2),
+      user_paths: z.unknown().optional(),
+    })
+    .prefault({}),
+  pricing: z.record(z.string(), priceSchema).default({}),
   upstream: z
     .object({
       timeout_seconds: integer(1, 86400).default(600),

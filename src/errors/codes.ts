@@ -19,6 +19,13 @@ export const errorCodes = {
   upstream_timeout: 'The upstream provider did not answer in time (status 504).',
   invalid_upstream_response: 'The upstream provider answered with a body the gateway cannot read.',
   client_closed_request: 'The client went away before the answer; the upstream call was cancelled (status 499, logged only).',
+  invalid_parameter: 'A query parameter or admin field has a wrong value; `param` names it.',
+  feature_unavailable: 'The feature behind this admin route is switched off (status 503).',
+  storage_unavailable: 'The database did not answer (status 503).',
+  budget_exceeded: 'The user path has spent its budget for the period (status 429, provider `budget`).',
+  budget_not_found: 'No budget rule has that user path and period.',
+  budget_read_only: 'The budget rule comes from configuration and cannot be changed through the API (status 409).',
+  api_key_not_found: 'No API key has that id.',
   shutting_down: 'The gateway is shutting down and takes no new requests (status 503).',
 } as const;
 

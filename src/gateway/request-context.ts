@@ -6,6 +6,8 @@ export interface RequestContext {
   readonly principal: Principal;
   /** The normalised user path (CONTRACT section 3). */
   readonly userPath: string;
+  /** `performance.now()` when the request arrived, for latency. */
+  readonly startedAt: number;
   /** Aborted when the client goes away. */
   readonly signal: AbortSignal;
 }

@@ -49,12 +49,19 @@ export class Authenticator {
     return principal;
   }
 
-  /** For /admin: only the master key (or open mode). */
+  /**
+   * For /admin: only the master key. Without a master key the admin API stays reachable
+   * (the gateway then binds loopback unless HOST says otherwise), but a managed key is
+   * still refused there.
+   */
   authenticateAdmin(headers: IncomingHttpHeaders): Principal {
-    const principal = this.authenticate(headers);
-    if (principal.kind === 'api_key') {
-      throw permissionError('admin routes need the master key; API keys cannot call them', { code: 'admin_required' });
+    if (this.masterDigest === null) {
+      const presented = headers.authorization !== undefined || headers['x-api-key'] !== undefined;
+      if (presented && (this.apiKeys?.authenticate(extractToken(headers)) ?? null) !== null) throw adminRequired();
+      return openPrincipal;
     }
+    const principal = this.authenticate(headers);
+    if (principal.kind === 'api_key') throw adminRequired();
     return principal;
   }
 
@@ -81,4 +88,8 @@ export function extractToken(headers: IncomingHttpHeaders): string {
     });
   }
   return token.trim();
+}
+
+function adminRequired() {
+  return permissionError('admin routes need the master key; API keys cannot call them', { code: 'admin_required' });
 }

@@ -14,6 +14,7 @@ export function installRequestHooks(app: FastifyInstance, metrics: GatewayMetric
     done();
   });
   app.addHook('onRequest', (request, reply, done) => {
+    request.startedAt = performance.now();
     reply.header('x-request-id', request.id);
     if (!closing) return done();
     const error = new GatewayError('provider_error', 'the gateway is shutting down', { status: 503, code: 'shutting_down' });

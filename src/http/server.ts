@@ -1,8 +1,21 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyRequest,
+  type onRequestHookHandler,
+} from 'fastify';
 import type { Logger } from 'pino';
+import { registerApiKeyRoutes } from '../admin/api-keys-routes.ts';
+import { registerBudgetRoutes } from '../admin/budgets-routes.ts';
+import { registerUsageRoutes } from '../admin/usage-routes.ts';
+import type { BudgetService } from '../budgets/budget-service.ts';
 import type { Settings } from '../config/settings.ts';
+import type { ApiKeyService } from '../keys/api-key-service.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
 import type { ModelCatalog } from '../routing/model-catalog.ts';
+import type { Storage } from '../storage/storage.ts';
+import type { Metering } from '../usage/metering.ts';
 import { type Authenticator, type Principal } from './auth.ts';
 import { installErrorHandlers, installRequestHooks } from './hooks.ts';
 import { registerBodyParsers } from './json-body.ts';
@@ -10,12 +23,15 @@ import { requestIdFor } from './request-id.ts';
 import { registerChatRoutes } from './routes/chat-completions.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerModelRoutes } from './routes/models.ts';
+import { registerSelfUsageRoute } from './routes/usage.ts';
 import { resolveUserPath } from './user-path.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal;
     userPath: string;
+    /** `performance.now()` at arrival. */
+    startedAt: number;
     /** Extra fields for the request's completion log line (provider, model). */
     logFields: Record<string, unknown> | null;
   }
@@ -28,47 +44,81 @@ export interface ServerDependencies {
   authenticator: Authenticator;
   /** Null unless METRICS_ENABLED. */
   metrics: GatewayMetrics | null;
+  storage: Storage;
+  apiKeys: ApiKeyService;
+  metering: Metering;
+  /** Null when budgets (or usage) are off. */
+  budgets: BudgetService | null;
+  /** Whether usage records are kept (USAGE_ENABLED). */
+  usageEnabled: boolean;
 }
 
 export function buildServer(dependencies: ServerDependencies): FastifyInstance {
-  const { settings, catalog, authenticator, metrics } = dependencies;
+  const { settings, catalog, metrics, storage } = dependencies;
   const app = Fastify({
     loggerInstance: dependencies.logger as FastifyBaseLogger,
-    // One log line per request, written by the onResponse hook (or the stream relay).
+    // One log line per request, written by the onResponse hook (streams included).
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     bodyLimit: settings.server.bodySizeLimit,
     genReqId: requestIdFor,
-    // Requests that arrive while draining get the gateway's own 503 envelope (onRequest below).
+    // Requests that arrive while draining get the gateway's own 503 envelope (hooks.ts).
     return503OnClosing: false,
   });
-  // Set by the auth hook before any handler reads it.
+  // Set by the hooks before any handler reads them.
   app.decorateRequest('principal', null as unknown as Principal);
   app.decorateRequest('userPath', '/');
+  app.decorateRequest('startedAt', 0);
   app.decorateRequest('logFields', null);
   registerBodyParsers(app);
-
   // The level is fixed at startup: skip building each request's log fields when nobody reads them.
   installRequestHooks(app, metrics, dependencies.logger.isLevelEnabled('info'));
   installErrorHandlers(app);
 
-  registerHealthRoutes(app, catalog);
+  registerHealthRoutes(app, catalog, storage);
   if (metrics !== null) {
     app.get('/metrics', async (_request, reply) => reply.header('content-type', metrics.registry.contentType).send(await metrics.render()));
   }
-  const userPathHeader = settings.server.userPathHeader;
-  void app.register(async (v1) => {
-    v1.addHook('onRequest', (request, _reply, done) => {
-      try {
-        const principal = authenticator.authenticate(request.headers);
-        request.principal = principal;
-        request.userPath = resolveUserPath(principal.boundUserPath, request.headers[userPathHeader]);
-        done();
-      } catch (error) {
-        done(error as Error);
-      }
-    });
-    registerModelRoutes(v1, catalog);
-    registerChatRoutes(v1, { catalog });
-  });
+  void app.register(async (v1) => registerModelApi(v1, dependencies));
+  void app.register(async (admin) => registerAdminApi(admin, dependencies));
   return app;
+}
+
+function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies): void {
+  const { authenticator, settings } = dependencies;
+  const userPathHeader = settings.server.userPathHeader;
+  v1.addHook(
+    'onRequest',
+    guard((request) => {
+      const principal = authenticator.authenticate(request.headers);
+      request.principal = principal;
+      request.userPath = resolveUserPath(principal.boundUserPath, request.headers[userPathHeader]);
+    }),
+  );
+  registerModelRoutes(v1, dependencies.catalog);
+  registerChatRoutes(v1, { catalog: dependencies.catalog, metering: dependencies.metering, budgets: dependencies.budgets });
+  registerSelfUsageRoute(v1, dependencies.usageEnabled ? dependencies.storage.usage : null, dependencies.budgets);
+}
+
+function registerAdminApi(admin: FastifyInstance, dependencies: ServerDependencies): void {
+  admin.addHook(
+    'onRequest',
+    guard((request) => {
+      request.principal = dependencies.authenticator.authenticateAdmin(request.headers);
+    }),
+  );
+  registerApiKeyRoutes(admin, dependencies.apiKeys);
+  registerBudgetRoutes(admin, dependencies.budgets);
+  registerUsageRoutes(admin, dependencies.usageEnabled ? dependencies.storage.usage : null);
+}
+
+/** A synchronous onRequest check whose exceptions become the request's error. */
+function guard(check: (request: FastifyRequest) => void): onRequestHookHandler {
+  return (request, _reply, done) => {
+    try {
+      check(request);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
+  };
 }

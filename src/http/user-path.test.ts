@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { normalizeUserPath, resolveUserPath } from './user-path.ts';
+import { userPathCovers } from '../core/user-path.ts';
+import { normalizeUserPathOrThrow as normalizeUserPath, resolveUserPath } from './user-path.ts';
 
 describe('normalizeUserPath', () => {
   it.each([
@@ -37,5 +38,19 @@ describe('resolveUserPath', () => {
   it('uses the header, then the root', () => {
     expect(resolveUserPath(null, 'x/y')).toBe('/x/y');
     expect(resolveUserPath(null, undefined)).toBe('/');
+  });
+});
+
+describe('userPathCovers', () => {
+  it.each([
+    ['/team', '/team', true],
+    ['/team', '/team/app', true],
+    ['/team', '/TEAM/App', true],
+    ['/team', '/team-alpha', false],
+    ['/team', '/tea', false],
+    ['/', '/anything/below', true],
+    ['/team/app', '/team', false],
+  ])('%s covers %s: %s', (rule, request, expected) => {
+    expect(userPathCovers(rule, request)).toBe(expected);
   });
 });

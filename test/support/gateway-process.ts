@@ -13,6 +13,8 @@ export interface GatewayOptions {
   configYaml?: string;
   /** Extra command-line arguments. */
   args?: string[];
+  /** Working directory; a fresh temporary folder when absent (pass one to restart on the same data). */
+  cwd?: string;
   /** Milliseconds to wait for the listening line. */
   startTimeoutMs?: number;
 }
@@ -20,6 +22,8 @@ export interface GatewayOptions {
 export interface GatewayProcess {
   readonly url: string;
   readonly port: number;
+  /** The process's working directory (a fresh temporary folder: ./data/gateway.db lives here). */
+  readonly cwd: string;
   readonly child: ChildProcess;
   /** Every line the process wrote to stdout and stderr so far. */
   readonly output: string[];
@@ -35,7 +39,7 @@ export interface GatewayProcess {
  */
 export async function startGateway(options: GatewayOptions = {}): Promise<GatewayProcess> {
   const args = [entryPoint, ...(options.args ?? [])];
-  const cwd = mkdtempSync(join(tmpdir(), 'gateway-test-'));
+  const cwd = options.cwd ?? mkdtempSync(join(tmpdir(), 'gateway-test-'));
   if (options.configYaml !== undefined) {
     const configPath = join(cwd, 'config.yaml');
     writeFileSync(configPath, options.configYaml);
@@ -65,6 +69,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   return {
     url: `http://127.0.0.1:${port}`,
     port,
+    cwd,
     child,
     output,
     logs: () => output.flatMap((line) => (line.startsWith('{') ? [JSON.parse(line) as Record<string, unknown>] : [])),

@@ -17,7 +17,13 @@ const streamHeaders = {
 export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipelineDependencies): void {
   app.post('/v1/chat/completions', async (request, reply) => {
     const signal = clientAbortSignal(reply);
-    const context: RequestContext = { requestId: request.id, principal: request.principal, userPath: request.userPath, signal };
+    const context: RequestContext = {
+      requestId: request.id,
+      principal: request.principal,
+      userPath: request.userPath,
+      startedAt: request.startedAt,
+      signal,
+    };
     const outcome = await runChatCompletion(jsonBodyOf(request.body), context, dependencies).catch((error: unknown) => {
       throw signal.aborted ? clientClosedRequest() : error;
     });
@@ -40,6 +46,7 @@ async function streamOutcome(
   const raw = reply.raw;
   raw.writeHead(200, { ...(reply.getHeaders() as OutgoingHttpHeaders), ...streamHeaders });
   const result = await relayChatStream(outcome.upstream, raw, outcome.chunkOptions, signal);
+  outcome.finish(result);
   // Fastify's onResponse hook writes the request's log line, hijacked or not.
   const ending = result.error !== null ? 'upstream_error' : result.clientClosed ? 'client_closed' : 'completed';
   request.logFields = { ...request.logFields, stream: true, stream_end: ending };

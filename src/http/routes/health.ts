@@ -1,11 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModelCatalog } from '../../routing/model-catalog.ts';
+import type { Storage } from '../../storage/storage.ts';
 
-/** `/health` (liveness) and `/health/ready` (what the gateway depends on). No auth. */
-export function registerHealthRoutes(app: FastifyInstance, catalog: ModelCatalog): void {
+/**
+ * `/health` (liveness) and `/health/ready` (what the gateway depends on). No auth. Storage
+ * down -> 503 `not_ready`; no models loaded while providers are configured -> `degraded`.
+ */
+export function registerHealthRoutes(app: FastifyInstance, catalog: ModelCatalog, storage: Storage): void {
   app.get('/health', async () => ({ status: 'ok' }));
 
-  app.get('/health/ready', async () => {
+  app.get('/health/ready', async (_request, reply) => {
+    const storageUp = await storage.ping();
     const providers = Object.fromEntries(
       [...catalog.instances.entries()].map(([name, listing]) => [
         name,
@@ -14,9 +19,13 @@ export function registerHealthRoutes(app: FastifyInstance, catalog: ModelCatalog
     );
     const modelCount = [...catalog.instances.values()].reduce((total, listing) => total + (listing.models?.size ?? 0), 0);
     const modelsUp = catalog.instances.size === 0 || modelCount > 0;
-    return {
-      status: modelsUp ? 'ready' : 'degraded',
-      components: { models: { status: modelsUp ? 'up' : 'down', count: modelCount, providers } },
-    };
+    const status = !storageUp ? 'not_ready' : modelsUp ? 'ready' : 'degraded';
+    return reply.code(storageUp ? 200 : 503).send({
+      status,
+      components: {
+        storage: { status: storageUp ? 'up' : 'down', type: storage.kind },
+        models: { status: modelsUp ? 'up' : 'down', count: modelCount, providers },
+      },
+    });
   });
 }

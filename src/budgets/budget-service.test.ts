@@ -1,0 +1,144 @@
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { userPathCovers } from '../core/user-path.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+import type { BudgetRow, BudgetStore } from './budget-store.ts';
+import { BudgetService } from './budget-service.ts';
+
+/** A budget store whose "database" spend is a list of (path, cost, at) the test controls. */
+class MemoryBudgets implements BudgetStore {
+  rows: BudgetRow[] = [];
+  spend: Array<{ path: string; cost: number; at: number }> = [];
+  async list() {
+    return [...this.rows];
+  }
+  async upsert(row: BudgetRow) {
+    this.rows = [
+      ...this.rows.filter((item) => item.userPath.toLowerCase() !== row.userPath.toLowerCase() || item.periodSeconds !== row.periodSeconds),
+      row,
+    ];
+  }
+  async remove(userPath: string, periodSeconds: number) {
+    const before = this.rows.length;
+    this.rows = this.rows.filter((item) => item.userPath.toLowerCase() !== userPath.toLowerCase() || item.periodSeconds !== periodSeconds);
+    return this.rows.length < before;
+  }
+  async spentSince(userPath: string, from: number) {
+    return this.spend
+      .filter((item) => item.at >= from && userPathCovers(userPath, item.path))
+      .reduce((total, item) => total + item.cost, 0);
+  }
+}
+
+const setup = async (options: { shared?: boolean; rules?: Array<{ userPath: string; periodSeconds: number; amount: number }> } = {}) => {
+  const clock = { now: Date.parse('2026-11-21T10:00:00Z'), settled: 0 };
+  const store = new MemoryBudgets();
+  const service = new BudgetService({
+    store,
+    configRules: options.rules ?? [{ userPath: '/team', periodSeconds: 86400, amount: 1 }],
+    settledThrough: () => clock.settled,
+    sharedDatabase: options.shared ?? false,
+    refreshIntervalMs: 60_000,
+    logger: pino({ level: 'silent' }),
+    now: () => clock.now,
+  });
+  await service.start();
+  return { clock, store, service };
+};
+
+const rejection = (action: () => void): GatewayError => {
+  try {
+    action();
+  } catch (error) {
+    if (error instanceof GatewayError) return error;
+    throw error;
+  }
+  throw new Error('expected a rejection');
+};
+
+describe('BudgetService', () => {
+  it('admits until spend reaches the amount, then answers 429 budget_exceeded with Retry-After to the period end', async () => {
+    const { service } = await setup();
+    service.charge('/team/app', 0.6, 1, Date.parse('2026-11-21T10:00:00Z'));
+    service.check('/team/app');
+    service.charge('/team/other', 0.4, 2, Date.parse('2026-11-21T10:00:00Z'));
+    const error = rejection(() => service.check('/team/app'));
+    expect([error.status, error.type, error.code, error.provider]).toEqual([429, 'rate_limit_error', 'budget_exceeded', 'budget']);
+    expect(error.headers['Retry-After']).toBe(String(14 * 3600));
+    expect(error.message).toContain('/team');
+    service.stop();
+  });
+
+  it('covers the path and its descendants, case-insensitively, and nothing else', async () => {
+    const { service } = await setup();
+    service.charge('/TEAM', 5, 1, Date.parse('2026-11-21T10:00:00Z'));
+    expect(() => service.check('/team/x')).toThrow(GatewayError);
+    expect(() => service.check('/team-alpha')).not.toThrow();
+    expect(() => service.check('/')).not.toThrow();
+    service.stop();
+  });
+
+  it('reads the period spend from the database at start and starts a new period at zero', async () => {
+    const clock = { now: Date.parse('2026-11-21T10:00:00Z') };
+    const store = new MemoryBudgets();
+    store.spend.push({ path: '/team/a', cost: 1, at: Date.parse('2026-11-21T01:00:00Z') });
+    const service = new BudgetService({
+      store,
+      configRules: [{ userPath: '/team', periodSeconds: 86400, amount: 1 }],
+      settledThrough: () => 0,
+      sharedDatabase: false,
+      refreshIntervalMs: 60_000,
+      logger: pino({ level: 'silent' }),
+      now: () => clock.now,
+    });
+    await service.start();
+    expect(() => service.check('/team/a')).toThrow(GatewayError);
+    clock.now = Date.parse('2026-11-22T00:00:01Z');
+    expect(() => service.check('/team/a')).not.toThrow();
+    service.stop();
+  });
+
+  it('does not count a charge twice once the database holds it (shared database refresh)', async () => {
+    const { clock, store, service } = await setup({ shared: true });
+    const at = clock.now;
+    service.charge('/team', 0.5, 1, at);
+    expect(service.statuses()[0]?.spent).toBeCloseTo(0.5);
+    store.spend.push({ path: '/team', cost: 0.5, at });
+    clock.settled = 1;
+    await service.refresh();
+    expect(service.statuses()[0]?.spent).toBeCloseTo(0.5);
+    // Another replica's spend appears after a refresh.
+    store.spend.push({ path: '/team/b', cost: 0.25, at });
+    await service.refresh();
+    expect(service.statuses()[0]?.spent).toBeCloseTo(0.75);
+    service.stop();
+  });
+
+  it('manages manual rules: upsert keeps spend, config rules are read-only, unknown deletes are 404', async () => {
+    const { clock, store, service } = await setup();
+    await service.upsert('/solo', 3600, 2);
+    service.charge('/solo', 1.5, 1, clock.now);
+    await service.upsert('/SOLO', 3600, 1);
+    expect(() => service.check('/solo')).toThrow(GatewayError);
+    expect(store.rows).toHaveLength(1);
+    await expect(service.upsert('/team', 86400, 5)).rejects.toMatchObject({ status: 409, code: 'budget_read_only' });
+    await expect(service.remove('/team', 86400)).rejects.toMatchObject({ status: 409 });
+    await expect(service.remove('/nobody', 3600)).rejects.toMatchObject({ status: 404, code: 'budget_not_found' });
+    await service.remove('/solo', 3600);
+    expect(() => service.check('/solo')).not.toThrow();
+    service.stop();
+  });
+
+  it('reports the rule that blocks longest when several are spent', async () => {
+    const { clock, service } = await setup({
+      rules: [
+        { userPath: '/', periodSeconds: 3600, amount: 1 },
+        { userPath: '/', periodSeconds: 2592000, amount: 1 },
+      ],
+    });
+    service.charge('/x', 2, 1, clock.now);
+    const error = rejection(() => service.check('/x'));
+    expect(Number(error.headers['Retry-After'])).toBeGreaterThan(3600);
+    service.stop();
+  });
+});

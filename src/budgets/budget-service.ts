@@ -1,0 +1,189 @@
+import type { Logger } from 'pino';
+import type { BudgetRuleSettings } from '../config/budgets.ts';
+import { userPathCovers } from '../core/user-path.ts';
+import { GatewayError, invalidRequest, notFound } from '../errors/gateway-error.ts';
+import type { BudgetStore } from './budget-store.ts';
+import { budgetIdentity, makeBudgetRule, type BudgetRule } from './budget-rules.ts';
+import { periodWindow } from './periods.ts';
+import { SpendLedger } from './spend-ledger.ts';
+
+export interface BudgetServiceOptions {
+  store: BudgetStore;
+  configRules: readonly BudgetRuleSettings[];
+  /** Sequence number up to which usage records are in the database (UsageRecorder.settledThrough). */
+  settledThrough: () => number;
+  /** True when other gateway processes write to the same database (PostgreSQL). */
+  sharedDatabase: boolean;
+  refreshIntervalMs: number;
+  logger: Logger;
+  now?: () => number;
+}
+
+export interface BudgetStatus {
+  rule: BudgetRule;
+  spent: number;
+  remaining: number;
+  periodStart: number;
+  periodEnd: number;
+}
+
+/**
+ * Budgets (CONTRACT section 7): rules from configuration and the admin API, spend per rule
+ * from durable usage plus in-memory charges, and the check made before each upstream call.
+ */
+export class BudgetService {
+  private readonly options: BudgetServiceOptions;
+  private readonly ledgers = new Map<string, SpendLedger>();
+  private readonly now: () => number;
+  private timer: NodeJS.Timeout | null = null;
+  private refreshing: Promise<void> | null = null;
+
+  constructor(options: BudgetServiceOptions) {
+    this.options = options;
+    this.now = options.now ?? Date.now;
+  }
+
+  async start(): Promise<void> {
+    const at = this.now();
+    for (const rule of this.options.configRules) {
+      this.ledgers.set(
+        budgetIdentity(rule.userPath, rule.periodSeconds),
+        new SpendLedger(makeBudgetRule({ ...rule, origin: 'config', createdAt: at, updatedAt: at })),
+      );
+    }
+    for (const row of await this.options.store.list()) {
+      const identity = budgetIdentity(row.userPath, row.periodSeconds);
+      if (this.ledgers.get(identity)?.rule.origin === 'config') continue;
+      this.ledgers.set(identity, new SpendLedger(makeBudgetRule({ ...row, origin: 'manual' })));
+    }
+    await this.refresh();
+    this.timer = setInterval(
+      () => void this.refresh().catch((error: unknown) => this.options.logger.warn({ err: error }, 'budget refresh failed')),
+      this.options.refreshIntervalMs,
+    );
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Throws 429 `budget_exceeded` when a rule covering the path has spent its amount. */
+  check(userPath: string): void {
+    if (this.ledgers.size === 0) return;
+    const now = this.now();
+    let blocking: { ledger: SpendLedger; spent: number; end: number } | null = null;
+    for (const ledger of this.ledgers.values()) {
+      if (!userPathCovers(ledger.rule.userPath, userPath)) continue;
+      const spent = ledger.spent(now);
+      if (spent < ledger.rule.amount) continue;
+      const end = periodWindow(ledger.rule.periodSeconds, now).end;
+      if (blocking === null || end > blocking.end) blocking = { ledger, spent, end };
+    }
+    if (blocking !== null) throw budgetExceeded(blocking.ledger.rule, blocking.spent, Math.max(1, Math.ceil((blocking.end - now) / 1000)));
+  }
+
+  /** Adds a completed request's cost to every rule covering its path. */
+  charge(userPath: string, cost: number | null, seq: number, at: number): void {
+    if (cost === null || cost <= 0) return;
+    for (const ledger of this.ledgers.values()) {
+      if (userPathCovers(ledger.rule.userPath, userPath)) ledger.charge(seq, cost, at);
+    }
+  }
+
+  /** Every rule with its spend, sorted by path then period. */
+  statuses(filter?: (rule: BudgetRule) => boolean): BudgetStatus[] {
+    const now = this.now();
+    return [...this.ledgers.values()]
+      .filter((ledger) => filter?.(ledger.rule) ?? true)
+      .map((ledger) => {
+        const window = periodWindow(ledger.rule.periodSeconds, now);
+        const spent = ledger.spent(now);
+        return {
+          rule: ledger.rule,
+          spent,
+          remaining: Math.max(0, ledger.rule.amount - spent),
+          periodStart: window.start,
+          periodEnd: window.end,
+        };
+      })
+      .sort((left, right) => left.rule.userPath.localeCompare(right.rule.userPath) || left.rule.periodSeconds - right.rule.periodSeconds);
+  }
+
+  /** Creates or updates a manual rule; editing the amount keeps the period's spend. */
+  async upsert(userPath: string, periodSeconds: number, amount: number): Promise<void> {
+    const identity = budgetIdentity(userPath, periodSeconds);
+    const existing = this.ledgers.get(identity);
+    if (existing?.rule.origin === 'config') throw readOnly(existing.rule);
+    const at = this.now();
+    const rule = makeBudgetRule({
+      userPath,
+      periodSeconds,
+      amount,
+      origin: 'manual',
+      createdAt: existing?.rule.createdAt ?? at,
+      updatedAt: at,
+    });
+    await this.options.store.upsert({ userPath, period: rule.period, periodSeconds, amount, createdAt: rule.createdAt, updatedAt: at });
+    if (existing) {
+      existing.rule = rule;
+      return;
+    }
+    const ledger = new SpendLedger(rule);
+    this.ledgers.set(identity, ledger);
+    await this.rebase(ledger);
+  }
+
+  async remove(userPath: string, periodSeconds: number): Promise<void> {
+    const identity = budgetIdentity(userPath, periodSeconds);
+    const existing = this.ledgers.get(identity);
+    if (existing === undefined)
+      throw notFound(`no budget for ${userPath} with a period of ${periodSeconds}s`, { code: 'budget_not_found' });
+    if (existing.rule.origin === 'config') throw readOnly(existing.rule);
+    await this.options.store.remove(userPath, periodSeconds);
+    this.ledgers.delete(identity);
+  }
+
+  /** Re-reads spend from the database (shared database, or a period that rolled over). */
+  refresh(): Promise<void> {
+    this.refreshing ??= this.refreshAll().finally(() => {
+      this.refreshing = null;
+    });
+    return this.refreshing;
+  }
+
+  private async refreshAll(): Promise<void> {
+    const now = this.now();
+    for (const ledger of [...this.ledgers.values()]) {
+      if (this.options.sharedDatabase || !ledger.isCurrent(now)) await this.rebase(ledger);
+      else ledger.fold(this.options.settledThrough());
+    }
+  }
+
+  private async rebase(ledger: SpendLedger): Promise<void> {
+    const settled = this.options.settledThrough();
+    const window = periodWindow(ledger.rule.periodSeconds, this.now());
+    const baseline = await this.options.store.spentSince(ledger.rule.userPath, window.start);
+    ledger.rebase(window.start, baseline, settled);
+  }
+}
+
+function budgetExceeded(rule: BudgetRule, spent: number, retryAfterSeconds: number): GatewayError {
+  return new GatewayError(
+    'rate_limit_error',
+    `budget exceeded for ${rule.userPath}: ${rule.period} budget of $${rule.amount} spent ($${spent.toFixed(6)})`,
+    {
+      code: 'budget_exceeded',
+      provider: 'budget',
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+    },
+  );
+}
+
+function readOnly(rule: BudgetRule): GatewayError {
+  return invalidRequest(`the ${rule.period} budget of ${rule.userPath} comes from configuration and is read-only`, {
+    status: 409,
+    code: 'budget_read_only',
+  });
+}

@@ -1,0 +1,70 @@
+import type { Logger } from 'pino';
+import { BudgetService } from './budgets/budget-service.ts';
+import type { Settings } from './config/settings.ts';
+import { ApiKeyService } from './keys/api-key-service.ts';
+import { openStorage } from './storage/open-storage.ts';
+import type { Storage } from './storage/storage.ts';
+import { Metering } from './usage/metering.ts';
+import { PriceBook } from './usage/pricing.ts';
+import { UsageRecorder } from './usage/usage-recorder.ts';
+
+export interface StatefulServices {
+  storage: Storage;
+  recorder: UsageRecorder | null;
+  budgets: BudgetService | null;
+  apiKeys: ApiKeyService;
+  metering: Metering;
+  /** Stops timers, flushes buffered usage and closes the database, in that order. */
+  close(): Promise<void>;
+}
+
+const apiKeyRefreshMs = 3_000;
+
+/** Opens the database and starts the services that keep state in it. */
+export async function startStatefulServices(settings: Settings, logger: Logger): Promise<StatefulServices> {
+  const storage = await openStorage(settings.storage);
+  logger.info({ storage: storage.kind }, 'storage ready');
+  const recorder = settings.usage.enabled
+    ? new UsageRecorder({
+        store: storage.usage,
+        flushIntervalMs: settings.usage.flushIntervalMs,
+        batchSize: settings.usage.batchSize,
+        logger,
+      })
+    : null;
+  recorder?.start();
+  const budgets = createBudgets(settings, storage, recorder, logger);
+  await budgets?.start();
+  const apiKeys = new ApiKeyService({ store: storage.apiKeys, refreshIntervalMs: apiKeyRefreshMs, logger });
+  await apiKeys.start();
+  const metering = new Metering({ recorder, budgets, prices: new PriceBook(new Map(Object.entries(settings.pricing))) });
+  return {
+    storage,
+    recorder,
+    budgets,
+    apiKeys,
+    metering,
+    async close() {
+      budgets?.stop();
+      apiKeys.stop();
+      await recorder?.stop();
+      await storage.close();
+    },
+  };
+}
+
+function createBudgets(settings: Settings, storage: Storage, recorder: UsageRecorder | null, logger: Logger): BudgetService | null {
+  if (!settings.budgets.enabled) return null;
+  if (recorder === null) {
+    if (settings.budgets.rules.length > 0) logger.warn('budgets are configured but USAGE_ENABLED is off: budgets are not enforced');
+    return null;
+  }
+  return new BudgetService({
+    store: storage.budgets,
+    configRules: settings.budgets.rules,
+    settledThrough: () => recorder.settledThrough,
+    sharedDatabase: storage.kind === 'postgresql',
+    refreshIntervalMs: settings.budgets.refreshIntervalMs,
+    logger,
+  });
+}

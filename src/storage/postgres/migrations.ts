@@ -1,0 +1,70 @@
+import type { Migration } from '../sql/migration.ts';
+
+/**
+ * PostgreSQL schema, oldest first. Append new migrations with the next version; never edit an applied one.
+ * Grouped and range-compared text columns use COLLATE "C" (byte order) so that ordering matches
+ * SQLite and the user path subtree range holds under any database locale.
+ */
+export const postgresMigrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'usage_records',
+    statements: [
+      `CREATE TABLE usage_records (
+        id TEXT PRIMARY KEY,
+        request_id TEXT NOT NULL,
+        ts BIGINT NOT NULL,
+        user_path TEXT NOT NULL,
+        user_path_lower TEXT COLLATE "C" NOT NULL,
+        api_key_id TEXT,
+        endpoint TEXT NOT NULL,
+        provider TEXT COLLATE "C" NOT NULL,
+        model TEXT COLLATE "C" NOT NULL,
+        prompt_tokens INTEGER NOT NULL,
+        completion_tokens INTEGER NOT NULL,
+        total_tokens INTEGER NOT NULL,
+        usage_json TEXT,
+        cost_usd DOUBLE PRECISION,
+        cache_hit BOOLEAN NOT NULL,
+        stream BOOLEAN NOT NULL,
+        status INTEGER NOT NULL,
+        latency_ms DOUBLE PRECISION NOT NULL
+      )`,
+      'CREATE INDEX usage_records_ts ON usage_records (ts)',
+      'CREATE INDEX usage_records_user_path_ts ON usage_records (user_path_lower, ts)',
+      'CREATE INDEX usage_records_request_id ON usage_records (request_id)',
+    ],
+  },
+  {
+    version: 2,
+    name: 'api_keys',
+    statements: [
+      `CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        key_hash TEXT NOT NULL UNIQUE,
+        redacted TEXT NOT NULL,
+        user_path TEXT,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT,
+        deactivated_at BIGINT
+      )`,
+    ],
+  },
+  {
+    version: 3,
+    name: 'budgets',
+    statements: [
+      `CREATE TABLE budgets (
+        user_path TEXT NOT NULL,
+        user_path_lower TEXT COLLATE "C" NOT NULL,
+        period TEXT NOT NULL,
+        period_seconds BIGINT NOT NULL,
+        amount DOUBLE PRECISION NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        PRIMARY KEY (user_path_lower, period_seconds)
+      )`,
+    ],
+  },
+];

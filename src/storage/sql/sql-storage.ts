@@ -1,0 +1,18 @@
+import type { Storage } from '../storage.ts';
+import type { SqlExecutor } from './sql-executor.ts';
+import { SqlApiKeyStore } from './sql-api-key-store.ts';
+import { SqlBudgetStore } from './sql-budget-store.ts';
+import { SqlUsageStore } from './sql-usage-store.ts';
+
+/** The stores of one database, sharing its executor. Closing twice is harmless. */
+export function createSqlStorage(executor: SqlExecutor): Storage {
+  let closing: Promise<void> | undefined;
+  return {
+    kind: executor.dialect,
+    usage: new SqlUsageStore(executor),
+    apiKeys: new SqlApiKeyStore(executor),
+    budgets: new SqlBudgetStore(executor),
+    ping: () => executor.ping(),
+    close: () => (closing ??= executor.close()),
+  };
+}

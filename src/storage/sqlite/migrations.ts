@@ -1,0 +1,69 @@
+import type { Migration } from '../sql/migration.ts';
+
+/**
+ * SQLite schema, oldest first. Append new migrations with the next version; never edit an applied one.
+ * Text columns compare with BINARY (byte order), which the user path subtree range relies on.
+ */
+export const sqliteMigrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'usage_records',
+    statements: [
+      `CREATE TABLE usage_records (
+        id TEXT PRIMARY KEY,
+        request_id TEXT NOT NULL,
+        ts INTEGER NOT NULL,
+        user_path TEXT NOT NULL,
+        user_path_lower TEXT NOT NULL,
+        api_key_id TEXT,
+        endpoint TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        model TEXT NOT NULL,
+        prompt_tokens INTEGER NOT NULL,
+        completion_tokens INTEGER NOT NULL,
+        total_tokens INTEGER NOT NULL,
+        usage_json TEXT,
+        cost_usd REAL,
+        cache_hit INTEGER NOT NULL,
+        stream INTEGER NOT NULL,
+        status INTEGER NOT NULL,
+        latency_ms REAL NOT NULL
+      )`,
+      'CREATE INDEX usage_records_ts ON usage_records (ts)',
+      'CREATE INDEX usage_records_user_path_ts ON usage_records (user_path_lower, ts)',
+      'CREATE INDEX usage_records_request_id ON usage_records (request_id)',
+    ],
+  },
+  {
+    version: 2,
+    name: 'api_keys',
+    statements: [
+      `CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        key_hash TEXT NOT NULL UNIQUE,
+        redacted TEXT NOT NULL,
+        user_path TEXT,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER,
+        deactivated_at INTEGER
+      )`,
+    ],
+  },
+  {
+    version: 3,
+    name: 'budgets',
+    statements: [
+      `CREATE TABLE budgets (
+        user_path TEXT NOT NULL,
+        user_path_lower TEXT NOT NULL,
+        period TEXT NOT NULL,
+        period_seconds INTEGER NOT NULL,
+        amount REAL NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (user_path_lower, period_seconds)
+      )`,
+    ],
+  },
+];

@@ -1,0 +1,17 @@
+import type { ApiKeyStore } from '../keys/api-key-store.ts';
+import type { BudgetStore } from '../budgets/budget-store.ts';
+import type { UsageStore } from '../usage/usage-store.ts';
+
+/** Every durable store of the gateway, from one database. */
+export interface Storage {
+  readonly kind: 'sqlite' | 'postgresql';
+  readonly usage: UsageStore;
+  readonly apiKeys: ApiKeyStore;
+  readonly budgets: BudgetStore;
+  /** Cheap round trip for /health/ready; false when the database does not answer. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export type StorageSettings =
+  { readonly type: 'sqlite'; readonly sqlitePath: string } | { readonly type: 'postgresql'; readonly databaseUrl: string };

@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import type { BudgetService } from '../budgets/budget-service.ts';
+import type { RequestContext } from '../gateway/request-context.ts';
+import type { PriceBook } from './pricing.ts';
+import { readTokenCounts } from './pricing.ts';
+import type { UsageRecorder } from './usage-recorder.ts';
+
+export interface ExecutionReport {
+  context: RequestContext;
+  endpoint: string;
+  /** The instance and model that executed the request. */
+  provider: string;
+  model: string;
+  usage: Record<string, unknown> | null;
+  status: number;
+  stream: boolean;
+  cacheHit?: boolean;
+}
+
+export interface MeteringOptions {
+  /** Null when USAGE_ENABLED is off. */
+  recorder: UsageRecorder | null;
+  budgets: BudgetService | null;
+  prices: PriceBook;
+  now?: () => number;
+}
+
+/**
+ * Turns each executed request into a usage record (tokens, cost) and charges its cost to the
+ * budgets at once; the record itself is written later, in a batch.
+ */
+export class Metering {
+  private readonly options: MeteringOptions;
+  private readonly now: () => number;
+
+  constructor(options: MeteringOptions) {
+    this.options = options;
+    this.now = options.now ?? Date.now;
+  }
+
+  report(report: ExecutionReport): void {
+    const { recorder, budgets, prices } = this.options;
+    if (recorder === null) return;
+    const tokens = readTokenCounts(report.usage);
+    const costUsd = prices.costOf(report.provider, report.model, tokens);
+    const timestamp = this.now();
+    const seq = recorder.record({
+      id: randomUUID(),
+      requestId: report.context.requestId,
+      timestamp,
+      userPath: report.context.userPath,
+      apiKeyId: report.context.principal.keyId,
+      endpoint: report.endpoint,
+      provider: report.provider,
+      model: report.model,
+      promptTokens: tokens.promptTokens,
+      completionTokens: tokens.completionTokens,
+      totalTokens: tokens.totalTokens,
+      usage: report.usage,
+      costUsd,
+      cacheHit: report.cacheHit ?? false,
+      stream: report.stream,
+      status: report.status,
+      latencyMs: Math.max(0, Math.round(performance.now() - report.context.startedAt)),
+    });
+    budgets?.charge(report.context.userPath, costUsd, seq, timestamp);
+  }
+}

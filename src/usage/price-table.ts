@@ -1,0 +1,61 @@
+/** USD per million tokens. */
+export interface ModelPrice {
+  readonly inputPerMtok: number;
+  readonly outputPerMtok: number;
+  /** Price of cached prompt tokens; the input price when absent. */
+  readonly cachedInputPerMtok?: number;
+  /** Price of prompt tokens written to a cache; the input price when absent. */
+  readonly cacheWritePerMtok?: number;
+}
+
+const price = (inputPerMtok: number, outputPerMtok: number, cachedInputPerMtok?: number, cacheWritePerMtok?: number): ModelPrice => ({
+  inputPerMtok,
+  outputPerMtok,
+  ...(cachedInputPerMtok === undefined ? {} : { cachedInputPerMtok }),
+  ...(cacheWritePerMtok === undefined ? {} : { cacheWritePerMtok }),
+});
+
+/**
+ * Built-in list prices of common models (standard tier, USD per million tokens). Keys are
+ * base model ids: dated snapshots (`gpt-4o-2024-08-06`, `claude-sonnet-4-20250514`) and
+ * `-latest` resolve to them. YAML `pricing:` overrides any entry.
+ */
+export const builtInPrices: ReadonlyMap<string, ModelPrice> = new Map([
+  // OpenAI
+  ['gpt-4o', price(2.5, 10, 1.25)],
+  ['gpt-4o-mini', price(0.15, 0.6, 0.075)],
+  ['gpt-4.1', price(2, 8, 0.5)],
+  ['gpt-4.1-mini', price(0.4, 1.6, 0.1)],
+  ['gpt-4.1-nano', price(0.1, 0.4, 0.025)],
+  ['gpt-5', price(1.25, 10, 0.125)],
+  ['gpt-5-mini', price(0.25, 2, 0.025)],
+  ['gpt-5-nano', price(0.05, 0.4, 0.005)],
+  ['gpt-4-turbo', price(10, 30)],
+  ['gpt-3.5-turbo', price(0.5, 1.5)],
+  ['o1', price(15, 60, 7.5)],
+  ['o3', price(2, 8, 0.5)],
+  ['o3-mini', price(1.1, 4.4, 0.55)],
+  ['o4-mini', price(1.1, 4.4, 0.275)],
+  ['text-embedding-3-small', price(0.02, 0)],
+  ['text-embedding-3-large', price(0.13, 0)],
+  ['text-embedding-ada-002', price(0.1, 0)],
+  // Anthropic
+  ['claude-opus-4-5', price(5, 25, 0.5, 6.25)],
+  ['claude-opus-4-1', price(15, 75, 1.5, 18.75)],
+  ['claude-opus-4', price(15, 75, 1.5, 18.75)],
+  ['claude-sonnet-4-5', price(3, 15, 0.3, 3.75)],
+  ['claude-sonnet-4', price(3, 15, 0.3, 3.75)],
+  ['claude-3-7-sonnet', price(3, 15, 0.3, 3.75)],
+  ['claude-3-5-sonnet', price(3, 15, 0.3, 3.75)],
+  ['claude-haiku-4-5', price(1, 5, 0.1, 1.25)],
+  ['claude-3-5-haiku', price(0.8, 4, 0.08, 1)],
+  ['claude-3-haiku', price(0.25, 1.25, 0.03, 0.3)],
+  // Google
+  ['gemini-2.5-pro', price(1.25, 10)],
+  ['gemini-2.5-flash', price(0.3, 2.5)],
+  ['gemini-2.5-flash-lite', price(0.1, 0.4)],
+  ['gemini-2.0-flash', price(0.1, 0.4, 0.025)],
+  ['gemini-2.0-flash-lite', price(0.075, 0.3)],
+  ['gemini-1.5-pro', price(1.25, 5)],
+  ['gemini-1.5-flash', price(0.075, 0.3)],
+]);

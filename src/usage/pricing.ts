@@ -1,0 +1,71 @@
+import { builtInPrices, type ModelPrice } from './price-table.ts';
+
+export interface TokenCounts {
+  promptTokens: number;
+  completionTokens: number;
+  /** Part of the prompt read from the provider's cache. */
+  cachedTokens: number;
+  /** Part of the prompt written to the provider's cache. */
+  cacheWriteTokens: number;
+}
+
+const snapshotSuffix = /-(?:\d{4}-\d{2}-\d{2}|\d{8}|latest)$/;
+
+/**
+ * Prices per model: YAML `pricing:` entries (`<instance>/<model>` before `<model>`) over the
+ * built-in table. Unknown models have no price and their cost is null, never a guess.
+ */
+export class PriceBook {
+  private readonly overrides: ReadonlyMap<string, ModelPrice>;
+
+  constructor(overrides: ReadonlyMap<string, ModelPrice> = new Map()) {
+    this.overrides = new Map([...overrides].map(([key, value]) => [key.toLowerCase(), value]));
+  }
+
+  priceOf(provider: string, model: string): ModelPrice | null {
+    const id = model.toLowerCase();
+    const qualified = `${provider.toLowerCase()}/${id}`;
+    const base = id.replace(snapshotSuffix, '');
+    // Aggregators name models `<vendor>/<model>`: price them by the model part too.
+    const unprefixed = base.includes('/') ? base.slice(base.lastIndexOf('/') + 1) : base;
+    return (
+      this.overrides.get(qualified) ??
+      this.overrides.get(id) ??
+      builtInPrices.get(id) ??
+      builtInPrices.get(base) ??
+      builtInPrices.get(unprefixed) ??
+      null
+    );
+  }
+
+  /** Cost in USD, or null when the model has no price. */
+  costOf(provider: string, model: string, tokens: TokenCounts): number | null {
+    const price = this.priceOf(provider, model);
+    if (price === null) return null;
+    const cached = Math.min(tokens.cachedTokens, tokens.promptTokens);
+    const written = Math.min(tokens.cacheWriteTokens, tokens.promptTokens - cached);
+    const plain = tokens.promptTokens - cached - written;
+    const micro =
+      plain * price.inputPerMtok +
+      cached * (price.cachedInputPerMtok ?? price.inputPerMtok) +
+      written * (price.cacheWritePerMtok ?? price.inputPerMtok) +
+      tokens.completionTokens * price.outputPerMtok;
+    return micro / 1_000_000;
+  }
+}
+
+/** Token counts from an OpenAI-shaped usage object; absent numbers count as 0. */
+export function readTokenCounts(usage: Record<string, unknown> | null): TokenCounts & { totalTokens: number } {
+  const number = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0);
+  const details = (usage?.['prompt_tokens_details'] ?? null) as Record<string, unknown> | null;
+  const promptTokens = number(usage?.['prompt_tokens'] ?? usage?.['input_tokens']);
+  const completionTokens = number(usage?.['completion_tokens'] ?? usage?.['output_tokens']);
+  const totalTokens = number(usage?.['total_tokens']) || promptTokens + completionTokens;
+  return {
+    promptTokens,
+    completionTokens,
+    totalTokens,
+    cachedTokens: number(details?.['cached_tokens']),
+    cacheWriteTokens: number(details?.['cache_write_tokens']),
+  };
+}

@@ -1,0 +1,86 @@
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { UsageRecorder } from './usage-recorder.ts';
+import type { UsageRecord, UsageStore } from './usage-store.ts';
+
+const record = (requestId: string): UsageRecord => ({
+  id: requestId,
+  requestId,
+  timestamp: 1,
+  userPath: '/',
+  apiKeyId: null,
+  endpoint: '/v1/chat/completions',
+  provider: 'p',
+  model: 'm',
+  promptTokens: 1,
+  completionTokens: 1,
+  totalTokens: 2,
+  usage: null,
+  costUsd: null,
+  cacheHit: false,
+  stream: false,
+  status: 200,
+  latencyMs: 1,
+});
+
+class FakeStore implements Pick<UsageStore, 'insertMany'> {
+  batches: string[][] = [];
+  failuresLeft = 0;
+  async insertMany(records: readonly UsageRecord[]): Promise<void> {
+    if (this.failuresLeft > 0) {
+      this.failuresLeft -= 1;
+      throw new Error('database down');
+    }
+    this.batches.push(records.map((item) => item.requestId));
+  }
+}
+
+const recorderWith = (store: FakeStore, batchSize = 3) =>
+  new UsageRecorder({ store: store as unknown as UsageStore, flushIntervalMs: 10_000, batchSize, logger: pino({ level: 'silent' }) });
+
+describe('UsageRecorder', () => {
+  it('queues without writing, then writes in batches in order', async () => {
+    const store = new FakeStore();
+    const recorder = recorderWith(store, 100);
+    ['a', 'b', 'c', 'd'].forEach((id) => recorder.record(record(id)));
+    expect(store.batches).toEqual([]);
+    expect(recorder.settledThrough).toBe(0);
+    await recorder.flush();
+    expect(store.batches).toEqual([['a', 'b', 'c', 'd']]);
+    expect(recorder.settledThrough).toBe(4);
+  });
+
+  it('starts a flush by itself when a batch is full', async () => {
+    const store = new FakeStore();
+    const recorder = recorderWith(store, 2);
+    recorder.record(record('a'));
+    recorder.record(record('b'));
+    await recorder.flush();
+    expect(store.batches[0]).toEqual(['a', 'b']);
+  });
+
+  it('keeps records through a failure and writes them, in order, on the next flush', async () => {
+    const store = new FakeStore();
+    store.failuresLeft = 1;
+    const recorder = recorderWith(store, 10);
+    ['a', 'b', 'c'].forEach((id) => recorder.record(record(id)));
+    recorder.record(record('d'));
+    await recorder.flush();
+    expect(store.batches).toEqual([]);
+    expect(recorder.pending).toBe(4);
+    expect(recorder.settledThrough).toBe(0);
+    await recorder.flush();
+    expect(store.batches).toEqual([['a', 'b', 'c', 'd']]);
+    expect(recorder.settledThrough).toBe(4);
+    expect(recorder.pending).toBe(0);
+  });
+
+  it('stop() writes everything left', async () => {
+    const store = new FakeStore();
+    const recorder = recorderWith(store, 100);
+    recorder.start();
+    recorder.record(record('last'));
+    await recorder.stop();
+    expect(store.batches).toEqual([['last']]);
+  });
+});

@@ -1,0 +1,104 @@
+import type { Logger } from 'pino';
+import type { UsageRecord, UsageStore } from './usage-store.ts';
+
+export interface UsageRecorderOptions {
+  store: UsageStore;
+  flushIntervalMs: number;
+  batchSize: number;
+  /** Records kept in memory while the database is down; beyond it new records are dropped (logged). */
+  maxBuffered?: number;
+  logger: Logger;
+}
+
+interface Pending {
+  seq: number;
+  record: UsageRecord;
+}
+
+const defaultMaxBuffered = 100_000;
+
+/**
+ * Usage records leave the request path here: `record` only queues; a timer writes batches in
+ * one transaction each (never one write per request), in order, retrying after a failure.
+ * `stop` flushes what is left. Each record gets a sequence number so budgets can tell which
+ * of their in-memory charges the database already holds.
+ */
+export class UsageRecorder {
+  private readonly options: UsageRecorderOptions;
+  private buffer: Pending[] = [];
+  private inFlight: Pending[] = [];
+  private nextSeq = 1;
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> | null = null;
+  private failing = false;
+
+  constructor(options: UsageRecorderOptions) {
+    this.options = options;
+  }
+
+  start(): void {
+    this.timer = setInterval(() => void this.flush(), this.options.flushIntervalMs);
+    this.timer.unref();
+  }
+
+  /** Queues a record; returns its sequence number. */
+  record(record: UsageRecord): number {
+    const seq = this.nextSeq++;
+    if (this.buffer.length >= (this.options.maxBuffered ?? defaultMaxBuffered)) {
+      this.options.logger.error({ request_id: record.requestId }, 'usage buffer full: record dropped');
+      return seq;
+    }
+    this.buffer.push({ seq, record });
+    if (this.buffer.length >= this.options.batchSize && this.flushing === null) void this.flush();
+    return seq;
+  }
+
+  /** Every record with a sequence number up to this one is written (or was dropped). */
+  get settledThrough(): number {
+    const firstPending = this.inFlight[0]?.seq ?? this.buffer[0]?.seq ?? this.nextSeq;
+    return firstPending - 1;
+  }
+
+  get pending(): number {
+    return this.buffer.length + this.inFlight.length;
+  }
+
+  /** Writes everything queued so far; concurrent callers share the running flush. */
+  async flush(): Promise<void> {
+    while (this.flushing !== null) await this.flushing;
+    if (this.buffer.length === 0) return;
+    this.flushing = this.writeAll().finally(() => {
+      this.flushing = null;
+    });
+    await this.flushing;
+  }
+
+  /** Stops the timer and writes what is left, retrying a few times. */
+  async stop(): Promise<void> {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    for (let attempt = 0; attempt < 5 && this.pending > 0; attempt += 1) {
+      await this.flush();
+      if (this.buffer.length > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    if (this.pending > 0) this.options.logger.error({ lost: this.pending }, 'usage records could not be written before exit');
+  }
+
+  private async writeAll(): Promise<void> {
+    while (this.buffer.length > 0) {
+      this.inFlight = this.buffer.splice(0, this.options.batchSize);
+      try {
+        await this.options.store.insertMany(this.inFlight.map((pending) => pending.record));
+        if (this.failing) this.options.logger.info('usage writes recovered');
+        this.failing = false;
+        this.inFlight = [];
+      } catch (error) {
+        this.buffer = [...this.inFlight, ...this.buffer];
+        this.inFlight = [];
+        if (!this.failing) this.options.logger.error({ err: error, pending: this.buffer.length }, 'usage write failed; will retry');
+        this.failing = true;
+        return;
+      }
+    }
+  }
+}
