@@ -49,6 +49,7 @@ async function main(): Promise<void> {
     apiKeys: services.apiKeys,
     metering: services.metering,
     budgets: services.budgets,
+    limiter: services.limiter,
     usageEnabled: services.recorder !== null,
   });
   await app.listen({ host: settings.server.host, port: settings.server.port });

@@ -2,6 +2,8 @@ import type { Logger } from 'pino';
 import { BudgetService } from './budgets/budget-service.ts';
 import type { Settings } from './config/settings.ts';
 import { ApiKeyService } from './keys/api-key-service.ts';
+import { MemoryCounterStore } from './ratelimit/memory-counter-store.ts';
+import { RateLimiter } from './ratelimit/rate-limiter.ts';
 import { openStorage } from './storage/open-storage.ts';
 import type { Storage } from './storage/storage.ts';
 import { Metering } from './usage/metering.ts';
@@ -12,6 +14,8 @@ export interface StatefulServices {
   storage: Storage;
   recorder: UsageRecorder | null;
   budgets: BudgetService | null;
+  /** Null when RATE_LIMITS_ENABLED is off. */
+  limiter: RateLimiter | null;
   apiKeys: ApiKeyService;
   metering: Metering;
   /** Stops timers, flushes buffered usage and closes the database, in that order. */
@@ -37,11 +41,13 @@ export async function startStatefulServices(settings: Settings, logger: Logger):
   await budgets?.start();
   const apiKeys = new ApiKeyService({ store: storage.apiKeys, refreshIntervalMs: apiKeyRefreshMs, logger });
   await apiKeys.start();
-  const metering = new Metering({ recorder, budgets, prices: new PriceBook(new Map(Object.entries(settings.pricing))) });
+  const limiter = await createLimiter(settings, storage, recorder !== null, logger);
+  const metering = new Metering({ recorder, budgets, limiter, prices: new PriceBook(new Map(Object.entries(settings.pricing))) });
   return {
     storage,
     recorder,
     budgets,
+    limiter,
     apiKeys,
     metering,
     async close() {
@@ -67,4 +73,23 @@ function createBudgets(settings: Settings, storage: Storage, recorder: UsageReco
     refreshIntervalMs: settings.budgets.refreshIntervalMs,
     logger,
   });
+}
+
+async function createLimiter(settings: Settings, storage: Storage, usageEnabled: boolean, logger: Logger): Promise<RateLimiter | null> {
+  if (!settings.rateLimits.enabled) return null;
+  const limiter = new RateLimiter({
+    counters: new MemoryCounterStore(),
+    ruleStore: storage.rateLimitRules,
+    configRules: settings.rateLimits.rules,
+    enforceTokens: usageEnabled,
+    logger,
+  });
+  await limiter.start();
+  if (!usageEnabled && limiter.hasTokenRules()) {
+    logger.warn(
+      'token rate limits are configured but USAGE_ENABLED is off: max_tokens limits are not enforced (request and concurrency limits are)',
+    );
+  }
+  logger.info({ rules: limiter.ruleCount }, 'rate limits ready');
+  return limiter;
 }

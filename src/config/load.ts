@@ -6,6 +6,7 @@ import { providerTypes } from '../providers/provider-types.ts';
 import { ConfigError } from './config-error.ts';
 import type { StorageSettings } from '../storage/storage.ts';
 import { buildBudgetRules } from './budgets.ts';
+import { buildRateLimitRules } from './rate-limits.ts';
 import { discoverEnvProviders } from './env-providers.ts';
 import { configSchema, instanceName, type ConfigDocument } from './schema.ts';
 import type { LoadedSettings, ProviderSettings, Settings } from './settings.ts';
@@ -40,6 +41,7 @@ const scalarVariables: ReadonlyArray<readonly [variable: string, path: readonly 
   ['USAGE_FLUSH_INTERVAL_MS', ['usage', 'flush_interval_ms']],
   ['USAGE_BATCH_SIZE', ['usage', 'batch_size']],
   ['BUDGETS_ENABLED', ['budgets', 'enabled']],
+  ['RATE_LIMITS_ENABLED', ['rate_limits', 'enabled']],
   ['BUDGETS_REFRESH_INTERVAL_SECONDS', ['budgets', 'refresh_interval_seconds']],
   ['UPSTREAM_TIMEOUT_SECONDS', ['upstream', 'timeout_seconds']],
   ['UPSTREAM_CONNECT_TIMEOUT_SECONDS', ['upstream', 'connect_timeout_seconds']],
@@ -172,6 +174,11 @@ function buildSettings(
       enabled: document.budgets.enabled,
       refreshIntervalMs: document.budgets.refresh_interval_seconds * 1000,
       rules: buildBudgetRules(document.budgets.user_paths, env),
+    },
+    rateLimits: {
+      enabled: document.rate_limits.enabled,
+      // Disabled rate limits ignore their declarations entirely (nothing is validated).
+      rules: document.rate_limits.enabled ? buildRateLimitRules(document.rate_limits, env) : [],
     },
     pricing: Object.fromEntries(
       Object.entries(document.pricing).map(([model, price]) => [

@@ -103,6 +103,14 @@ export const configSchema = z.object({
       user_paths: z.unknown().optional(),
     })
     .prefault({}),
+  rate_limits: z
+    .object({
+      enabled: booleanValue.default(true),
+      user_paths: z.unknown().optional(),
+      providers: z.unknown().optional(),
+      models: z.unknown().optional(),
+    })
+    .prefault({}),
   pricing: z.record(z.string(), priceSchema).default({}),
   upstream: z
     .object({

@@ -1,6 +1,7 @@
 import type { ProviderType } from '../providers/provider-types.ts';
 import type { StorageSettings } from '../storage/storage.ts';
 import type { ModelPrice } from '../usage/price-table.ts';
+import type { RuleDraft } from '../ratelimit/rules.ts';
 import type { BudgetRuleSettings } from './budgets.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -32,6 +33,7 @@ export interface Settings {
   readonly storage: StorageSettings;
   readonly usage: { readonly enabled: boolean; readonly flushIntervalMs: number; readonly batchSize: number };
   readonly budgets: { readonly enabled: boolean; readonly refreshIntervalMs: number; readonly rules: readonly BudgetRuleSettings[] };
+  readonly rateLimits: { readonly enabled: boolean; readonly rules: readonly RuleDraft[] };
   /** YAML `pricing:` overrides, by `<model>` or `<instance>/<model>`. */
   readonly pricing: Readonly<Record<string, ModelPrice>>;
   readonly providers: readonly ProviderSettings[];

@@ -26,6 +26,10 @@ export const errorCodes = {
   budget_not_found: 'No budget rule has that user path and period.',
   budget_read_only: 'The budget rule comes from configuration and cannot be changed through the API (status 409).',
   api_key_not_found: 'No API key has that id.',
+  rate_limit_exceeded: 'A rate-limit rule matching the request is exhausted (status 429, provider `ratelimit`).',
+  rate_limit_not_found: 'No rate-limit rule has that scope, subject and period.',
+  rule_read_only: 'The rate-limit rule comes from configuration and cannot be changed through the API (status 409).',
+  rate_limit_store_unavailable: 'The shared rate-limit counter store did not answer and the fail mode is closed (status 503).',
   shutting_down: 'The gateway is shutting down and takes no new requests (status 503).',
 } as const;
 

@@ -8,11 +8,13 @@ import Fastify, {
 import type { Logger } from 'pino';
 import { registerApiKeyRoutes } from '../admin/api-keys-routes.ts';
 import { registerBudgetRoutes } from '../admin/budgets-routes.ts';
+import { registerRateLimitRoutes } from '../admin/rate-limits-routes.ts';
 import { registerUsageRoutes } from '../admin/usage-routes.ts';
 import type { BudgetService } from '../budgets/budget-service.ts';
 import type { Settings } from '../config/settings.ts';
 import type { ApiKeyService } from '../keys/api-key-service.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
+import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
 import type { ModelCatalog } from '../routing/model-catalog.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { Metering } from '../usage/metering.ts';
@@ -49,6 +51,8 @@ export interface ServerDependencies {
   metering: Metering;
   /** Null when budgets (or usage) are off. */
   budgets: BudgetService | null;
+  /** Null when rate limits are off. */
+  limiter: RateLimiter | null;
   /** Whether usage records are kept (USAGE_ENABLED). */
   usageEnabled: boolean;
 }
@@ -95,8 +99,9 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
     }),
   );
   registerModelRoutes(v1, dependencies.catalog);
-  registerChatRoutes(v1, { catalog: dependencies.catalog, metering: dependencies.metering, budgets: dependencies.budgets });
-  registerSelfUsageRoute(v1, dependencies.usageEnabled ? dependencies.storage.usage : null, dependencies.budgets);
+  const { catalog, metering, budgets, limiter } = dependencies;
+  registerChatRoutes(v1, { catalog, metering, budgets, limiter });
+  registerSelfUsageRoute(v1, dependencies.usageEnabled ? dependencies.storage.usage : null, budgets, limiter);
 }
 
 function registerAdminApi(admin: FastifyInstance, dependencies: ServerDependencies): void {
@@ -109,6 +114,7 @@ function registerAdminApi(admin: FastifyInstance, dependencies: ServerDependenci
   registerApiKeyRoutes(admin, dependencies.apiKeys);
   registerBudgetRoutes(admin, dependencies.budgets);
   registerUsageRoutes(admin, dependencies.usageEnabled ? dependencies.storage.usage : null);
+  registerRateLimitRoutes(admin, dependencies.limiter);
 }
 
 /** A synchronous onRequest check whose exceptions become the request's error. */

@@ -1,5 +1,6 @@
 import type { ApiKeyStore } from '../keys/api-key-store.ts';
 import type { BudgetStore } from '../budgets/budget-store.ts';
+import type { RateLimitRuleStore } from '../ratelimit/rule-store.ts';
 import type { UsageStore } from '../usage/usage-store.ts';
 
 /** Every durable store of the gateway, from one database. */
@@ -8,6 +9,7 @@ export interface Storage {
   readonly usage: UsageStore;
   readonly apiKeys: ApiKeyStore;
   readonly budgets: BudgetStore;
+  readonly rateLimitRules: RateLimitRuleStore;
   /** Cheap round trip for /health/ready; false when the database does not answer. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

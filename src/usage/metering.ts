@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BudgetService } from '../budgets/budget-service.ts';
 import type { RequestContext } from '../gateway/request-context.ts';
+import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
 import type { PriceBook } from './pricing.ts';
 import { readTokenCounts } from './pricing.ts';
 import type { UsageRecorder } from './usage-recorder.ts';
@@ -21,6 +22,8 @@ export interface MeteringOptions {
   /** Null when USAGE_ENABLED is off. */
   recorder: UsageRecorder | null;
   budgets: BudgetService | null;
+  /** Token caps are charged from here, so they need usage tracking (SEED-SPEC "Enabling"). */
+  limiter: RateLimiter | null;
   prices: PriceBook;
   now?: () => number;
 }
@@ -39,7 +42,7 @@ export class Metering {
   }
 
   report(report: ExecutionReport): void {
-    const { recorder, budgets, prices } = this.options;
+    const { recorder, budgets, limiter, prices } = this.options;
     if (recorder === null) return;
     const tokens = readTokenCounts(report.usage);
     const costUsd = prices.costOf(report.provider, report.model, tokens);
@@ -64,5 +67,7 @@ export class Metering {
       latencyMs: Math.max(0, Math.round(performance.now() - report.context.startedAt)),
     });
     budgets?.charge(report.context.userPath, costUsd, seq, timestamp);
+    if (report.cacheHit !== true)
+      limiter?.recordTokens({ userPath: report.context.userPath, provider: report.provider, model: report.model }, tokens.totalTokens);
   }
 }

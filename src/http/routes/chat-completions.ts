@@ -28,6 +28,9 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipel
       throw signal.aborted ? clientClosedRequest() : error;
     });
     request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
+    // Slots are held until the response has ended, whether it finished or the client left.
+    reply.raw.once('close', outcome.admission.release);
+    reply.headers(outcome.admission.headers);
     if (outcome.kind === 'json') {
       return reply.header('content-type', 'application/json; charset=utf-8').send(outcome.body);
     }

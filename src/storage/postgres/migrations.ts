@@ -67,4 +67,21 @@ export const postgresMigrations: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 4,
+    name: 'rate_limit_rules',
+    statements: [
+      `CREATE TABLE rate_limit_rules (
+        scope TEXT COLLATE "C" NOT NULL,
+        subject TEXT NOT NULL,
+        subject_lower TEXT COLLATE "C" NOT NULL,
+        period_seconds INTEGER NOT NULL,
+        max_requests BIGINT,
+        max_tokens BIGINT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        PRIMARY KEY (scope, subject_lower, period_seconds)
+      )`,
+    ],
+  },
 ];

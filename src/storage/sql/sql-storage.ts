@@ -2,6 +2,7 @@ import type { Storage } from '../storage.ts';
 import type { SqlExecutor } from './sql-executor.ts';
 import { SqlApiKeyStore } from './sql-api-key-store.ts';
 import { SqlBudgetStore } from './sql-budget-store.ts';
+import { SqlRateLimitRuleStore } from './sql-rate-limit-rule-store.ts';
 import { SqlUsageStore } from './sql-usage-store.ts';
 
 /** The stores of one database, sharing its executor. Closing twice is harmless. */
@@ -12,6 +13,7 @@ export function createSqlStorage(executor: SqlExecutor): Storage {
     usage: new SqlUsageStore(executor),
     apiKeys: new SqlApiKeyStore(executor),
     budgets: new SqlBudgetStore(executor),
+    rateLimitRules: new SqlRateLimitRuleStore(executor),
     ping: () => executor.ping(),
     close: () => (closing ??= executor.close()),
   };

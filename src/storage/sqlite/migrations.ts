@@ -66,4 +66,21 @@ export const sqliteMigrations: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 4,
+    name: 'rate_limit_rules',
+    statements: [
+      `CREATE TABLE rate_limit_rules (
+        scope TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        subject_lower TEXT NOT NULL,
+        period_seconds INTEGER NOT NULL,
+        max_requests INTEGER,
+        max_tokens INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (scope, subject_lower, period_seconds)
+      )`,
+    ],
+  },
 ];

@@ -1,13 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Client } from 'pg';
 import { openStorage } from '../open-storage.ts';
+import { migratePostgres } from '../postgres/migrate-postgres.ts';
 import { describeDatabase } from '../postgres/open-postgres-storage.ts';
 import { loadPg } from '../postgres/pg-driver.ts';
+import type { Migration } from '../sql/migration.ts';
 import { errorMessage } from '../sql/sql-executor.ts';
 import { openBetterSqlite3 } from '../sqlite/better-sqlite3-driver.ts';
+import { migrateSqlite } from '../sqlite/migrate-sqlite.ts';
 import type { Storage } from '../storage.ts';
 
 /** The PostgreSQL the storage tests use unless DATABASE_URL_TEST says otherwise (trust auth). */
@@ -24,6 +27,8 @@ export interface StorageLocation {
   open(): Promise<Storage>;
   /** The rows of `schema_migrations`, by version, read over a separate connection. */
   appliedMigrations(): Promise<AppliedMigration[]>;
+  /** Applies exactly `migrations` without opening a Storage, to build an older schema; returns the versions applied. */
+  migrate(migrations: readonly Migration[]): Promise<number[]>;
   /** Removes the location and everything in it. */
   dispose(): Promise<void>;
 }
@@ -55,6 +60,15 @@ async function createSqliteLocation(): Promise<StorageLocation> {
         database.close();
       }
     },
+    migrate: async (migrations) => {
+      await mkdir(dirname(sqlitePath), { recursive: true });
+      const database = await openBetterSqlite3(sqlitePath, 5_000);
+      try {
+        return migrateSqlite(database, migrations);
+      } finally {
+        database.close();
+      }
+    },
     dispose: () => rm(directory, { recursive: true, force: true }),
   };
 }
@@ -68,6 +82,15 @@ async function createPostgresLocation(baseUrl: string): Promise<StorageLocation>
         const result = await client.query('SELECT version, name FROM schema_migrations ORDER BY version');
         return result.rows as AppliedMigration[];
       }),
+    migrate: async (migrations) => {
+      const { Pool } = await loadPg();
+      const pool = new Pool({ connectionString: databaseUrl, max: 1 });
+      try {
+        return await migratePostgres(pool, migrations);
+      } finally {
+        await pool.end();
+      }
+    },
     dispose,
   };
 }
