@@ -1,32 +1,14 @@
-import { execFileSync, spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { existsSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 
-import type { LoadResult } from './load.ts';
-import {
-  PROJECT_ROOT as ROOT,
-  clockTicksPerSecond,
-  cpuTicks,
-  freePort,
-  killChildrenOnExit,
-  memoryMegabytes,
-  spawnScript,
-  stopAllChildren,
-  trackChild,
-  waitForLine,
-  waitHealthy,
-} from './processes.ts';
+import { measureLoad, round, startGateway, startMock, type MeasuredLoad } from './harness.ts';
+import { PROJECT_ROOT as ROOT, clockTicksPerSecond, killChildrenOnExit, memoryMegabytes, stopAllChildren } from './processes.ts';
 
 // `npm run bench`: mock upstream, gateway and load generator as separate processes; every
 // scenario runs once direct (load -> mock) and once through the gateway. See bench/README.md.
-
-const MASTER_KEY = 'bench-master-key';
-const UPSTREAM_KEY = 'sk-mock';
-const MESSAGES = [{ role: 'user', content: 'Say hello' }];
 
 interface Scenario {
   name: string;
@@ -35,9 +17,7 @@ interface Scenario {
   concurrency: number;
 }
 
-interface ScenarioResult extends Scenario, LoadResult {
-  mock_cpu_us_per_request: number;
-  gateway_cpu_us_per_request?: number;
+interface ScenarioResult extends Scenario, MeasuredLoad {
   rps_vs_direct?: number;
   p50_overhead_ms?: number;
 }
@@ -76,53 +56,6 @@ function readSettings(): Settings {
   };
 }
 
-async function startMock(): Promise<{ child: ChildProcess; url: string }> {
-  const env = { ...process.env, MOCK_API_KEY: UPSTREAM_KEY };
-  const child = spawnScript('bench/mock-server.ts', ['0'], env);
-  const line = await waitForLine(child, 'READY ', 15_000);
-  return { child, url: `http://127.0.0.1:${line.slice(6).trim()}/v1` };
-}
-
-async function startGateway(settings: Settings, mockUrl: string, workDirectory: string) {
-  if (!existsSync(settings.gatewayEntry)) {
-    throw new Error(`${settings.gatewayEntry} does not exist: build the gateway first (npm run build)`);
-  }
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    NODE_ENV: 'production',
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    MASTER_KEY,
-    OPENAI_API_KEY: UPSTREAM_KEY,
-    OPENAI_BASE_URL: mockUrl,
-    OPENAI_MODELS: 'mock-model',
-    LOG_LEVEL: 'warn',
-    ...settings.gatewayEnv,
-  };
-  const child = spawn(process.execPath, [settings.gatewayEntry], { cwd: workDirectory, env });
-  trackChild(child, 'gateway');
-  child.stdout?.pipe(process.stderr);
-  child.stderr?.pipe(process.stderr);
-  const baseUrl = `http://127.0.0.1:${port}`;
-  await waitHealthy(baseUrl, child, 15_000);
-  return { child, baseUrl };
-}
-
-async function runLoad(settings: Settings, args: string[]): Promise<LoadResult> {
-  const child = spawnScript('bench/load.ts', args, process.env);
-  const limitMs = (settings.durationSeconds + settings.warmupSeconds + 60) * 1000;
-  const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const [code] = (await once(child, 'close')) as [number | null]; // stdout fully read
-  clearTimeout(timer);
-  const line = output.trim().split('\n').at(-1) ?? '';
-  if (code !== 0 || !line.startsWith('{')) throw new Error(`load generator failed (exit ${String(code)})`);
-  return JSON.parse(line) as LoadResult;
-}
-
 const SCENARIOS: Scenario[] = [false, true].flatMap((stream) =>
   [1, 50].flatMap((concurrency) =>
     (['direct', 'gateway'] as const).map((target) => ({
@@ -142,31 +75,12 @@ interface Processes {
   ticksPerSecond: number;
 }
 
-function round(value: number, digits = 2): number {
-  const scale = 10 ** digits;
-  return Math.round(value * scale) / scale;
-}
-
 async function runScenario(settings: Settings, scenario: Scenario, processes: Processes): Promise<ScenarioResult> {
-  const direct = scenario.target === 'direct';
-  const url = direct ? `${processes.mockUrl}/chat/completions` : `${processes.gatewayUrl}/v1/chat/completions`;
-  const body = { model: direct ? 'mock-model' : 'openai/mock-model', messages: MESSAGES };
-  const args = [
-    ...['--url', url, '--concurrency', String(scenario.concurrency), '--stream', String(scenario.stream)],
-    ...['--duration', String(settings.durationSeconds), '--warmup', String(settings.warmupSeconds)],
-    ...['--auth', direct ? UPSTREAM_KEY : MASTER_KEY, '--body', JSON.stringify(body)],
-  ];
-  const mockBefore = cpuTicks(processes.mockPid);
-  const gatewayBefore = cpuTicks(processes.gatewayPid);
-  const load = await runLoad(settings, args);
-  const perRequest = (ticks: number): number => round((ticks * 1e6) / processes.ticksPerSecond / Math.max(1, load.total_requests), 1);
-  const result: ScenarioResult = {
-    ...scenario,
-    ...load,
-    mock_cpu_us_per_request: perRequest(cpuTicks(processes.mockPid) - mockBefore),
-  };
-  if (!direct) result.gateway_cpu_us_per_request = perRequest(cpuTicks(processes.gatewayPid) - gatewayBefore);
-  return result;
+  const load = await measureLoad(
+    { ...scenario, durationSeconds: settings.durationSeconds, warmupSeconds: settings.warmupSeconds },
+    processes,
+  );
+  return { ...scenario, ...load };
 }
 
 function addComparisons(results: ScenarioResult[]): void {
@@ -201,7 +115,7 @@ function checkBudgets(results: ScenarioResult[]): Budget[] {
   ];
 }
 
-function errorShare(result: LoadResult): number {
+function errorShare(result: MeasuredLoad): number {
   return result.errors / Math.max(1, result.requests + result.errors);
 }
 
@@ -277,7 +191,7 @@ async function main(): Promise<number> {
   process.once('exit', () => rmSync(workDirectory, { recursive: true, force: true }));
   try {
     const mock = await startMock();
-    const gateway = await startGateway(settings, mock.url, workDirectory);
+    const gateway = await startGateway(settings.gatewayEntry, settings.gatewayEnv, mock.url, workDirectory);
     const processes: Processes = {
       mockUrl: mock.url,
       mockPid: mock.child.pid,
