@@ -68,7 +68,7 @@ function createBudgets(settings: Settings, storage: Storage, recorder: UsageReco
   return new BudgetService({
     store: storage.budgets,
     configRules: settings.budgets.rules,
-    settledThrough: () => recorder.settledThrough,
+    whileSettled: (read) => recorder.whileSettled(read),
     sharedDatabase: storage.kind === 'postgresql',
     refreshIntervalMs: settings.budgets.refreshIntervalMs,
     logger,

@@ -36,7 +36,7 @@ const setup = async (options: { shared?: boolean; rules?: Array<{ userPath: stri
   const service = new BudgetService({
     store,
     configRules: options.rules ?? [{ userPath: '/team', periodSeconds: 86400, amount: 1 }],
-    settledThrough: () => clock.settled,
+    whileSettled: (read) => read(clock.settled),
     sharedDatabase: options.shared ?? false,
     refreshIntervalMs: 60_000,
     logger: pino({ level: 'silent' }),
@@ -85,7 +85,7 @@ describe('BudgetService', () => {
     const service = new BudgetService({
       store,
       configRules: [{ userPath: '/team', periodSeconds: 86400, amount: 1 }],
-      settledThrough: () => 0,
+      whileSettled: (read) => read(0),
       sharedDatabase: false,
       refreshIntervalMs: 60_000,
       logger: pino({ level: 'silent' }),
@@ -126,6 +126,20 @@ describe('BudgetService', () => {
     await expect(service.remove('/nobody', 3600)).rejects.toMatchObject({ status: 404, code: 'budget_not_found' });
     await service.remove('/solo', 3600);
     expect(() => service.check('/solo')).not.toThrow();
+    service.stop();
+  });
+
+  it('counts spend made before a rule existed whose record is not written yet', async () => {
+    const { clock, store, service } = await setup({ rules: [] });
+    service.charge('/late/app', 1, 1, clock.now);
+    await service.upsert('/late', 86400, 1);
+    expect(service.statuses()[0]?.spent).toBeCloseTo(1);
+    expect(() => service.check('/late/app')).toThrow(GatewayError);
+    // Once the record is written, a refresh neither loses nor doubles it.
+    store.spend.push({ path: '/late/app', cost: 1, at: clock.now });
+    clock.settled = 1;
+    await service.refresh();
+    expect(service.statuses()[0]?.spent).toBeCloseTo(1);
     service.stop();
   });
 

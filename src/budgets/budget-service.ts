@@ -10,8 +10,11 @@ import { SpendLedger } from './spend-ledger.ts';
 export interface BudgetServiceOptions {
   store: BudgetStore;
   configRules: readonly BudgetRuleSettings[];
-  /** Sequence number up to which usage records are in the database (UsageRecorder.settledThrough). */
-  settledThrough: () => number;
+  /**
+   * Runs a database read while no usage batch is written, with the sequence number up to
+   * which usage records are in the database (UsageRecorder.whileSettled).
+   */
+  whileSettled: <T>(read: (settledThrough: number) => Promise<T>) => Promise<T>;
   /** True when other gateway processes write to the same database (PostgreSQL). */
   sharedDatabase: boolean;
   refreshIntervalMs: number;
@@ -34,6 +37,8 @@ export interface BudgetStatus {
 export class BudgetService {
   private readonly options: BudgetServiceOptions;
   private readonly ledgers = new Map<string, SpendLedger>();
+  /** Every charge whose usage record may not be in the database yet, for rules created meanwhile. */
+  private unsettled: Array<{ seq: number; userPath: string; cost: number; at: number }> = [];
   private readonly now: () => number;
   private timer: NodeJS.Timeout | null = null;
   private refreshing: Promise<void> | null = null;
@@ -87,6 +92,7 @@ export class BudgetService {
   /** Adds a completed request's cost to every rule covering its path. */
   charge(userPath: string, cost: number | null, seq: number, at: number): void {
     if (cost === null || cost <= 0) return;
+    this.unsettled.push({ seq, userPath, cost, at });
     for (const ledger of this.ledgers.values()) {
       if (userPathCovers(ledger.rule.userPath, userPath)) ledger.charge(seq, cost, at);
     }
@@ -155,17 +161,31 @@ export class BudgetService {
 
   private async refreshAll(): Promise<void> {
     const now = this.now();
-    for (const ledger of [...this.ledgers.values()]) {
-      if (this.options.sharedDatabase || !ledger.isCurrent(now)) await this.rebase(ledger);
-      else ledger.fold(this.options.settledThrough());
-    }
+    await this.options.whileSettled(async (settled) => {
+      for (const ledger of [...this.ledgers.values()]) {
+        if (this.options.sharedDatabase || !ledger.isCurrent(now)) await this.rebaseSettled(ledger, settled);
+        else ledger.fold(settled);
+      }
+      this.unsettled = this.unsettled.filter((charge) => charge.seq > settled);
+    });
   }
 
-  private async rebase(ledger: SpendLedger): Promise<void> {
-    const settled = this.options.settledThrough();
+  private rebase(ledger: SpendLedger): Promise<void> {
+    return this.options.whileSettled((settled) => this.rebaseSettled(ledger, settled));
+  }
+
+  /**
+   * Baseline from the database (which holds every record up to `settled`, and no batch is
+   * being written), then the charges of records not yet written, including those made before
+   * the rule existed.
+   */
+  private async rebaseSettled(ledger: SpendLedger, settled: number): Promise<void> {
     const window = periodWindow(ledger.rule.periodSeconds, this.now());
     const baseline = await this.options.store.spentSince(ledger.rule.userPath, window.start);
-    ledger.rebase(window.start, baseline, settled);
+    ledger.rebase(window.start, baseline, Number.POSITIVE_INFINITY);
+    for (const charge of this.unsettled) {
+      if (charge.seq > settled && userPathCovers(ledger.rule.userPath, charge.userPath)) ledger.charge(charge.seq, charge.cost, charge.at);
+    }
   }
 }
 

@@ -45,7 +45,8 @@ export class Metering {
     const { recorder, budgets, limiter, prices } = this.options;
     if (recorder === null) return;
     const tokens = readTokenCounts(report.usage);
-    const costUsd = prices.costOf(report.provider, report.model, tokens);
+    // A cache hit costs nothing (SEED-SPEC function 6); its tokens are recorded as saved.
+    const costUsd = report.cacheHit === true ? 0 : prices.costOf(report.provider, report.model, tokens);
     const timestamp = this.now();
     const seq = recorder.record({
       id: randomUUID(),

@@ -84,3 +84,24 @@ describe('UsageRecorder', () => {
     expect(store.batches).toEqual([['last']]);
   });
 });
+
+describe('UsageRecorder.whileSettled', () => {
+  it('holds batch writes off while a reader runs, so the reader sees a settled database', async () => {
+    const store = new FakeStore();
+    const recorder = recorderWith(store, 100);
+    recorder.record(record('a'));
+    let writtenDuringRead = -1;
+    const reading = recorder.whileSettled(async (settled) => {
+      const flushing = recorder.flush();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      writtenDuringRead = store.batches.length;
+      void flushing;
+      return settled;
+    });
+    expect(await reading).toBe(0);
+    expect(writtenDuringRead).toBe(0);
+    await recorder.flush();
+    expect(store.batches).toEqual([['a']]);
+    expect(await recorder.whileSettled(async (settled) => settled)).toBe(1);
+  });
+});

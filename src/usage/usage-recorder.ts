@@ -73,6 +73,25 @@ export class UsageRecorder {
     await this.flushing;
   }
 
+  /**
+   * Runs `read` while no batch is being written and none starts, handing it the sequence
+   * number up to which records are in the database. A reader that queries the database then
+   * sees exactly those records (budgets rely on it to count nothing twice).
+   */
+  async whileSettled<T>(read: (settledThrough: number) => Promise<T>): Promise<T> {
+    while (this.flushing !== null) await this.flushing;
+    let done: () => void = () => undefined;
+    this.flushing = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    try {
+      return await read(this.settledThrough);
+    } finally {
+      this.flushing = null;
+      done();
+    }
+  }
+
   /** Stops the timer and writes what is left, retrying a few times. */
   async stop(): Promise<void> {
     if (this.timer !== null) clearInterval(this.timer);
