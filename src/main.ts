@@ -8,6 +8,8 @@ import { installShutdown } from './lifecycle/shutdown.ts';
 import { GatewayMetrics } from './observability/metrics.ts';
 import { createAdapters } from './providers/registry.ts';
 import { UpstreamClient } from './providers/upstream-client.ts';
+import { CircuitBreakers } from './routing/circuit-breaker.ts';
+import { InFlightCounter } from './routing/in-flight.ts';
 import { ModelCatalog } from './routing/model-catalog.ts';
 import { startStatefulServices } from './services.ts';
 
@@ -50,6 +52,14 @@ async function main(): Promise<void> {
     metering: services.metering,
     budgets: services.budgets,
     limiter: services.limiter,
+    virtualModels: services.virtualModels,
+    breakers: new CircuitBreakers({
+      failureThreshold: settings.upstream.circuitBreakerFailures,
+      openMs: settings.upstream.circuitBreakerOpenSeconds * 1000,
+    }),
+    inFlight: new InFlightCounter(),
+    cache: services.cache,
+    prices: services.prices,
     usageEnabled: services.recorder !== null,
   });
   await app.listen({ host: settings.server.host, port: settings.server.port });

@@ -1,9 +1,13 @@
 import type { Logger } from 'pino';
 import { BudgetService } from './budgets/budget-service.ts';
+import { MemoryCacheStore } from './cache/memory-cache-store.ts';
+import { createRedisCacheStore } from './cache/redis-cache-store.ts';
+import { ResponseCache } from './cache/response-cache-service.ts';
 import type { Settings } from './config/settings.ts';
 import { ApiKeyService } from './keys/api-key-service.ts';
 import { MemoryCounterStore } from './ratelimit/memory-counter-store.ts';
 import { RateLimiter } from './ratelimit/rate-limiter.ts';
+import { VirtualModels } from './routing/virtual-models.ts';
 import { openStorage } from './storage/open-storage.ts';
 import type { Storage } from './storage/storage.ts';
 import { Metering } from './usage/metering.ts';
@@ -18,6 +22,10 @@ export interface StatefulServices {
   limiter: RateLimiter | null;
   apiKeys: ApiKeyService;
   metering: Metering;
+  prices: PriceBook;
+  virtualModels: VirtualModels;
+  /** Null unless RESPONSE_CACHE_ENABLED. */
+  cache: ResponseCache | null;
   /** Stops timers, flushes buffered usage and closes the database, in that order. */
   close(): Promise<void>;
 }
@@ -42,7 +50,11 @@ export async function startStatefulServices(settings: Settings, logger: Logger):
   const apiKeys = new ApiKeyService({ store: storage.apiKeys, refreshIntervalMs: apiKeyRefreshMs, logger });
   await apiKeys.start();
   const limiter = await createLimiter(settings, storage, recorder !== null, logger);
-  const metering = new Metering({ recorder, budgets, limiter, prices: new PriceBook(new Map(Object.entries(settings.pricing))) });
+  const prices = new PriceBook(new Map(Object.entries(settings.pricing)));
+  const metering = new Metering({ recorder, budgets, limiter, prices });
+  const virtualModels = new VirtualModels({ store: storage.virtualModels, configModels: settings.virtualModels, logger });
+  await virtualModels.start();
+  const cache = await createResponseCache(settings, logger);
   return {
     storage,
     recorder,
@@ -50,11 +62,15 @@ export async function startStatefulServices(settings: Settings, logger: Logger):
     limiter,
     apiKeys,
     metering,
+    prices,
+    virtualModels,
+    cache,
     async close() {
       budgets?.stop();
       apiKeys.stop();
       await recorder?.stop();
       await storage.close();
+      await cache?.close();
     },
   };
 }
@@ -92,4 +108,15 @@ async function createLimiter(settings: Settings, storage: Storage, usageEnabled:
   }
   logger.info({ rules: limiter.ruleCount }, 'rate limits ready');
   return limiter;
+}
+
+async function createResponseCache(settings: Settings, logger: Logger): Promise<ResponseCache | null> {
+  const options = settings.responseCache;
+  if (!options.enabled) return null;
+  const store =
+    options.store === 'redis' && options.redisUrl !== null
+      ? await createRedisCacheStore({ url: options.redisUrl, logger })
+      : new MemoryCacheStore({ maxEntries: options.maxEntries, maxBytes: options.maxBytes });
+  logger.info({ store: options.store, ttl_seconds: options.ttlSeconds }, 'response cache ready');
+  return new ResponseCache({ store, ttlSeconds: options.ttlSeconds, maxEntryBytes: options.maxEntryBytes, logger });
 }

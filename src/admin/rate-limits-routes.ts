@@ -40,6 +40,12 @@ export function registerRateLimitRoutes(app: FastifyInstance, limiter: RateLimit
     return limiter;
   };
   const list = async () => ({ rate_limits: (await service().list()).map(renderRule), server_time: new Date().toISOString() });
+  // The feature check comes before the body is read: off means 503, whatever was sent.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (limiter === null && request.url.startsWith('/admin/rate-limits'))
+      return done(featureUnavailable('rate limits', 'RATE_LIMITS_ENABLED'));
+    done();
+  });
   const guarded = async (action: () => Promise<unknown>): Promise<void> => {
     await action().catch((error: unknown) => {
       throw asBadRequest(error);

@@ -7,6 +7,7 @@ import { ConfigError } from './config-error.ts';
 import type { StorageSettings } from '../storage/storage.ts';
 import { buildBudgetRules } from './budgets.ts';
 import { buildRateLimitRules } from './rate-limits.ts';
+import { buildVirtualModels } from './virtual-models.ts';
 import { discoverEnvProviders } from './env-providers.ts';
 import { configSchema, instanceName, type ConfigDocument } from './schema.ts';
 import type { LoadedSettings, ProviderSettings, Settings } from './settings.ts';
@@ -46,6 +47,17 @@ const scalarVariables: ReadonlyArray<readonly [variable: string, path: readonly 
   ['UPSTREAM_TIMEOUT_SECONDS', ['upstream', 'timeout_seconds']],
   ['UPSTREAM_CONNECT_TIMEOUT_SECONDS', ['upstream', 'connect_timeout_seconds']],
   ['UPSTREAM_MAX_CONNECTIONS', ['upstream', 'max_connections']],
+  ['UPSTREAM_RETRIES', ['upstream', 'retries']],
+  ['UPSTREAM_RETRY_BASE_DELAY_MS', ['upstream', 'retry_base_delay_ms']],
+  ['CIRCUIT_BREAKER_FAILURES', ['upstream', 'circuit_breaker_failures']],
+  ['CIRCUIT_BREAKER_OPEN_SECONDS', ['upstream', 'circuit_breaker_open_seconds']],
+  ['RESPONSE_CACHE_ENABLED', ['response_cache', 'enabled']],
+  ['RESPONSE_CACHE_STORE', ['response_cache', 'store']],
+  ['RESPONSE_CACHE_TTL_SECONDS', ['response_cache', 'ttl_seconds']],
+  ['RESPONSE_CACHE_MAX_ENTRIES', ['response_cache', 'max_entries']],
+  ['RESPONSE_CACHE_MAX_BYTES', ['response_cache', 'max_bytes']],
+  ['RESPONSE_CACHE_MAX_ENTRY_BYTES', ['response_cache', 'max_entry_bytes']],
+  ['REDIS_URL', ['redis', 'url']],
 ];
 
 const knownTopLevelKeys = new Set(Object.keys(configSchema.shape));
@@ -180,27 +192,58 @@ function buildSettings(
       // Disabled rate limits ignore their declarations entirely (nothing is validated).
       rules: document.rate_limits.enabled ? buildRateLimitRules(document.rate_limits, env) : [],
     },
-    pricing: Object.fromEntries(
-      Object.entries(document.pricing).map(([model, price]) => [
-        model,
-        {
-          inputPerMtok: price.input_per_mtok,
-          outputPerMtok: price.output_per_mtok,
-          ...(price.cached_input_per_mtok === undefined ? {} : { cachedInputPerMtok: price.cached_input_per_mtok }),
-          ...(price.cache_write_per_mtok === undefined ? {} : { cacheWritePerMtok: price.cache_write_per_mtok }),
-        },
-      ]),
-    ),
-    providers: buildProviders(document, origins, warnings),
+    pricing: buildPricing(document),
+    ...buildProvidersAndVirtualModels(document, origins, warnings, env),
     models: {
       refreshIntervalSeconds: document.models.refresh_interval_seconds,
       recheckIntervalSeconds: document.models.recheck_interval_seconds,
     },
-    upstream: {
-      timeoutSeconds: document.upstream.timeout_seconds,
-      connectTimeoutSeconds: document.upstream.connect_timeout_seconds,
-      maxConnections: document.upstream.max_connections,
-    },
+    upstream: buildUpstream(document),
+    responseCache: buildResponseCache(document, origins),
+  };
+}
+
+function buildPricing(document: ConfigDocument): Settings['pricing'] {
+  return Object.fromEntries(
+    Object.entries(document.pricing).map(([model, price]) => [
+      model,
+      {
+        inputPerMtok: price.input_per_mtok,
+        outputPerMtok: price.output_per_mtok,
+        ...(price.cached_input_per_mtok === undefined ? {} : { cachedInputPerMtok: price.cached_input_per_mtok }),
+        ...(price.cache_write_per_mtok === undefined ? {} : { cacheWritePerMtok: price.cache_write_per_mtok }),
+      },
+    ]),
+  );
+}
+
+function buildUpstream(document: ConfigDocument): Settings['upstream'] {
+  const upstream = document.upstream;
+  return {
+    timeoutSeconds: upstream.timeout_seconds,
+    connectTimeoutSeconds: upstream.connect_timeout_seconds,
+    maxConnections: upstream.max_connections,
+    retries: upstream.retries,
+    retryBaseDelayMs: upstream.retry_base_delay_ms,
+    circuitBreakerFailures: upstream.circuit_breaker_failures,
+    circuitBreakerOpenSeconds: upstream.circuit_breaker_open_seconds,
+  };
+}
+
+function buildResponseCache(document: ConfigDocument, origins: Map<string, string>): Settings['responseCache'] {
+  const cache = document.response_cache;
+  const redisUrl = document.redis.url ? document.redis.url : null;
+  if (cache.enabled && cache.store === 'redis' && redisUrl === null) {
+    throw new ConfigError(origins.get('response_cache.store') ?? 'response_cache.store', 'the redis store needs REDIS_URL (redis.url)');
+  }
+  return {
+    enabled: cache.enabled,
+    store: cache.store,
+    ttlSeconds: cache.ttl_seconds,
+    maxEntries: cache.max_entries,
+    maxBytes: cache.max_bytes,
+    maxEntryBytes: cache.max_entry_bytes,
+    redisUrl,
   };
 }
 
@@ -211,6 +254,24 @@ function buildStorage(document: ConfigDocument, origins: Map<string, string>): S
     throw new ConfigError(origins.get('storage.type') ?? 'storage.type', 'postgresql storage needs DATABASE_URL (storage.database_url)');
   }
   return { type: 'postgresql', databaseUrl: storage.database_url };
+}
+
+/** The providers, and the virtual models validated against their instance names. */
+function buildProvidersAndVirtualModels(
+  document: ConfigDocument,
+  origins: Map<string, string>,
+  warnings: string[],
+  env: Env,
+): Pick<Settings, 'providers' | 'virtualModels'> {
+  const providers = buildProviders(document, origins, warnings);
+  return {
+    providers,
+    virtualModels: buildVirtualModels(
+      document.virtual_models,
+      env,
+      providers.map((provider) => provider.name),
+    ),
+  };
 }
 
 function buildProviders(document: ConfigDocument, origins: Map<string, string>, warnings: string[]): ProviderSettings[] {

@@ -15,14 +15,18 @@ const integer = (min: number, max: number) =>
     .min(min, { error: `expected an integer from ${min} to ${max}` })
     .max(max, { error: `expected an integer from ${min} to ${max}` });
 
-const byteSize = z.union([z.number(), z.string()]).transform((value, context) => {
-  try {
-    return parseByteSize('', value);
-  } catch {
-    context.addIssue({ code: 'custom', message: `expected a size from 1KB to 100MB such as 512K or 10MB, got ${JSON.stringify(value)}` });
-    return z.NEVER;
-  }
-});
+const byteSize = (maximumMegabytes: number) =>
+  z.union([z.number(), z.string()]).transform((value, context) => {
+    try {
+      return parseByteSize('', value, maximumMegabytes * 1024 ** 2);
+    } catch {
+      context.addIssue({
+        code: 'custom',
+        message: `expected a size from 1KB to ${maximumMegabytes}MB such as 512K or 10MB, got ${JSON.stringify(value)}`,
+      });
+      return z.NEVER;
+    }
+  });
 
 const booleanValue = z.union([z.boolean(), z.stringbool({ error: 'expected true or false' })]);
 
@@ -68,7 +72,7 @@ export const configSchema = z.object({
       host: optionalString,
       port: integer(0, 65535).default(8080),
       master_key: optionalString,
-      body_size_limit: byteSize.default(10 * 1024 * 1024),
+      body_size_limit: byteSize(100).default(10 * 1024 * 1024),
       user_path_header: headerName.default('X-User-Path'),
       shutdown_timeout_seconds: integer(0, 3600).default(30),
     })
@@ -112,13 +116,30 @@ export const configSchema = z.object({
     })
     .prefault({}),
   pricing: z.record(z.string(), priceSchema).default({}),
+  /** Validated by config/virtual-models.ts, which needs the registered instance names. */
+  virtual_models: z.unknown().optional(),
   upstream: z
     .object({
       timeout_seconds: integer(1, 86400).default(600),
       connect_timeout_seconds: integer(1, 600).default(10),
       max_connections: integer(1, 100000).default(256),
+      retries: integer(0, 10).default(1),
+      retry_base_delay_ms: integer(0, 60_000).default(100),
+      circuit_breaker_failures: integer(1, 1000).default(5),
+      circuit_breaker_open_seconds: integer(1, 3600).default(30),
     })
     .prefault({}),
+  response_cache: z
+    .object({
+      enabled: booleanValue.default(false),
+      store: z.enum(['memory', 'redis'], { error: 'expected memory or redis' }).default('memory'),
+      ttl_seconds: integer(1, 30 * 86400).default(3600),
+      max_entries: integer(1, 10_000_000).default(10_000),
+      max_bytes: byteSize(16 * 1024).default(256 * 1024 * 1024),
+      max_entry_bytes: byteSize(100).default(1024 * 1024),
+    })
+    .prefault({}),
+  redis: z.object({ url: optionalString }).prefault({}),
 });
 
 export type ConfigDocument = z.output<typeof configSchema>;

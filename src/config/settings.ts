@@ -2,6 +2,7 @@ import type { ProviderType } from '../providers/provider-types.ts';
 import type { StorageSettings } from '../storage/storage.ts';
 import type { ModelPrice } from '../usage/price-table.ts';
 import type { RuleDraft } from '../ratelimit/rules.ts';
+import type { VirtualModelDefinition } from '../routing/virtual-model.ts';
 import type { BudgetRuleSettings } from './budgets.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -37,6 +38,8 @@ export interface Settings {
   /** YAML `pricing:` overrides, by `<model>` or `<instance>/<model>`. */
   readonly pricing: Readonly<Record<string, ModelPrice>>;
   readonly providers: readonly ProviderSettings[];
+  /** Declared virtual models (YAML `virtual_models:`, `VIRTUAL_MODELS`), in declaration order. */
+  readonly virtualModels: readonly VirtualModelDefinition[];
   readonly models: {
     readonly refreshIntervalSeconds: number;
     readonly recheckIntervalSeconds: number;
@@ -45,6 +48,20 @@ export interface Settings {
     readonly timeoutSeconds: number;
     readonly connectTimeoutSeconds: number;
     readonly maxConnections: number;
+    /** Extra tries on the same instance after a connection error, 502 or 503. */
+    readonly retries: number;
+    readonly retryBaseDelayMs: number;
+    readonly circuitBreakerFailures: number;
+    readonly circuitBreakerOpenSeconds: number;
+  };
+  readonly responseCache: {
+    readonly enabled: boolean;
+    readonly store: 'memory' | 'redis';
+    readonly ttlSeconds: number;
+    readonly maxEntries: number;
+    readonly maxBytes: number;
+    readonly maxEntryBytes: number;
+    readonly redisUrl: string | null;
   };
 }
 

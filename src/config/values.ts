@@ -34,16 +34,16 @@ const sizeUnits: Record<string, number> = {
 const minimumBodySize = 1024;
 const maximumBodySize = 100 * 1024 ** 2;
 
-/** Sizes such as `1048576`, `100K`, `10MB`; between 1 KB and 100 MB. */
-export function parseByteSize(key: string, raw: string | number): number {
+/** Sizes such as `1048576`, `100K`, `10MB`; between 1 KB and `maximum` (100 MB by default). */
+export function parseByteSize(key: string, raw: string | number, maximum = maximumBodySize): number {
   const match = /^\s*(\d+)\s*([A-Za-z]*)\s*$/.exec(String(raw));
   const unit = sizeUnits[(match?.[2] ?? '').toUpperCase()];
   if (!match || unit === undefined) {
     throw new ConfigError(key, `expected a size such as 1048576, 512K or 10MB, got ${JSON.stringify(raw)}`);
   }
   const bytes = Number(match[1]) * unit;
-  if (bytes < minimumBodySize || bytes > maximumBodySize) {
-    throw new ConfigError(key, `expected a size from 1KB to 100MB, got ${JSON.stringify(raw)}`);
+  if (bytes < minimumBodySize || bytes > maximum) {
+    throw new ConfigError(key, `expected a size from 1KB to ${maximum / 1024 ** 2}MB, got ${JSON.stringify(raw)}`);
   }
   return bytes;
 }

@@ -30,6 +30,9 @@ export const errorCodes = {
   rate_limit_not_found: 'No rate-limit rule has that scope, subject and period.',
   rule_read_only: 'The rate-limit rule comes from configuration and cannot be changed through the API (status 409).',
   rate_limit_store_unavailable: 'The shared rate-limit counter store did not answer and the fail mode is closed (status 503).',
+  virtual_model_not_found: 'No virtual model has that name.',
+  virtual_model_read_only: 'The virtual model comes from configuration and cannot be changed through the API (status 409).',
+  circuit_open: 'Every target of the request has an open circuit breaker after repeated upstream failures (status 503).',
   shutting_down: 'The gateway is shutting down and takes no new requests (status 503).',
 } as const;
 

@@ -1,34 +1,43 @@
 import type { Readable } from 'node:stream';
 import type { BudgetService } from '../budgets/budget-service.ts';
+import type { CachedResponse } from '../cache/response-cache.ts';
+import type { ResponseCache } from '../cache/response-cache-service.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import type { ProviderAdapter } from '../providers/provider.ts';
+import type { JsonResult, StreamResult } from '../providers/provider.ts';
+import type { Admission, RateLimiter } from '../ratelimit/rate-limiter.ts';
+import type { CircuitBreakers } from '../routing/circuit-breaker.ts';
+import type { InFlightCounter } from '../routing/in-flight.ts';
 import type { ModelCatalog } from '../routing/model-catalog.ts';
-import { resolveModel } from '../routing/resolve-model.ts';
+import type { ResolvedTarget } from '../routing/resolve-model.ts';
+import { planRoute } from '../routing/route-planner.ts';
+import type { VirtualModels } from '../routing/virtual-models.ts';
 import type { ChunkOptions, UsageObject } from '../streaming/chat-chunk.ts';
 import type { RelayResult } from '../streaming/relay-chat-stream.ts';
-import type { Admission, RateLimiter } from '../ratelimit/rate-limiter.ts';
 import type { Metering } from '../usage/metering.ts';
-import { buildUpstreamBody, readChatRequest } from './chat-request.ts';
+import { buildUpstreamBody, readChatRequest, type ChatRequest } from './chat-request.ts';
 import { finishChatResponse } from './chat-response.ts';
+import { executePlan, type AttemptRecord } from './execute-plan.ts';
 import type { RequestContext } from './request-context.ts';
 
-export interface ChatTarget {
-  adapter: ProviderAdapter;
-  model: string;
+export type ChatTarget = ResolvedTarget;
+
+interface Executed {
+  target: ChatTarget;
+  /** Rate-limit headers and slots; the HTTP layer releases them when the response ends. */
+  admission: Admission;
+  attempts: AttemptRecord[];
 }
 
 export type ChatOutcome =
-  | { kind: 'json'; target: ChatTarget; admission: Admission; body: string; usage: UsageObject | null }
-  | {
+  | { kind: 'cached'; cached: CachedResponse }
+  | (Executed & { kind: 'json'; body: string; usage: UsageObject | null })
+  | (Executed & {
       kind: 'stream';
-      target: ChatTarget;
-      /** Rate-limit headers and slots; the HTTP layer releases them when the response ends. */
-      admission: Admission;
       upstream: Readable;
-      chunkOptions: ChunkOptions;
+      chunkOptions: ChunkOptions & { captureLimit?: number };
       /** Called by the HTTP layer once the relay has ended. */
       finish: (result: RelayResult) => void;
-    };
+    });
 
 export interface ChatPipelineDependencies {
   catalog: ModelCatalog;
@@ -37,59 +46,119 @@ export interface ChatPipelineDependencies {
   budgets: BudgetService | null;
   /** Null when rate limits are off. */
   limiter: RateLimiter | null;
+  virtualModels: VirtualModels | null;
+  breakers: CircuitBreakers;
+  inFlight: InFlightCounter;
+  /** Null when the response cache is off. */
+  cache: ResponseCache | null;
+  retries: number;
+  retryBaseDelayMs: number;
+}
+
+/** What the client's Cache-Control allows for this request. */
+export interface CacheMode {
+  lookup: boolean;
+  store: boolean;
 }
 
 const endpoint = '/v1/chat/completions';
 
 /**
- * The chat completions pipeline: read the request, resolve the model to a target, admit it
- * under the rate limits and budgets, call the provider, meter the result. The HTTP layer
- * encodes the outcome and releases the admission when the response ends.
+ * The chat completions pipeline: read the request, answer from the response cache if it can
+ * (before any limit, counting nothing), plan the route, execute it with admission, budgets,
+ * retries and failover, meter every executed attempt, and store a successful answer.
  */
 export async function runChatCompletion(
   body: unknown,
   context: RequestContext,
   dependencies: ChatPipelineDependencies,
+  cacheMode: CacheMode = { lookup: true, store: true },
 ): Promise<ChatOutcome> {
   const request = readChatRequest(body);
-  const target = await resolveModel(dependencies.catalog, request.selector, request.hint);
-  const admission = await admit(context, target, dependencies);
+  const plan = await planRoute(request.selector, request.hint, dependencies);
+  const cache = dependencies.cache;
+  const cacheKey = cache === null ? null : cache.keyFor(endpoint, plan.cacheTarget, request.body);
+  if (cache !== null && cacheKey !== null && cacheMode.lookup) {
+    const cached = await cache.lookup(cacheKey);
+    if (cached !== null) {
+      reportCacheHit(cached, context, request, dependencies);
+      return { kind: 'cached', cached };
+    }
+  }
+  const report = (target: ChatTarget, status: number, usage: UsageObject | null): void =>
+    dependencies.metering.report({
+      context,
+      endpoint,
+      provider: target.adapter.name,
+      model: target.model,
+      usage,
+      status,
+      stream: request.stream,
+    });
+  const executed = await executePlan(
+    plan,
+    context,
+    dependencies,
+    (target) => callTarget(target, request, context),
+    (target, error) => report(target, context.signal.aborted ? 499 : error instanceof GatewayError ? error.status : 502, null),
+  );
+  const { result, target } = executed;
+  if (result.kind === 'stream') {
+    const store = cache !== null && cacheKey !== null && cacheMode.store;
+    const chunkOptions = { ...result.chunkOptions, ...(store ? { captureLimit: cache.maxEntryBytes } : {}) };
+    const finish = (relay: RelayResult): void => {
+      report(target, relay.clientClosed ? 499 : relay.error !== null ? 502 : 200, relay.usage);
+      if (store && relay.completed && relay.captured !== null)
+        cache.store(cacheKey, { kind: 'sse', body: relay.captured, provider: target.adapter.name, model: target.model });
+    };
+    return { kind: 'stream', ...executed, upstream: result.body, chunkOptions, finish };
+  }
+  report(target, 200, result.usage);
+  if (cache !== null && cacheKey !== null && cacheMode.store)
+    cache.store(cacheKey, { kind: 'json', body: result.body, provider: target.adapter.name, model: target.model });
+  return { kind: 'json', ...executed, body: result.body, usage: result.usage };
+}
+
+type CallResult =
+  { kind: 'json'; body: string; usage: UsageObject | null } | { kind: 'stream'; body: StreamResult['body']; chunkOptions: ChunkOptions };
+
+/** One attempt on one target; an unusable answer fails the attempt (and may fail over). */
+async function callTarget(target: ChatTarget, request: ChatRequest, context: RequestContext): Promise<CallResult> {
   const provider = target.adapter.name;
   const providerJson = JSON.stringify(provider);
-  const report = (status: number, usage: UsageObject | null): void =>
-    dependencies.metering.report({ context, endpoint, provider, model: target.model, usage, status, stream: request.stream });
-  try {
-    const result = await target.adapter.chatCompletion(buildUpstreamBody(request, target.model), {
-      signal: context.signal,
-      requestId: context.requestId,
-    });
-    if (result.kind === 'stream') {
-      const chunkOptions = { provider, providerJson, includeUsage: request.includeUsage };
-      const finish = (relay: RelayResult): void => report(relay.clientClosed ? 499 : relay.error !== null ? 502 : 200, relay.usage);
-      return { kind: 'stream', target, admission, upstream: result.body, chunkOptions, finish };
+  const result: JsonResult | StreamResult = await target.adapter.chatCompletion(buildUpstreamBody(request, target.model), {
+    signal: context.signal,
+    requestId: context.requestId,
+  });
+  if (result.kind === 'stream')
+    return { kind: 'stream', body: result.body, chunkOptions: { provider, providerJson, includeUsage: request.includeUsage } };
+  const finished = finishChatResponse(result.body, provider, providerJson);
+  return { kind: 'json', body: finished.body, usage: finished.usage };
+}
+
+function reportCacheHit(
+  cached: CachedResponse,
+  context: RequestContext,
+  request: ChatRequest,
+  dependencies: ChatPipelineDependencies,
+): void {
+  let usage: UsageObject | null = null;
+  if (cached.kind === 'json') {
+    try {
+      const parsed = JSON.parse(cached.body) as { usage?: unknown };
+      usage = typeof parsed.usage === 'object' && parsed.usage !== null ? (parsed.usage as UsageObject) : null;
+    } catch {
+      usage = null;
     }
-    const finished = finishChatResponse(result.body, provider, providerJson);
-    report(200, finished.usage);
-    return { kind: 'json', target, admission, body: finished.body, usage: finished.usage };
-  } catch (error) {
-    admission.release();
-    if (context.signal.aborted) report(499, null);
-    else if (error instanceof GatewayError) report(error.status, null);
-    throw error;
   }
+  dependencies.metering.report({
+    context,
+    endpoint,
+    provider: cached.provider,
+    model: cached.model,
+    usage,
+    status: 200,
+    stream: request.stream,
+    cacheHit: true,
+  });
 }
-
-/** Rate limits first (they count the request), then budgets; a budget refusal gives the admission back. */
-async function admit(context: RequestContext, target: ChatTarget, dependencies: ChatPipelineDependencies): Promise<Admission> {
-  const admission =
-    (await dependencies.limiter?.admit({ userPath: context.userPath, provider: target.adapter.name, model: target.model })) ?? noLimits;
-  try {
-    dependencies.budgets?.check(context.userPath);
-  } catch (error) {
-    admission.refund();
-    throw error;
-  }
-  return admission;
-}
-
-const noLimits: Admission = { headers: {}, release: () => undefined, refund: () => undefined };

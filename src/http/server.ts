@@ -10,6 +10,12 @@ import { registerApiKeyRoutes } from '../admin/api-keys-routes.ts';
 import { registerBudgetRoutes } from '../admin/budgets-routes.ts';
 import { registerRateLimitRoutes } from '../admin/rate-limits-routes.ts';
 import { registerUsageRoutes } from '../admin/usage-routes.ts';
+import { registerAdminModelRoutes } from '../admin/models-routes.ts';
+import { registerVirtualModelRoutes } from '../admin/virtual-models-routes.ts';
+import type { ResponseCache } from '../cache/response-cache-service.ts';
+import type { CircuitBreakers } from '../routing/circuit-breaker.ts';
+import type { InFlightCounter } from '../routing/in-flight.ts';
+import type { VirtualModels } from '../routing/virtual-models.ts';
 import type { BudgetService } from '../budgets/budget-service.ts';
 import type { Settings } from '../config/settings.ts';
 import type { ApiKeyService } from '../keys/api-key-service.ts';
@@ -18,6 +24,7 @@ import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
 import type { ModelCatalog } from '../routing/model-catalog.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { Metering } from '../usage/metering.ts';
+import type { PriceBook } from '../usage/pricing.ts';
 import { type Authenticator, type Principal } from './auth.ts';
 import { installErrorHandlers, installRequestHooks } from './hooks.ts';
 import { registerBodyParsers } from './json-body.ts';
@@ -55,6 +62,12 @@ export interface ServerDependencies {
   limiter: RateLimiter | null;
   /** Whether usage records are kept (USAGE_ENABLED). */
   usageEnabled: boolean;
+  virtualModels: VirtualModels;
+  breakers: CircuitBreakers;
+  inFlight: InFlightCounter;
+  /** Null unless RESPONSE_CACHE_ENABLED. */
+  cache: ResponseCache | null;
+  prices: PriceBook;
 }
 
 export function buildServer(dependencies: ServerDependencies): FastifyInstance {
@@ -78,7 +91,7 @@ export function buildServer(dependencies: ServerDependencies): FastifyInstance {
   installRequestHooks(app, metrics, dependencies.logger.isLevelEnabled('info'));
   installErrorHandlers(app);
 
-  registerHealthRoutes(app, catalog, storage);
+  registerHealthRoutes(app, catalog, storage, dependencies.cache);
   if (metrics !== null) {
     app.get('/metrics', async (_request, reply) => reply.header('content-type', metrics.registry.contentType).send(await metrics.render()));
   }
@@ -98,9 +111,10 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
       request.userPath = resolveUserPath(principal.boundUserPath, request.headers[userPathHeader]);
     }),
   );
-  registerModelRoutes(v1, dependencies.catalog);
-  const { catalog, metering, budgets, limiter } = dependencies;
-  registerChatRoutes(v1, { catalog, metering, budgets, limiter });
+  registerModelRoutes(v1, dependencies.catalog, dependencies.virtualModels);
+  const { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache } = dependencies;
+  const { retries, retryBaseDelayMs } = settings.upstream;
+  registerChatRoutes(v1, { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache, retries, retryBaseDelayMs });
   registerSelfUsageRoute(v1, dependencies.usageEnabled ? dependencies.storage.usage : null, budgets, limiter);
 }
 
@@ -115,6 +129,12 @@ function registerAdminApi(admin: FastifyInstance, dependencies: ServerDependenci
   registerBudgetRoutes(admin, dependencies.budgets);
   registerUsageRoutes(admin, dependencies.usageEnabled ? dependencies.storage.usage : null);
   registerRateLimitRoutes(admin, dependencies.limiter);
+  registerVirtualModelRoutes(
+    admin,
+    dependencies.virtualModels,
+    dependencies.settings.providers.map((provider) => provider.name),
+  );
+  registerAdminModelRoutes(admin, dependencies);
 }
 
 /** A synchronous onRequest check whose exceptions become the request's error. */

@@ -43,7 +43,7 @@ export class MemoryCounterStore implements RateLimitCounterStore {
 
   async release(rules: readonly RateLimitRule[]): Promise<void> {
     for (const rule of rules) {
-      const state = this.states.get(rule.id);
+      const state = this.states.get(rule.counterKey);
       if (rule.periodSeconds === 0 && state !== undefined && state.inFlight > 0) state.inFlight -= 1;
     }
   }
@@ -51,7 +51,7 @@ export class MemoryCounterStore implements RateLimitCounterStore {
   async refund(rules: readonly RateLimitRule[], nowMs: number): Promise<void> {
     const now = Math.floor(nowMs / 1000);
     for (const rule of rules) {
-      const state = this.states.get(rule.id);
+      const state = this.states.get(rule.counterKey);
       if (state === undefined) continue;
       if (rule.periodSeconds === 0) {
         if (state.inFlight > 0) state.inFlight -= 1;
@@ -83,7 +83,7 @@ export class MemoryCounterStore implements RateLimitCounterStore {
   }
 
   async reset(rule: RateLimitRule): Promise<void> {
-    const state = this.states.get(rule.id);
+    const state = this.states.get(rule.counterKey);
     if (state === undefined) return;
     state.requests = newWindow();
     state.tokens = newWindow();
@@ -97,14 +97,14 @@ export class MemoryCounterStore implements RateLimitCounterStore {
   }
 
   async forget(rule: RateLimitRule): Promise<void> {
-    this.states.delete(rule.id);
+    this.states.delete(rule.counterKey);
   }
 
   private stateOf(rule: RateLimitRule): RuleState {
-    let state = this.states.get(rule.id);
+    let state = this.states.get(rule.counterKey);
     if (state === undefined) {
       state = { requests: newWindow(), tokens: newWindow(), inFlight: 0 };
-      this.states.set(rule.id, state);
+      this.states.set(rule.counterKey, state);
     }
     return state;
   }

@@ -31,6 +31,8 @@ export interface AdmissionRequest {
   holdSlot?: boolean;
   /** Match provider and model rules (false for route-less requests). */
   routeRules?: boolean;
+  /** Match user-path rules (false for a failover attempt: the request was counted there already). */
+  pathRules?: boolean;
 }
 
 const unlimited: Admission = Object.freeze({ headers: Object.freeze({}), release: () => undefined, refund: () => undefined });
@@ -44,6 +46,7 @@ export class RateLimiter {
   private readonly now: () => number;
   private readonly rules = new Map<string, RateLimitRule>();
   private index = new RuleIndex([]);
+  private generation = 0;
 
   constructor(options: RateLimiterOptions) {
     this.options = options;
@@ -77,7 +80,7 @@ export class RateLimiter {
 
   /** Counts the request against every matching rule, or throws the 429 of the rule that blocks longest. */
   async admit(subject: RouteSubject, request: AdmissionRequest = {}): Promise<Admission> {
-    const rules = this.index.match(subject, request.routeRules ?? true);
+    const rules = this.index.match(subject, request.routeRules ?? true, request.pathRules ?? true);
     if (rules.length === 0) return unlimited;
     const holdSlot = request.holdSlot ?? true;
     const counters = this.options.counters;
@@ -163,7 +166,8 @@ export class RateLimiter {
 
   private put(draft: RuleDraft, origin: RateLimitRule['origin'], createdAt: number, updatedAt: number): void {
     const id = ruleId(draft.scope, draft.subject, draft.periodSeconds);
-    this.rules.set(id, { ...draft, id, origin, createdAt, updatedAt });
+    const counterKey = this.rules.get(id)?.counterKey ?? `${id}#${(this.generation += 1)}`;
+    this.rules.set(id, { ...draft, id, counterKey, origin, createdAt, updatedAt });
   }
 
   private rebuild(): void {

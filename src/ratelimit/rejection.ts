@@ -10,8 +10,18 @@ function subjectLabel(rule: RateLimitRule): string {
   return rule.subject;
 }
 
+/** A rate-limit refusal; `scope` tells routing whether another target could serve instead. */
+export class RateLimitRejection extends GatewayError {
+  readonly scope: RateLimitRule['scope'];
+
+  constructor(breach: Breach, message: string, headers: Record<string, string>) {
+    super('rate_limit_error', message, { code: 'rate_limit_exceeded', provider: 'ratelimit', headers });
+    this.scope = breach.rule.scope;
+  }
+}
+
 /** The 429 of CONTRACT section 6 for a breach, with Retry-After and the breached trio. */
-export function rateLimitExceeded(breach: Breach): GatewayError {
+export function rateLimitExceeded(breach: Breach): RateLimitRejection {
   const { rule, kind } = breach;
   const cap = kind === 'tokens' ? rule.maxTokens : rule.maxRequests;
   const what =
@@ -21,16 +31,12 @@ export function rateLimitExceeded(breach: Breach): GatewayError {
   const retryAfterMs = Math.max(1, Math.ceil(breach.retryAfterMs));
   const retryAfter = String(Math.max(1, Math.ceil(retryAfterMs / 1000)));
   const trio = kind === 'tokens' ? 'tokens' : 'requests';
-  return new GatewayError('rate_limit_error', `rate limit exceeded for ${subjectLabel(rule)}: ${what}`, {
-    code: 'rate_limit_exceeded',
-    provider: 'ratelimit',
-    headers: {
-      'Retry-After': retryAfter,
-      'retry-after-ms': String(retryAfterMs),
-      [`x-ratelimit-limit-${trio}`]: String(cap),
-      [`x-ratelimit-remaining-${trio}`]: '0',
-      [`x-ratelimit-reset-${trio}`]: retryAfter,
-    },
+  return new RateLimitRejection(breach, `rate limit exceeded for ${subjectLabel(rule)}: ${what}`, {
+    'Retry-After': retryAfter,
+    'retry-after-ms': String(retryAfterMs),
+    [`x-ratelimit-limit-${trio}`]: String(cap),
+    [`x-ratelimit-remaining-${trio}`]: '0',
+    [`x-ratelimit-reset-${trio}`]: retryAfter,
   });
 }
 

@@ -30,11 +30,11 @@ export class RuleIndex {
     this.size = size;
   }
 
-  /** Every rule that applies to the request; user-path rules only when `routeRules` is false. */
-  match(subject: RouteSubject, routeRules = true): RateLimitRule[] {
+  /** Every rule that applies to the request, optionally without its route or path rules. */
+  match(subject: RouteSubject, routeRules = true, pathRules = true): RateLimitRule[] {
     if (this.size === 0) return [];
     const found: RateLimitRule[] = [];
-    if (this.paths.size > 0) this.matchPath(subject.userPath.toLowerCase(), found);
+    if (pathRules && this.paths.size > 0) this.matchPath(subject.userPath.toLowerCase(), found);
     if (routeRules) found.push(...this.matchRoute(subject));
     return found;
   }

@@ -7,8 +7,14 @@ export const rateLimitScopes: readonly RateLimitScope[] = ['user_path', 'provide
 
 /** A rule in force. Identity: (scope, lower-cased subject, periodSeconds). */
 export interface RateLimitRule {
-  /** `scope|subject-lower-cased|period`; keys the counters. */
+  /** `scope|subject-lower-cased|period`: the rule's identity. */
   readonly id: string;
+  /**
+   * Keys the rule's counters: the identity plus a generation that changes when the rule is
+   * deleted and created again (cap edits keep it), so a slot taken under the old rule can
+   * never free a slot of the new one.
+   */
+  readonly counterKey: string;
   readonly scope: RateLimitScope;
   /** The path (case kept), or the provider instance / model id (lower-cased). */
   readonly subject: string;

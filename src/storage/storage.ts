@@ -1,6 +1,7 @@
 import type { ApiKeyStore } from '../keys/api-key-store.ts';
 import type { BudgetStore } from '../budgets/budget-store.ts';
 import type { RateLimitRuleStore } from '../ratelimit/rule-store.ts';
+import type { VirtualModelStore } from '../routing/virtual-model.ts';
 import type { UsageStore } from '../usage/usage-store.ts';
 
 /** Every durable store of the gateway, from one database. */
@@ -10,6 +11,7 @@ export interface Storage {
   readonly apiKeys: ApiKeyStore;
   readonly budgets: BudgetStore;
   readonly rateLimitRules: RateLimitRuleStore;
+  readonly virtualModels: VirtualModelStore;
   /** Cheap round trip for /health/ready; false when the database does not answer. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -14,6 +14,13 @@ export interface RelayResult {
   clientClosed: boolean;
   /** What broke the stream, if the upstream failed mid-way. */
   error: unknown;
+  /** Everything written to the client, when capture was asked for and stayed under its limit. */
+  captured: string | null;
+}
+
+export interface RelayOptions extends ChunkOptions {
+  /** Keep a copy of the output up to this many characters (for the response cache). */
+  captureLimit?: number;
 }
 
 const doneFrame = 'data: [DONE]\n\n';
@@ -26,28 +33,35 @@ const doneFrame = 'data: [DONE]\n\n';
 export async function relayChatStream(
   upstream: Readable,
   response: ServerResponse,
-  options: ChunkOptions,
+  options: RelayOptions,
   signal: AbortSignal,
 ): Promise<RelayResult> {
   const parser = new SseParser();
   const state = { usage: null as UsageObject | null, done: false };
-  const render = (events: SseEvent[]): string => renderEvents(events, options, state);
+  const capture = { text: options.captureLimit === undefined ? null : ('' as string | null), limit: options.captureLimit ?? 0 };
+  const render = (events: SseEvent[]): string => {
+    const text = renderEvents(events, options, state);
+    if (capture.text !== null) capture.text = capture.text.length + text.length > capture.limit ? null : capture.text + text;
+    return text;
+  };
   try {
     for await (const chunk of upstream) {
       const text = render(parser.push(chunk as Buffer));
       if (text !== '' && !response.write(text)) await waitForDrain(response);
       if (signal.aborted) break;
     }
-    if (signal.aborted) return finish(response, state.usage, { completed: false, clientClosed: true, error: null });
-    const tail = render(parser.finish()) + (state.done ? '' : doneFrame);
+    if (signal.aborted) return finish(response, state.usage, { completed: false, clientClosed: true, error: null, captured: null });
+    let tail = render(parser.finish());
+    if (!state.done) tail += doneFrame;
     response.end(tail);
-    return { usage: state.usage, completed: true, clientClosed: false, error: null };
+    const captured = capture.text === null || state.done ? capture.text : capture.text + doneFrame;
+    return { usage: state.usage, completed: true, clientClosed: false, error: null, captured };
   } catch (error) {
-    if (signal.aborted) return finish(response, state.usage, { completed: false, clientClosed: true, error: null });
+    if (signal.aborted) return finish(response, state.usage, { completed: false, clientClosed: true, error: null, captured: null });
     upstream.destroy();
     const failure = toGatewayError(mapNetworkError(error, options.provider));
     response.end(`data: ${JSON.stringify(renderEnvelope(failure))}\n\n`);
-    return { usage: state.usage, completed: false, clientClosed: false, error };
+    return { usage: state.usage, completed: false, clientClosed: false, error, captured: null };
   }
 }
 

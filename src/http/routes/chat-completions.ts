@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { runChatCompletion, type ChatOutcome, type ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
 import type { RequestContext } from '../../gateway/request-context.ts';
 import { relayChatStream } from '../../streaming/relay-chat-stream.ts';
+import { cacheDirectives } from '../../cache/cache-key.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { clientAbortSignal, clientClosedRequest } from '../client-abort.ts';
 
@@ -24,10 +25,19 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipel
       startedAt: request.startedAt,
       signal,
     };
-    const outcome = await runChatCompletion(jsonBodyOf(request.body), context, dependencies).catch((error: unknown) => {
+    const directives = cacheDirectives(request.headers);
+    const cacheMode = { lookup: !directives.noCache && !directives.noStore, store: !directives.noStore };
+    const outcome = await runChatCompletion(jsonBodyOf(request.body), context, dependencies, cacheMode).catch((error: unknown) => {
       throw signal.aborted ? clientClosedRequest() : error;
     });
+    if (outcome.kind === 'cached') {
+      const { cached } = outcome;
+      request.logFields = { provider: cached.provider, model: cached.model, cache: 'hit' };
+      const type = cached.kind === 'json' ? 'application/json; charset=utf-8' : 'text/event-stream; charset=utf-8';
+      return reply.header('x-cache', 'HIT').header('content-type', type).send(cached.body);
+    }
     request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
+    if (outcome.attempts.length > 1) request.logFields['attempts'] = outcome.attempts;
     // Slots are held until the response has ended, whether it finished or the client left.
     reply.raw.once('close', outcome.admission.release);
     reply.headers(outcome.admission.headers);

@@ -84,4 +84,18 @@ export const postgresMigrations: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 5,
+    name: 'virtual_models',
+    statements: [
+      `CREATE TABLE virtual_models (
+        name TEXT COLLATE "C" PRIMARY KEY,
+        targets_json TEXT NOT NULL,
+        strategy TEXT NOT NULL,
+        description TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+    ],
+  },
 ];

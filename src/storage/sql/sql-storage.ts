@@ -4,6 +4,7 @@ import { SqlApiKeyStore } from './sql-api-key-store.ts';
 import { SqlBudgetStore } from './sql-budget-store.ts';
 import { SqlRateLimitRuleStore } from './sql-rate-limit-rule-store.ts';
 import { SqlUsageStore } from './sql-usage-store.ts';
+import { SqlVirtualModelStore } from './sql-virtual-model-store.ts';
 
 /** The stores of one database, sharing its executor. Closing twice is harmless. */
 export function createSqlStorage(executor: SqlExecutor): Storage {
@@ -14,6 +15,7 @@ export function createSqlStorage(executor: SqlExecutor): Storage {
     apiKeys: new SqlApiKeyStore(executor),
     budgets: new SqlBudgetStore(executor),
     rateLimitRules: new SqlRateLimitRuleStore(executor),
+    virtualModels: new SqlVirtualModelStore(executor),
     ping: () => executor.ping(),
     close: () => (closing ??= executor.close()),
   };

@@ -83,4 +83,18 @@ export const sqliteMigrations: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 5,
+    name: 'virtual_models',
+    statements: [
+      `CREATE TABLE virtual_models (
+        name TEXT PRIMARY KEY,
+        targets_json TEXT NOT NULL,
+        strategy TEXT NOT NULL,
+        description TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      )`,
+    ],
+  },
 ];

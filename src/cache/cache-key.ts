@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Bumped when the key derivation changes, so entries written by an older gateway into a
+ * shared store (Redis) are never read under a new meaning.
+ */
+const keyFormat = 'response-cache/v1';
+
+/** The request body field that only steers routing; the resolved target already carries it. */
+const routingHintField = 'provider';
+
+export interface ResponseCacheKeyInput {
+  /** The request path, e.g. `/v1/chat/completions`. */
+  readonly path: string;
+  /** The resolved target, e.g. `openai/gpt-4o` or `virtual:my-alias`. */
+  readonly target: string;
+  /** The decoded JSON request body. */
+  readonly body: unknown;
+}
+
+/**
+ * The exact-match cache key: hex SHA-256 over the key format, the path, the target and the
+ * canonical body (object keys sorted recursively, array order kept, the top-level
+ * `provider` routing hint removed). `stream` stays in the body, so streaming and
+ * non-streaming requests are cached apart.
+ */
+export function responseCacheKey(input: ResponseCacheKeyInput): string {
+  const material = canonicalJson([keyFormat, input.path, input.target, withoutRoutingHint(input.body)]);
+  return createHash('sha256').update(material, 'utf8').digest('hex');
+}
+
+/**
+ * JSON with every object's keys in sorted order (by UTF-16 code units, like
+ * `Array.prototype.sort`), otherwise as `JSON.stringify` writes it: properties whose value
+ * is undefined, a function or a symbol are left out, and those values become `null` inside
+ * arrays.
+ */
+export function canonicalJson(value: unknown): string {
+  return writeCanonical(value) ?? 'null';
+}
+
+function writeCanonical(value: unknown): string | undefined {
+  if (Array.isArray(value)) {
+    return `[${value.map((item: unknown) => writeCanonical(item) ?? 'null').join(',')}]`;
+  }
+  if (isPlainRecord(value)) {
+    const members: string[] = [];
+    for (const name of Object.keys(value).sort()) {
+      const written = writeCanonical(value[name]);
+      if (written !== undefined) members.push(`${JSON.stringify(name)}:${written}`);
+    }
+    return `{${members.join(',')}}`;
+  }
+  // Primitives (and objects with toJSON, such as Date) take JSON.stringify's own form.
+  const written: string | undefined = JSON.stringify(value);
+  return written;
+}
+
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+function withoutRoutingHint(body: unknown): unknown {
+  if (!isPlainRecord(body) || !Object.hasOwn(body, routingHintField)) return body;
+  const { [routingHintField]: _hint, ...rest } = body;
+  return rest;
+}
+
+export interface CacheDirectives {
+  /** `Cache-Control: no-cache`: do not answer from the cache. */
+  readonly noCache: boolean;
+  /** `Cache-Control: no-store`: do not answer from the cache and do not store the response. */
+  readonly noStore: boolean;
+}
+
+/** Request headers as Node and Fastify hand them over (names usually lower-case already). */
+export type RequestHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/**
+ * Reads the `Cache-Control` request header: every header value and every comma-separated
+ * directive in it, names compared case-insensitively, arguments ignored, commas inside
+ * quoted arguments not taken as separators.
+ */
+export function cacheDirectives(headers: RequestHeaders): CacheDirectives {
+  let noCache = false;
+  let noStore = false;
+  for (const directive of cacheControlDirectiveNames(headers)) {
+    if (directive === 'no-cache') noCache = true;
+    else if (directive === 'no-store') noStore = true;
+  }
+  return { noCache, noStore };
+}
+
+function cacheControlDirectiveNames(headers: RequestHeaders): string[] {
+  const names: string[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || name.toLowerCase() !== 'cache-control') continue;
+    const values: readonly string[] = typeof value === 'string' ? [value] : value;
+    for (const headerValue of values) {
+      for (const directive of splitOutsideQuotes(headerValue)) {
+        const directiveName = directive.split('=', 1)[0]?.trim().toLowerCase() ?? '';
+        if (directiveName !== '') names.push(directiveName);
+      }
+    }
+  }
+  return names;
+}
+
+function splitOutsideQuotes(headerValue: string): string[] {
+  const parts: string[] = [];
+  let current = '';
+  let quoted = false;
+  for (let index = 0; index < headerValue.length; index += 1) {
+    const character = headerValue[index] ?? '';
+    if (character === '\\' && quoted) {
+      current += character + (headerValue[index + 1] ?? '');
+      index += 1;
+    } else if (character === '"') {
+      quoted = !quoted;
+      current += character;
+    } else if (character === ',' && !quoted) {
+      parts.push(current);
+      current = '';
+    } else {
+      current += character;
+    }
+  }
+  parts.push(current);
+  return parts;
+}

@@ -1,0 +1,101 @@
+import type { Logger } from 'pino';
+import { invalidRequest, notFound, type GatewayError } from '../errors/gateway-error.ts';
+import type { VirtualModelDefinition, VirtualModelStore } from './virtual-model.ts';
+
+export interface VirtualModel extends VirtualModelDefinition {
+  readonly origin: 'config' | 'manual';
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+export interface VirtualModelsOptions {
+  store: VirtualModelStore;
+  configModels: readonly VirtualModelDefinition[];
+  logger: Logger;
+  now?: () => number;
+}
+
+/**
+ * Virtual models (aliases) from configuration (read-only) and the admin API (stored), and the
+ * round-robin position of each.
+ */
+export class VirtualModels {
+  private readonly options: VirtualModelsOptions;
+  private readonly now: () => number;
+  private readonly models = new Map<string, VirtualModel>();
+  private readonly positions = new Map<string, number>();
+
+  constructor(options: VirtualModelsOptions) {
+    this.options = options;
+    this.now = options.now ?? Date.now;
+  }
+
+  async start(): Promise<void> {
+    const at = this.now();
+    for (const definition of this.options.configModels)
+      this.models.set(definition.name, { ...definition, origin: 'config', createdAt: at, updatedAt: at });
+    for (const row of await this.options.store.list()) {
+      if (this.models.get(row.name)?.origin === 'config') {
+        this.options.logger.warn({ virtual_model: row.name }, 'a stored virtual model is shadowed by a configuration one');
+        continue;
+      }
+      this.models.set(row.name, { ...row, origin: 'manual' });
+    }
+  }
+
+  get size(): number {
+    return this.models.size;
+  }
+
+  get(name: string): VirtualModel | undefined {
+    return this.models.get(name);
+  }
+
+  list(): VirtualModel[] {
+    return [...this.models.values()].sort((left, right) => left.name.localeCompare(right.name));
+  }
+
+  async upsert(definition: VirtualModelDefinition): Promise<VirtualModel> {
+    const existing = this.models.get(definition.name);
+    if (existing?.origin === 'config') throw readOnly(definition.name);
+    const at = this.now();
+    const row = { ...definition, createdAt: existing?.createdAt ?? at, updatedAt: at };
+    await this.options.store.upsert(row);
+    const model: VirtualModel = { ...row, origin: 'manual' };
+    this.models.set(definition.name, model);
+    return model;
+  }
+
+  async remove(name: string): Promise<void> {
+    const existing = this.models.get(name);
+    if (existing === undefined) throw notFound(`no virtual model named ${name}`, { code: 'virtual_model_not_found' });
+    if (existing.origin === 'config') throw readOnly(name);
+    await this.options.store.remove(name);
+    this.models.delete(name);
+    this.positions.delete(name);
+  }
+
+  /**
+   * Weighted round robin over the declared targets: target i owns `weight` consecutive slots
+   * of a cycle of sum(weights). Unavailable targets give their slot to the next available one.
+   */
+  pickRoundRobin(model: VirtualModel, available: readonly boolean[]): number {
+    const slots = model.targets.flatMap((target, index) => Array.from({ length: target.weight }, () => index));
+    const start = this.positions.get(model.name) ?? 0;
+    for (let offset = 0; offset < slots.length; offset += 1) {
+      const index = slots[(start + offset) % slots.length] ?? 0;
+      if (available[index]) {
+        this.positions.set(model.name, (start + offset + 1) % slots.length);
+        return index;
+      }
+    }
+    return -1;
+  }
+}
+
+function readOnly(name: string): GatewayError {
+  return invalidRequest(`the virtual model ${name} comes from configuration and is read-only`, {
+    status: 409,
+    code: 'virtual_model_read_only',
+  });
+}
