@@ -2,16 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildBudgetRules } from './budgets.ts';
 import { ConfigError } from './config-error.ts';
 import { suffixToUserPath } from './env-paths.ts';
-
-const failure = (action: () => unknown): ConfigError => {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-};
+import { thrown } from '../testing/thrown.ts';
 
 describe('suffixToUserPath', () => {
   it.each([
@@ -61,13 +52,17 @@ describe('buildBudgetRules', () => {
   });
 
   it('names the key of every mistake', () => {
-    expect(failure(() => buildBudgetRules([], { SET_BUDGET_X: 'daily=abc' })).key).toBe('SET_BUDGET_X');
-    expect(failure(() => buildBudgetRules([], { SET_BUDGET_X: 'fortnightly=3' })).key).toBe('SET_BUDGET_X');
-    expect(failure(() => buildBudgetRules([], { SET_BUDGET_X: 'daily=-1' })).key).toBe('SET_BUDGET_X');
-    expect(failure(() => buildBudgetRules([{ path: '/a', period: 'daily', amount: 0 }], {})).key).toBe('budgets.user_paths.0.limits.0');
-    expect(failure(() => buildBudgetRules([{ path: '/a/../b', period: 'daily', amount: 1 }], {})).key).toBe('budgets.user_paths.0.path');
+    expect(thrown(ConfigError, () => buildBudgetRules([], { SET_BUDGET_X: 'daily=abc' })).key).toBe('SET_BUDGET_X');
+    expect(thrown(ConfigError, () => buildBudgetRules([], { SET_BUDGET_X: 'fortnightly=3' })).key).toBe('SET_BUDGET_X');
+    expect(thrown(ConfigError, () => buildBudgetRules([], { SET_BUDGET_X: 'daily=-1' })).key).toBe('SET_BUDGET_X');
+    expect(thrown(ConfigError, () => buildBudgetRules([{ path: '/a', period: 'daily', amount: 0 }], {})).key).toBe(
+      'budgets.user_paths.0.limits.0',
+    );
+    expect(thrown(ConfigError, () => buildBudgetRules([{ path: '/a/../b', period: 'daily', amount: 1 }], {})).key).toBe(
+      'budgets.user_paths.0.path',
+    );
     expect(
-      failure(() =>
+      thrown(ConfigError, () =>
         buildBudgetRules(
           [
             {

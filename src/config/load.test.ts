@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './config-error.ts';
 import { loadSettings } from './load.ts';
+import { thrown } from '../testing/thrown.ts';
 
 const workspace = (yaml?: string): string => {
   const directory = mkdtempSync(join(tmpdir(), 'config-test-'));
@@ -12,16 +13,6 @@ const workspace = (yaml?: string): string => {
 };
 
 const load = (env: Record<string, string> = {}, yaml?: string, argv: string[] = []) => loadSettings({ argv, env, cwd: workspace(yaml) });
-
-const configError = (action: () => unknown): ConfigError => {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-};
 
 describe('loadSettings', () => {
   it('has the documented defaults and binds loopback in open mode', () => {
@@ -92,22 +83,24 @@ describe('loadSettings', () => {
   });
 
   it('names the variable or key in every error', () => {
-    expect(configError(() => load({ PORT: 'abc' })).message).toContain('PORT');
-    expect(configError(() => load({ PORT: '70000' })).message).toMatch(/PORT.*0 to 65535/);
-    expect(configError(() => load({ BODY_SIZE_LIMIT: '10 parsecs' })).message).toContain('BODY_SIZE_LIMIT');
-    expect(configError(() => load({ LOG_LEVEL: 'loud' })).message).toContain('LOG_LEVEL');
-    expect(configError(() => load({}, 'server:\n  port: x\n')).message).toContain('server.port');
-    expect(configError(() => load({}, 'providers:\n  p:\n    type: nope\n')).message).toContain('providers.p.type');
-    expect(configError(() => load({}, 'providers:\n  p:\n    type: azure\n    api_key: k\n')).message).toContain('providers.p.base_url');
-    expect(configError(() => load({}, 'server: [1\n')).message).toContain('not valid YAML');
-    expect(configError(() => load({}, undefined, ['--config', '/nonexistent.yaml'])).message).toContain('--config');
-    expect(configError(() => load({ CONFIG_FILE: 'missing.yaml' })).message).toContain('CONFIG_FILE');
+    expect(thrown(ConfigError, () => load({ PORT: 'abc' })).message).toContain('PORT');
+    expect(thrown(ConfigError, () => load({ PORT: '70000' })).message).toMatch(/PORT.*0 to 65535/);
+    expect(thrown(ConfigError, () => load({ BODY_SIZE_LIMIT: '10 parsecs' })).message).toContain('BODY_SIZE_LIMIT');
+    expect(thrown(ConfigError, () => load({ LOG_LEVEL: 'loud' })).message).toContain('LOG_LEVEL');
+    expect(thrown(ConfigError, () => load({}, 'server:\n  port: x\n')).message).toContain('server.port');
+    expect(thrown(ConfigError, () => load({}, 'providers:\n  p:\n    type: nope\n')).message).toContain('providers.p.type');
+    expect(thrown(ConfigError, () => load({}, 'providers:\n  p:\n    type: azure\n    api_key: k\n')).message).toContain(
+      'providers.p.base_url',
+    );
+    expect(thrown(ConfigError, () => load({}, 'server: [1\n')).message).toContain('not valid YAML');
+    expect(thrown(ConfigError, () => load({}, undefined, ['--config', '/nonexistent.yaml'])).message).toContain('--config');
+    expect(thrown(ConfigError, () => load({ CONFIG_FILE: 'missing.yaml' })).message).toContain('CONFIG_FILE');
   });
 
   it('parses body sizes in bytes, K and MB within 1KB..100MB', () => {
     expect(load({ BODY_SIZE_LIMIT: '2KB' }).settings.server.bodySizeLimit).toBe(2048);
     expect(load({ BODY_SIZE_LIMIT: '1048576' }).settings.server.bodySizeLimit).toBe(1048576);
-    expect(configError(() => load({ BODY_SIZE_LIMIT: '512' })).key).toBe('BODY_SIZE_LIMIT');
+    expect(thrown(ConfigError, () => load({ BODY_SIZE_LIMIT: '512' })).key).toBe('BODY_SIZE_LIMIT');
   });
 
   it('warns about unknown top-level keys', () => {

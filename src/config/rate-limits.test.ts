@@ -5,16 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from './config-error.ts';
 import { loadSettings } from './load.ts';
 import { buildRateLimitRules } from './rate-limits.ts';
-
-const failure = (action: () => unknown): ConfigError => {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-};
+import { thrown } from '../testing/thrown.ts';
 
 const rule = (scope: string, subject: string, periodSeconds: number, maxRequests: number | null, maxTokens: number | null) => ({
   scope,
@@ -64,23 +55,23 @@ describe('buildRateLimitRules', () => {
   });
 
   it('names the variable or key of every mistake', () => {
-    expect(failure(() => buildRateLimitRules({}, { SET_RATE_LIMIT_X: 'rps=5' })).message).toMatch(/SET_RATE_LIMIT_X.*"rps"/);
-    expect(failure(() => buildRateLimitRules({}, { SET_RATE_LIMIT_X: 'rpm=abc' })).key).toBe('SET_RATE_LIMIT_X');
-    expect(failure(() => buildRateLimitRules({}, { SET_RATE_LIMIT_X: '[{"period":"minute","max_requestz":1}]' })).key).toBe(
+    expect(thrown(ConfigError, () => buildRateLimitRules({}, { SET_RATE_LIMIT_X: 'rps=5' })).message).toMatch(/SET_RATE_LIMIT_X.*"rps"/);
+    expect(thrown(ConfigError, () => buildRateLimitRules({}, { SET_RATE_LIMIT_X: 'rpm=abc' })).key).toBe('SET_RATE_LIMIT_X');
+    expect(thrown(ConfigError, () => buildRateLimitRules({}, { SET_RATE_LIMIT_X: '[{"period":"minute","max_requestz":1}]' })).key).toBe(
       'SET_RATE_LIMIT_X.0.max_requestz',
     );
     const limits = (limit: Record<string, unknown>) => ({ user_paths: [{ path: '/a', limits: [limit] }] });
-    expect(failure(() => buildRateLimitRules(limits({ period: 'concurrent', max_tokens: 5, max_requests: 1 }), {})).message).toContain(
-      'max_tokens is not valid',
-    );
-    expect(failure(() => buildRateLimitRules(limits({ period: 'concurrent' }), {})).message).toContain(
+    expect(
+      thrown(ConfigError, () => buildRateLimitRules(limits({ period: 'concurrent', max_tokens: 5, max_requests: 1 }), {})).message,
+    ).toContain('max_tokens is not valid');
+    expect(thrown(ConfigError, () => buildRateLimitRules(limits({ period: 'concurrent' }), {})).message).toContain(
       'required for the concurrent period',
     );
-    expect(failure(() => buildRateLimitRules(limits({ period: 'minute' }), {})).message).toContain('at least one of');
-    expect(failure(() => buildRateLimitRules(limits({ period: 'fortnight', max_requests: 1 }), {})).key).toBe(
+    expect(thrown(ConfigError, () => buildRateLimitRules(limits({ period: 'minute' }), {})).message).toContain('at least one of');
+    expect(thrown(ConfigError, () => buildRateLimitRules(limits({ period: 'fortnight', max_requests: 1 }), {})).key).toBe(
       'rate_limits.user_paths.0.limits.0.period',
     );
-    expect(failure(() => buildRateLimitRules(limits({ period: 'minute', max_requests: -1 }), {})).key).toBe(
+    expect(thrown(ConfigError, () => buildRateLimitRules(limits({ period: 'minute', max_requests: -1 }), {})).key).toBe(
       'rate_limits.user_paths.0.limits.0.max_requests',
     );
     const duplicate = {
@@ -94,13 +85,16 @@ describe('buildRateLimitRules', () => {
         },
       ],
     };
-    expect(failure(() => buildRateLimitRules(duplicate, {})).message).toContain('duplicate period');
+    expect(thrown(ConfigError, () => buildRateLimitRules(duplicate, {})).message).toContain('duplicate period');
     expect(
-      failure(() => buildRateLimitRules({ providers: [{ name: 'a/b', limits: [{ period: 'minute', max_requests: 1 }] }] }, {})).message,
+      thrown(ConfigError, () => buildRateLimitRules({ providers: [{ name: 'a/b', limits: [{ period: 'minute', max_requests: 1 }] }] }, {}))
+        .message,
     ).toContain('without slashes');
-    expect(failure(() => buildRateLimitRules({ providers: [{ name: '', limits: [] }] }, {})).key).toBe('rate_limits.providers.0.name');
-    expect(failure(() => buildRateLimitRules({ models: [{ limits: [] }] }, {})).key).toBe('rate_limits.models.0.model');
-    expect(failure(() => buildRateLimitRules({ user_paths: [{ path: '/a/../b', limits: [] }] }, {})).key).toBe(
+    expect(thrown(ConfigError, () => buildRateLimitRules({ providers: [{ name: '', limits: [] }] }, {})).key).toBe(
+      'rate_limits.providers.0.name',
+    );
+    expect(thrown(ConfigError, () => buildRateLimitRules({ models: [{ limits: [] }] }, {})).key).toBe('rate_limits.models.0.model');
+    expect(thrown(ConfigError, () => buildRateLimitRules({ user_paths: [{ path: '/a/../b', limits: [] }] }, {})).key).toBe(
       'rate_limits.user_paths.0.path',
     );
   });

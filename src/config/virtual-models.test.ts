@@ -6,21 +6,12 @@ import { VirtualModelValidationError } from '../routing/virtual-model-validation
 import { ConfigError } from './config-error.ts';
 import { loadSettings } from './load.ts';
 import { buildVirtualModels, parseVirtualModelInput } from './virtual-models.ts';
+import { thrown } from '../testing/thrown.ts';
 
 const instances = ['openai', 'openai-east', 'anthropic'];
 
-const failure = (action: () => unknown): ConfigError => {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-};
-
 const build = (yaml: unknown, env: Record<string, string> = {}) => buildVirtualModels(yaml, env, instances);
-const yamlError = (entry: Record<string, unknown>) => failure(() => build([entry]));
+const yamlError = (entry: Record<string, unknown>) => thrown(ConfigError, () => build([entry]));
 const valid = { name: 'fast', targets: [{ model: 'gpt-4o-mini' }] };
 
 describe('buildVirtualModels', () => {
@@ -145,14 +136,14 @@ describe('buildVirtualModels', () => {
   });
 
   it('says when no provider instance is configured', () => {
-    const error = failure(() => buildVirtualModels([{ name: 'a', targets: [{ provider: 'openai', model: 'm' }] }], {}, []));
+    const error = thrown(ConfigError, () => buildVirtualModels([{ name: 'a', targets: [{ provider: 'openai', model: 'm' }] }], {}, []));
     expect(error.message).toContain('none are configured');
   });
 
   it('refuses lists that are not lists and duplicate names in one source', () => {
-    expect(failure(() => build({ name: 'fast' })).key).toBe('virtual_models');
-    expect(failure(() => build(['fast'])).key).toBe('virtual_models.0');
-    const duplicate = failure(() => build([valid, { name: 'other', target: 'm' }, valid]));
+    expect(thrown(ConfigError, () => build({ name: 'fast' })).key).toBe('virtual_models');
+    expect(thrown(ConfigError, () => build(['fast'])).key).toBe('virtual_models.0');
+    const duplicate = thrown(ConfigError, () => build([valid, { name: 'other', target: 'm' }, valid]));
     expect(duplicate.key).toBe('virtual_models.2.name');
     expect(duplicate.message).toContain('also at virtual_models.0');
     expect(build([{ name: 'Fast', target: 'm' }, valid]).map((model) => model.name)).toEqual(['Fast', 'fast']);
@@ -160,14 +151,16 @@ describe('buildVirtualModels', () => {
 
   it('names the VIRTUAL_MODELS key of every environment error', () => {
     const env = (value: unknown) => ({ VIRTUAL_MODELS: typeof value === 'string' ? value : JSON.stringify(value) });
-    expect(failure(() => build(undefined, env('[{'))).key).toBe('VIRTUAL_MODELS');
-    expect(failure(() => build(undefined, env({ name: 'a' }))).message).toContain('expected a JSON array');
-    expect(failure(() => build(undefined, env([valid, { ...valid, name: 'b', strategy: 'cost' }]))).key).toBe('VIRTUAL_MODELS.1.strategy');
-    expect(failure(() => build(undefined, env([{ name: 'b', targets: [{ model: 'm', weight: -1 }] }]))).key).toBe(
+    expect(thrown(ConfigError, () => build(undefined, env('[{'))).key).toBe('VIRTUAL_MODELS');
+    expect(thrown(ConfigError, () => build(undefined, env({ name: 'a' }))).message).toContain('expected a JSON array');
+    expect(thrown(ConfigError, () => build(undefined, env([valid, { ...valid, name: 'b', strategy: 'cost' }]))).key).toBe(
+      'VIRTUAL_MODELS.1.strategy',
+    );
+    expect(thrown(ConfigError, () => build(undefined, env([{ name: 'b', targets: [{ model: 'm', weight: -1 }] }]))).key).toBe(
       'VIRTUAL_MODELS.0.targets.0.weight',
     );
-    expect(failure(() => build(undefined, env([valid, valid]))).key).toBe('VIRTUAL_MODELS.1.name');
-    expect(failure(() => build([{ name: 'x', target: 'fast' }], env([{ name: 'fast', target: 'fast' }]))).key).toBe(
+    expect(thrown(ConfigError, () => build(undefined, env([valid, valid]))).key).toBe('VIRTUAL_MODELS.1.name');
+    expect(thrown(ConfigError, () => build([{ name: 'x', target: 'fast' }], env([{ name: 'fast', target: 'fast' }]))).key).toBe(
       'VIRTUAL_MODELS.0.target',
     );
   });
@@ -237,7 +230,7 @@ describe('virtual models in loadSettings', () => {
   });
 
   it('refuses a target on an instance that is not registered, naming the key', () => {
-    const error = failure(() => load({}, yaml));
+    const error = thrown(ConfigError, () => load({}, yaml));
     expect(error.key).toBe('virtual_models.1.targets.0.provider');
     expect(error.message).toContain('configured: main');
   });

@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { Authenticator, extractToken, type ApiKeyAuthenticator } from './auth.ts';
-
-const failure = (action: () => unknown): GatewayError => {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof GatewayError) return error;
-    throw error;
-  }
-  throw new Error('expected a GatewayError');
-};
+import { thrown } from '../testing/thrown.ts';
 
 describe('extractToken', () => {
   it('reads a bearer token, case-insensitively on the scheme', () => {
@@ -20,11 +11,11 @@ describe('extractToken', () => {
 
   it('falls back to x-api-key only without an Authorization header', () => {
     expect(extractToken({ 'x-api-key': 'k' })).toBe('k');
-    expect(failure(() => extractToken({ authorization: 'Basic Zm9v', 'x-api-key': 'k' })).code).toBe('invalid_credentials');
+    expect(thrown(GatewayError, () => extractToken({ authorization: 'Basic Zm9v', 'x-api-key': 'k' })).code).toBe('invalid_credentials');
   });
 
   it('reports missing credentials', () => {
-    const error = failure(() => extractToken({}));
+    const error = thrown(GatewayError, () => extractToken({}));
     expect(error.status).toBe(401);
     expect(error.code).toBe('missing_credentials');
   });
@@ -40,9 +31,9 @@ describe('Authenticator', () => {
   it('accepts the master key and refuses anything else', () => {
     const authenticator = new Authenticator('secret-master');
     expect(authenticator.authenticate({ authorization: 'Bearer secret-master' }).kind).toBe('master');
-    expect(failure(() => authenticator.authenticate({ authorization: 'Bearer secret-maste' })).status).toBe(401);
-    expect(failure(() => authenticator.authenticate({ authorization: 'Bearer secret-master-and-more' })).status).toBe(401);
-    expect(failure(() => authenticator.authenticate({})).status).toBe(401);
+    expect(thrown(GatewayError, () => authenticator.authenticate({ authorization: 'Bearer secret-maste' })).status).toBe(401);
+    expect(thrown(GatewayError, () => authenticator.authenticate({ authorization: 'Bearer secret-master-and-more' })).status).toBe(401);
+    expect(thrown(GatewayError, () => authenticator.authenticate({})).status).toBe(401);
   });
 
   it('authenticates managed keys through the seam and keeps them out of admin routes', () => {
@@ -53,7 +44,7 @@ describe('Authenticator', () => {
     const authenticator = new Authenticator(null, keys);
     expect(authenticator.openMode).toBe(false);
     expect(authenticator.authenticate({ authorization: 'Bearer sk-gw-good' })).toMatchObject({ keyId: 'k1', boundUserPath: '/team/a' });
-    const forbidden = failure(() => authenticator.authenticateAdmin({ authorization: 'Bearer sk-gw-good' }));
+    const forbidden = thrown(GatewayError, () => authenticator.authenticateAdmin({ authorization: 'Bearer sk-gw-good' }));
     expect(forbidden.status).toBe(403);
     expect(forbidden.type).toBe('permission_error');
   });

@@ -5,6 +5,7 @@ import { MemoryCounterStore } from './memory-counter-store.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import type { RateLimitRuleRow, RateLimitRuleStore, RateLimitScope } from './rule-store.ts';
 import type { RuleDraft } from './rules.ts';
+import { rejected } from '../testing/thrown.ts';
 
 class MemoryRules implements RateLimitRuleStore {
   rows: RateLimitRuleRow[] = [];
@@ -52,16 +53,6 @@ async function limiterWith(rules: RuleDraft[], options: { enforceTokens?: boolea
   return { limiter, clock };
 }
 
-async function rejection(promise: Promise<unknown>): Promise<GatewayError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof GatewayError) return error;
-    throw error;
-  }
-  throw new Error('expected a 429');
-}
-
 const path = (userPath: string) => ({ userPath });
 
 describe('RateLimiter', () => {
@@ -69,7 +60,7 @@ describe('RateLimiter', () => {
     const { limiter } = await limiterWith([draft('user_path', '/team', 60, 2)]);
     await limiter.admit(path('/team/alice'));
     await limiter.admit(path('/team/bob'));
-    const error = await rejection(limiter.admit(path('/team/carol')));
+    const error = await rejected(GatewayError, limiter.admit(path('/team/carol')));
     expect([error.status, error.type, error.code, error.param, error.provider]).toEqual([
       429,
       'rate_limit_error',
@@ -90,20 +81,20 @@ describe('RateLimiter', () => {
   it('matches paths case-insensitively', async () => {
     const { limiter } = await limiterWith([draft('user_path', '/Team', 60, 1)]);
     await limiter.admit(path('/team/x'));
-    await rejection(limiter.admit(path('/TEAM/y')));
+    await rejected(GatewayError, limiter.admit(path('/TEAM/y')));
   });
 
   it('gives an exact Retry-After: a retry one second early fails, at Retry-After it passes', async () => {
     const { limiter, clock } = await limiterWith([draft('user_path', '/', 60, 10)]);
     for (let index = 0; index < 10; index += 1) await limiter.admit(path('/'));
-    const error = await rejection(limiter.admit(path('/')));
+    const error = await rejected(GatewayError, limiter.admit(path('/')));
     expect(error.headers['Retry-After']).toBe('61');
     expect(error.headers['retry-after-ms']).toBe('61000');
     clock.seconds = t0 + 60;
-    await rejection(limiter.admit(path('/')));
+    await rejected(GatewayError, limiter.admit(path('/')));
     clock.seconds = t0 + 61;
     await limiter.admit(path('/'));
-    await rejection(limiter.admit(path('/')));
+    await rejected(GatewayError, limiter.admit(path('/')));
     clock.seconds = t0 + 180;
     for (let index = 0; index < 10; index += 1) await limiter.admit(path('/'));
   });
@@ -113,12 +104,12 @@ describe('RateLimiter', () => {
     await limiter.admit(path('/a'));
     limiter.recordTokens(path('/a'), 30);
     await new Promise((resolve) => setImmediate(resolve));
-    const error = await rejection(limiter.admit(path('/a')));
+    const error = await rejected(GatewayError, limiter.admit(path('/a')));
     expect(error.message).toContain('minute token limit of 10');
     expect(error.headers['Retry-After']).toBe('101');
     expect(error.headers['x-ratelimit-remaining-tokens']).toBe('0');
     clock.seconds = t0 + 100;
-    await rejection(limiter.admit(path('/a')));
+    await rejected(GatewayError, limiter.admit(path('/a')));
     clock.seconds = t0 + 101;
     await limiter.admit(path('/a'));
   });
@@ -132,7 +123,7 @@ describe('RateLimiter', () => {
   it('reports the rule that blocks longest when several are exhausted', async () => {
     const { limiter } = await limiterWith([draft('user_path', '/', 60, 1), draft('user_path', '/', 86400, 1)]);
     await limiter.admit(path('/'));
-    const error = await rejection(limiter.admit(path('/')));
+    const error = await rejected(GatewayError, limiter.admit(path('/')));
     expect(error.message).toContain('day request limit');
     expect(Number(error.headers['Retry-After'])).toBeGreaterThan(60);
   });
@@ -140,7 +131,7 @@ describe('RateLimiter', () => {
   it('holds concurrency slots until released, once; a rejected admission counts nothing', async () => {
     const { limiter } = await limiterWith([draft('user_path', '/', 0, 1), draft('user_path', '/', 60, 100)]);
     const first = await limiter.admit(path('/'));
-    const error = await rejection(limiter.admit(path('/')));
+    const error = await rejected(GatewayError, limiter.admit(path('/')));
     expect(error.message).toBe('rate limit exceeded for /: concurrent request limit of 1 reached');
     expect(error.headers['Retry-After']).toBe('1');
     const [concurrent, minute] = await limiter.list();
@@ -150,7 +141,7 @@ describe('RateLimiter', () => {
     first.release();
     first.release();
     const second = await limiter.admit(path('/'));
-    await rejection(limiter.admit(path('/')));
+    await rejected(GatewayError, limiter.admit(path('/')));
     second.release();
     await new Promise((resolve) => setImmediate(resolve));
     const slots = (await limiter.list()).find((entry) => entry.rule.periodSeconds === 0);
@@ -161,7 +152,7 @@ describe('RateLimiter', () => {
     const { limiter } = await limiterWith([draft('user_path', '/', 0, 1), draft('user_path', '/', 60, 2)]);
     await limiter.admit(path('/'), { holdSlot: false, routeRules: false });
     await limiter.admit(path('/'), { holdSlot: false, routeRules: false });
-    await rejection(limiter.admit(path('/'), { holdSlot: false, routeRules: false }));
+    await rejected(GatewayError, limiter.admit(path('/'), { holdSlot: false, routeRules: false }));
   });
 
   it('refunds an admission refused afterwards (budget): request count and slot come back', async () => {
@@ -194,7 +185,7 @@ describe('RateLimiter', () => {
   it('matches provider rules by instance, case-insensitively, shared across models', async () => {
     const { limiter } = await limiterWith([draft('provider', 'OpenAI', 60, 1)]);
     await limiter.admit({ userPath: '/', provider: 'openai', model: 'gpt-4o' });
-    const error = await rejection(limiter.admit({ userPath: '/', provider: 'OPENAI', model: 'gpt-4o-mini' }));
+    const error = await rejected(GatewayError, limiter.admit({ userPath: '/', provider: 'OPENAI', model: 'gpt-4o-mini' }));
     expect(error.message).toContain('provider openai');
     await limiter.admit({ userPath: '/', provider: 'azure', model: 'gpt-4o' });
     await limiter.admit({ userPath: '/' }, { routeRules: false });
@@ -204,9 +195,9 @@ describe('RateLimiter', () => {
     const { limiter } = await limiterWith([draft('model', 'gpt-4o', 60, 2), draft('model', 'openai/gpt-4o-mini', 60, 1)]);
     await limiter.admit({ userPath: '/', provider: 'openai', model: 'gpt-4o' });
     await limiter.admit({ userPath: '/', provider: 'azure', model: 'GPT-4o' });
-    await rejection(limiter.admit({ userPath: '/', provider: 'azure', model: 'gpt-4o' }));
+    await rejected(GatewayError, limiter.admit({ userPath: '/', provider: 'azure', model: 'gpt-4o' }));
     await limiter.admit({ userPath: '/', provider: 'openai', model: 'gpt-4o-mini' });
-    await rejection(limiter.admit({ userPath: '/', provider: 'openai', model: 'gpt-4o-mini' }));
+    await rejected(GatewayError, limiter.admit({ userPath: '/', provider: 'openai', model: 'gpt-4o-mini' }));
     await limiter.admit({ userPath: '/', provider: 'azure', model: 'gpt-4o-mini' });
   });
 
@@ -244,7 +235,7 @@ describe('RateLimiter', () => {
     await expect(limiter.upsert(draft('user_path', '/config', 60, 9))).rejects.toMatchObject({ status: 409, code: 'rule_read_only' });
     await expect(limiter.remove('user_path', '/config', 60)).rejects.toMatchObject({ status: 409 });
     await limiter.admit(path('/config'));
-    await rejection(limiter.admit(path('/config')));
+    await rejected(GatewayError, limiter.admit(path('/config')));
     await limiter.resetAll();
     await limiter.admit(path('/config'));
   });

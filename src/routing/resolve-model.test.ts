@@ -4,6 +4,7 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import type { ProviderAdapter, UpstreamModel } from '../providers/provider.ts';
 import { ModelCatalog } from './model-catalog.ts';
 import { resolveModel } from './resolve-model.ts';
+import { rejected } from '../testing/thrown.ts';
 
 const adapter = (name: string, listing: () => Promise<UpstreamModel[]>): ProviderAdapter => ({
   name,
@@ -20,16 +21,6 @@ const catalogOf = (adapters: ProviderAdapter[], configured: Record<string, strin
     logger: pino({ level: 'silent' }),
     now,
   });
-
-const rejection = async (promise: Promise<unknown>): Promise<GatewayError> => {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof GatewayError) return error;
-    throw error;
-  }
-  throw new Error('expected a GatewayError');
-};
 
 describe('resolveModel', () => {
   const openai = adapter('openai', async () => []);
@@ -54,11 +45,11 @@ describe('resolveModel', () => {
   });
 
   it('refuses an unknown hint with 400 and an unknown model with 404', async () => {
-    const hint = await rejection(resolveModel(catalog, 'gpt-4o', 'nope'));
+    const hint = await rejected(GatewayError, resolveModel(catalog, 'gpt-4o', 'nope'));
     expect([hint.status, hint.code, hint.param]).toEqual([400, 'unknown_provider', 'provider']);
-    const missing = await rejection(resolveModel(catalog, 'openai/gpt-5', undefined));
+    const missing = await rejected(GatewayError, resolveModel(catalog, 'openai/gpt-5', undefined));
     expect([missing.status, missing.type, missing.code]).toEqual([404, 'not_found_error', 'model_not_found']);
-    expect((await rejection(resolveModel(catalog, 'nothing', undefined))).code).toBe('model_not_found');
+    expect((await rejected(GatewayError, resolveModel(catalog, 'nothing', undefined))).code).toBe('model_not_found');
   });
 
   it('forwards a qualified selector when the listing never loaded, and refreshes a stale listing on a miss', async () => {
@@ -75,7 +66,7 @@ describe('resolveModel', () => {
     fails = false;
     await live.refresh('up');
     models = [{ id: 'old' }, { id: 'new' }];
-    expect((await rejection(resolveModel(live, 'up/new', undefined))).code).toBe('model_not_found');
+    expect((await rejected(GatewayError, resolveModel(live, 'up/new', undefined))).code).toBe('model_not_found');
     clock += 11_000;
     expect((await resolveModel(live, 'up/new', undefined)).model).toBe('new');
     live.stop();
