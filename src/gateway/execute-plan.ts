@@ -1,7 +1,7 @@
 import type { BudgetService } from '../budgets/budget-service.ts';
 import { GatewayError, providerError } from '../errors/gateway-error.ts';
-import type { Admission, RateLimiter } from '../ratelimit/rate-limiter.ts';
-import { RateLimitRejection } from '../ratelimit/rejection.ts';
+import { noAdmission, type Admission, type RateLimiter } from '../ratelimit/rate-limiter.ts';
+import { mergeRateLimitHeaders, RateLimitRejection } from '../ratelimit/rejection.ts';
 import type { CircuitBreakers } from '../routing/circuit-breaker.ts';
 import type { InFlightCounter } from '../routing/in-flight.ts';
 import type { ResolvedTarget } from '../routing/resolve-model.ts';
@@ -34,8 +34,9 @@ export interface Executed<T> {
 }
 
 /**
- * Executes a route plan (STYLE habit 7): each candidate is admitted under its own provider
- * and model rules (user-path rules count the request once), the budget is checked once,
+ * Executes a route plan (STYLE habit 7): user-path rules admit the request once (and hold
+ * their slots across attempts), the budget is checked once, each candidate is admitted
+ * under its own provider and model rules,
  * the call is retried on the same instance for transient failures, and 5xx, 429, timeouts
  * and connection errors move on to the next candidate. Every executed attempt is reported.
  */
@@ -47,62 +48,106 @@ export async function executePlan<T>(
   onFailedAttempt: (target: ResolvedTarget, error: unknown) => void,
 ): Promise<Executed<T>> {
   const attempts: AttemptRecord[] = [];
-  const state = { pathCounted: false, budgetChecked: false };
+  // The request's own (user-path) admission: taken with the first candidate's route rules in
+  // one atomic step, held across every attempt, given back when the response ends.
+  let path: Admission | null = null;
   let lastError: unknown = null;
-  for (const [index, target] of plan.candidates.entries()) {
-    const record = (outcome: AttemptRecord['outcome'], status?: number): number =>
-      attempts.push({ provider: target.adapter.name, model: target.model, outcome, ...(status === undefined ? {} : { status }) });
-    const last = index === plan.candidates.length - 1;
-    if (!dependencies.breakers.tryAcquire(target.adapter.name)) {
-      record('skipped_circuit_open');
-      lastError ??= circuitOpen(target);
-      continue;
+  try {
+    for (const [index, target] of plan.candidates.entries()) {
+      const record = (outcome: AttemptRecord['outcome'], status?: number): number =>
+        attempts.push({ provider: target.adapter.name, model: target.model, outcome, ...(status === undefined ? {} : { status }) });
+      if (!dependencies.breakers.tryAcquire(target.adapter.name)) {
+        record('skipped_circuit_open');
+        lastError ??= circuitOpen(target);
+        continue;
+      }
+      let admitted: Admitted;
+      try {
+        admitted = await admitAttempt(target, context, dependencies, path, index === plan.candidates.length - 1);
+      } catch (error) {
+        dependencies.breakers.releaseProbe(target.adapter.name);
+        throw error;
+      }
+      path = admitted.path;
+      const route = admitted.route;
+      if (route === null) {
+        dependencies.breakers.releaseProbe(target.adapter.name);
+        record('skipped_saturated', 429);
+        lastError = admitted.rejection;
+        continue;
+      }
+      const leave = dependencies.inFlight.enter(targetKey(target));
+      try {
+        const result = await callWithRetries(target, context, dependencies, call);
+        record('ok');
+        return { result, target, attempts, admission: combine(path, route, leave) };
+      } catch (error) {
+        leave();
+        route.release();
+        onFailedAttempt(target, error);
+        if (context.signal.aborted || !failsOver(error)) throw error;
+        record('failed', error instanceof GatewayError ? error.status : 502);
+        lastError = error;
+      }
     }
-    let admission: Admission;
-    try {
-      admission = await admitTarget(target, context, dependencies, state);
-    } catch (error) {
-      dependencies.breakers.releaseProbe(target.adapter.name);
-      if (!(error instanceof RateLimitRejection) || error.scope === 'user_path' || last) throw error;
-      record('skipped_saturated', 429);
-      lastError = error;
-      continue;
-    }
-    const leave = dependencies.inFlight.enter(targetKey(target));
-    try {
-      const result = await callWithRetries(target, context, dependencies, call);
-      record('ok');
-      return { result, target, attempts, admission: { ...admission, release: () => (leave(), admission.release()) } };
-    } catch (error) {
-      leave();
-      admission.release();
-      onFailedAttempt(target, error);
-      if (context.signal.aborted || !failsOver(error)) throw error;
-      record('failed', error instanceof GatewayError ? error.status : 502);
-      lastError = error;
-    }
+    throw lastError ?? providerError('no target could serve the request');
+  } catch (error) {
+    // Nothing executed for a request every target's rules refused: nothing stays counted.
+    if (error instanceof RateLimitRejection) path?.refund();
+    else path?.release();
+    throw error;
   }
-  throw lastError ?? providerError('no target could serve the request');
 }
 
-async function admitTarget(
+type Admitted =
+  { path: Admission; route: Admission; rejection?: undefined } | { path: Admission; route: null; rejection: RateLimitRejection };
+
+/**
+ * The first admitted attempt takes the user-path and route rules together (so a breach
+ * reports the rule that blocks longest) and checks the budget; later attempts take only
+ * their route rules. A saturated target that is not the last gives `route: null`; the last
+ * one's refusal is thrown.
+ */
+async function admitAttempt(
   target: ResolvedTarget,
   context: RequestContext,
   dependencies: ExecutionDependencies,
-  state: { pathCounted: boolean; budgetChecked: boolean },
-): Promise<Admission> {
+  path: Admission | null,
+  last: boolean,
+): Promise<Admitted> {
+  const limiter = dependencies.limiter;
   const subject = { userPath: context.userPath, provider: target.adapter.name, model: target.model };
-  const admission = (await dependencies.limiter?.admit(subject, { pathRules: !state.pathCounted })) ?? noLimits;
-  state.pathCounted = true;
-  if (!state.budgetChecked) {
-    try {
-      dependencies.budgets?.check(context.userPath);
-    } catch (error) {
-      admission.refund();
-      throw error;
-    }
-    state.budgetChecked = true;
+  try {
+    if (path !== null) return { path, route: (await limiter?.admit(subject, { pathRules: false })) ?? noAdmission };
+    const parts = ((await limiter?.admit(subject)) ?? noAdmission).split();
+    checkBudget(context, dependencies, parts.path, parts.route);
+    return parts;
+  } catch (error) {
+    if (!(error instanceof RateLimitRejection) || error.scope === 'user_path' || last) throw error;
+    if (path !== null) return { path, route: null, rejection: error };
+    // This target is saturated: count the request on its user path alone, and move on.
+    const own = (await limiter?.admit(subject, { routeRules: false })) ?? noAdmission;
+    checkBudget(context, dependencies, own);
+    return { path: own, route: null, rejection: error };
   }
+}
+
+function checkBudget(context: RequestContext, dependencies: ExecutionDependencies, ...admissions: Admission[]): void {
+  try {
+    dependencies.budgets?.check(context.userPath);
+  } catch (error) {
+    for (const admission of admissions) admission.refund();
+    throw error;
+  }
+}
+
+function combine(path: Admission, route: Admission, leave: () => void): Admission {
+  const admission: Admission = {
+    headers: mergeRateLimitHeaders(path.headers, route.headers),
+    release: () => (leave(), route.release(), path.release()),
+    refund: () => (leave(), route.refund(), path.refund()),
+    split: () => ({ path, route }),
+  };
   return admission;
 }
 
@@ -119,7 +164,11 @@ async function callWithRetries<T>(
       dependencies.breakers.recordSuccess(instance);
       return result;
     } catch (error) {
-      if (context.signal.aborted) throw error;
+      if (context.signal.aborted) {
+        // The client left: that says nothing about the instance, but a claimed probe is given back.
+        dependencies.breakers.releaseProbe(instance);
+        throw error;
+      }
       if (countsAsFailure(error)) dependencies.breakers.recordFailure(instance);
       else dependencies.breakers.recordSuccess(instance);
       if (retry >= dependencies.retries || !transient(error) || !dependencies.breakers.tryAcquire(instance)) throw error;
@@ -157,5 +206,3 @@ function circuitOpen(target: ResolvedTarget): GatewayError {
     code: 'circuit_open',
   });
 }
-
-const noLimits: Admission = { headers: {}, release: () => undefined, refund: () => undefined };

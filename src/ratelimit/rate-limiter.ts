@@ -24,6 +24,12 @@ export interface Admission {
   release(): void;
   /** Undoes the admission entirely (the request was refused afterwards, e.g. by a budget). */
   refund(): void;
+  /**
+   * Splits into the user-path part and the provider/model part, to be released apart (a
+   * failover gives back the failed target's slots but keeps the request's own). This
+   * admission itself then does nothing.
+   */
+  split(): { path: Admission; route: Admission };
 }
 
 export interface AdmissionRequest {
@@ -35,7 +41,14 @@ export interface AdmissionRequest {
   pathRules?: boolean;
 }
 
-const unlimited: Admission = Object.freeze({ headers: Object.freeze({}), release: () => undefined, refund: () => undefined });
+const unlimited: Admission = Object.freeze({
+  headers: Object.freeze({}),
+  release: () => undefined,
+  refund: () => undefined,
+  split: () => ({ path: unlimited, route: unlimited }),
+});
+
+export const noAdmission = unlimited;
 
 /**
  * Rate limits (SEED-SPEC "Limits"): rules from configuration and the admin API, matched per
@@ -83,10 +96,37 @@ export class RateLimiter {
     const rules = this.index.match(subject, request.routeRules ?? true, request.pathRules ?? true);
     if (rules.length === 0) return unlimited;
     const holdSlot = request.holdSlot ?? true;
-    const counters = this.options.counters;
     const at = this.now();
-    const result = await counters.admit(rules, { holdSlot, enforceTokens: this.options.enforceTokens }, at);
+    const result = await this.options.counters.admit(rules, { holdSlot, enforceTokens: this.options.enforceTokens }, at);
     if (!result.admitted) throw rateLimitExceeded(result.breach);
+    const headers = successHeaders(rules, result.counts, at);
+    const whole = this.holding(rules, holdSlot, headers);
+    let split = false;
+    return {
+      headers,
+      release: () => (split ? undefined : whole.release()),
+      refund: () => (split ? undefined : whole.refund()),
+      split: () => {
+        split = true;
+        return {
+          path: this.holding(
+            rules.filter((rule) => rule.scope === 'user_path'),
+            holdSlot,
+            headers,
+          ),
+          route: this.holding(
+            rules.filter((rule) => rule.scope !== 'user_path'),
+            holdSlot,
+            {},
+          ),
+        };
+      },
+    };
+  }
+
+  /** An admission over `rules`: releases their slots, or refunds them, exactly once. */
+  private holding(rules: readonly RateLimitRule[], holdSlot: boolean, headers: Readonly<Record<string, string>>): Admission {
+    const counters = this.options.counters;
     const slots = holdSlot ? rules.filter((rule) => rule.periodSeconds === 0) : [];
     const counted = rules.filter((rule) => rule.periodSeconds > 0 || holdSlot);
     let settled = false;
@@ -95,11 +135,13 @@ export class RateLimiter {
       settled = true;
       action().catch((error: unknown) => this.options.logger.error({ err: error }, 'rate-limit counter update failed'));
     };
-    return {
-      headers: successHeaders(rules, result.counts, at),
+    const admission: Admission = {
+      headers,
       release: () => settle(() => (slots.length > 0 ? counters.release(slots) : Promise.resolve())),
       refund: () => settle(() => counters.refund(counted, this.now())),
+      split: () => ({ path: admission, route: unlimited }),
     };
+    return admission;
   }
 
   /** Charges a completed response's tokens to the rules of its path, provider and executed model. */

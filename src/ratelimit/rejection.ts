@@ -75,3 +75,25 @@ export function successHeaders(rules: readonly RateLimitRule[], counts: readonly
   }
   return headers;
 }
+
+/**
+ * Combines the success headers of two admissions (user-path and route rules): each trio from
+ * whichever has the least remaining.
+ */
+export function mergeRateLimitHeaders(
+  first: Readonly<Record<string, string>>,
+  second: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const merged: Record<string, string> = { ...first };
+  for (const kind of ['requests', 'tokens']) {
+    const theirs = second[`x-ratelimit-remaining-${kind}`];
+    if (theirs === undefined) continue;
+    const ours = merged[`x-ratelimit-remaining-${kind}`];
+    if (ours !== undefined && Number(ours) <= Number(theirs)) continue;
+    for (const part of ['limit', 'remaining', 'reset']) {
+      const value = second[`x-ratelimit-${part}-${kind}`];
+      if (value !== undefined) merged[`x-ratelimit-${part}-${kind}`] = value;
+    }
+  }
+  return merged;
+}

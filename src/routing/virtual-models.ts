@@ -80,14 +80,21 @@ export class VirtualModels {
    * of a cycle of sum(weights). Unavailable targets give their slot to the next available one.
    */
   pickRoundRobin(model: VirtualModel, available: readonly boolean[]): number {
-    const slots = model.targets.flatMap((target, index) => Array.from({ length: target.weight }, () => index));
-    const start = this.positions.get(model.name) ?? 0;
-    for (let offset = 0; offset < slots.length; offset += 1) {
-      const index = slots[(start + offset) % slots.length] ?? 0;
+    const total = model.targets.reduce((sum, target) => sum + target.weight, 0);
+    let position = (this.positions.get(model.name) ?? 0) % total;
+    for (let tried = 0; tried < model.targets.length; tried += 1) {
+      // The target owning `position` in the cycle, found by walking cumulative weights.
+      let index = 0;
+      let start = 0;
+      while (index < model.targets.length - 1 && position >= start + (model.targets[index]?.weight ?? 1)) {
+        start += model.targets[index]?.weight ?? 1;
+        index += 1;
+      }
       if (available[index]) {
-        this.positions.set(model.name, (start + offset + 1) % slots.length);
+        this.positions.set(model.name, (position + 1) % total);
         return index;
       }
+      position = (start + (model.targets[index]?.weight ?? 1)) % total;
     }
     return -1;
   }

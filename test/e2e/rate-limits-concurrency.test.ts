@@ -1,0 +1,227 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+import { startGateway } from '../support/gateway-process.ts';
+import type { GatewayProcess } from '../support/gateway-process.ts';
+import { startMockUpstream } from '../support/mock-upstream.ts';
+import type { MockUpstream } from '../support/mock-upstream.ts';
+import { chatRequests, expectEnvelope, gatewayEnv, waitForChat } from './helpers.ts';
+import type { RawReply } from './helpers.ts';
+import { abortableChat, call, chatAt, expectRateLimited, findRule, inFlightBecomes, outcomeOf, putRule } from './rate-limits-helpers.ts';
+import type { AbortableChat } from './rate-limits-helpers.ts';
+
+// SEED-SPEC "Limits" and reference/peers.md section 5 items 1 and 4: request windows are exact
+// under a parallel burst, concurrency caps hold at the upstream, and every way a request can end
+// (finished, client gone mid-stream, upstream error, client gone while waiting) gives its slot back.
+
+const burstCap = 25;
+const concurrentCap = 3;
+const gatewayYaml = `
+rate_limits:
+  user_paths:
+    - path: /burst
+      limits: [{ period: day, max_requests: ${burstCap} }]
+    - path: /cc
+      limits: [{ period: concurrent, max_requests: ${concurrentCap} }]
+    - path: /slots
+      limits: [{ period: concurrent, max_requests: 2 }]
+    - path: /errs
+      limits: [{ period: concurrent, max_requests: 1 }]
+`;
+
+/** Samples how many chat requests the mock is answering right now, keeping the maximum. */
+function inFlightSampler(mock: MockUpstream): { stop(): number } {
+  let max = 0;
+  const sample = (): void => {
+    const open = chatRequests(mock).filter((recorded) => !recorded.completed && !recorded.aborted).length;
+    max = Math.max(max, open);
+  };
+  const timer = setInterval(sample, 2);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return max;
+    },
+  };
+}
+
+const statuses = (replies: RawReply[]): number[] => replies.map((reply) => reply.status);
+const count = (values: number[], wanted: number): number => values.filter((value) => value === wanted).length;
+
+describe('rate limits under concurrency', () => {
+  let mock: MockUpstream;
+  let gateway: GatewayProcess;
+
+  beforeAll(async () => {
+    mock = await startMockUpstream();
+    gateway = await startGateway({
+      env: gatewayEnv(mock, { OPENAI_MODELS: 'mock-model,slow-500,slow,slow-stream,error-500,hang' }),
+      configYaml: gatewayYaml,
+    });
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await mock?.close();
+  });
+
+  beforeEach(() => {
+    mock.reset();
+    mock.setBehavior('slow-500', { kind: 'latency', ms: 500 });
+  });
+
+  it(`admits exactly ${burstCap} of ${4 * burstCap} parallel requests and the upstream sees exactly ${burstCap}`, async () => {
+    // A day window: a burst cannot straddle a boundary in practice. Children share /burst's counter.
+    const replies = await Promise.all(Array.from({ length: 4 * burstCap }, (_, index) => chatAt(gateway, `/burst/c${index % 7}`)));
+    const codes = statuses(replies);
+    expect(count(codes, 200), codes.join(',')).toBe(burstCap);
+    expect(count(codes, 429), codes.join(',')).toBe(3 * burstCap);
+    expect(chatRequests(mock)).toHaveLength(burstCap);
+    // Each admission saw its own count: remaining 24, 23, ... 0, each exactly once.
+    const remaining = replies
+      .filter((reply) => reply.status === 200)
+      .map((reply) => {
+        expect(reply.headers['x-ratelimit-limit-requests']).toBe(String(burstCap));
+        return Number(reply.headers['x-ratelimit-remaining-requests']);
+      })
+      .sort((left, right) => left - right);
+    expect(remaining).toEqual(Array.from({ length: burstCap }, (_, index) => index));
+    // The sliding estimate drops below the cap one second into the next UTC day.
+    const now = new Date();
+    const admittedAgainAt = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) + 1000;
+    for (const reply of replies.filter((one) => one.status === 429)) {
+      const { retryAfterMs } = expectRateLimited(reply, `rate limit exceeded for /burst: day request limit of ${burstCap} reached`);
+      expect(reply.headers['x-ratelimit-limit-requests']).toBe(String(burstCap));
+      expect(Math.abs(retryAfterMs - (admittedAgainAt - now.getTime()))).toBeLessThan(3_000);
+    }
+    const rule = await findRule(gateway, 'user_path', '/burst', 'day');
+    expect(rule).toMatchObject({ requests_used: burstCap, requests_remaining: 0, max_requests: burstCap });
+    expect(chatRequests(mock)).toHaveLength(burstCap);
+  });
+
+  it(`never lets more than ${concurrentCap} requests be in flight at the upstream`, async () => {
+    const sampler = inFlightSampler(mock);
+    const replies = await Promise.all(Array.from({ length: 15 }, () => chatAt(gateway, '/cc/app', 'openai/slow-500')));
+    const maxInFlight = sampler.stop();
+    const codes = statuses(replies);
+    // All 15 arrive well within the 500 ms the first three hold their slots.
+    expect(count(codes, 200), codes.join(',')).toBe(concurrentCap);
+    expect(count(codes, 429), codes.join(',')).toBe(15 - concurrentCap);
+    expect(maxInFlight).toBe(concurrentCap);
+    expect(chatRequests(mock)).toHaveLength(concurrentCap);
+    for (const reply of replies.filter((one) => one.status === 429)) {
+      const { retryAfter, retryAfterMs } = expectRateLimited(
+        reply,
+        `rate limit exceeded for /cc: concurrent request limit of ${concurrentCap} reached`,
+        null,
+      );
+      expect(retryAfter).toBe(1);
+      expect(retryAfterMs).toBe(1000);
+    }
+    expect(await inFlightBecomes(gateway, '/cc', 0)).toMatchObject({ in_flight: 0, requests_remaining: concurrentCap });
+  });
+
+  it('reuses freed slots for a staggered stream of requests and still caps the upstream', async () => {
+    const sampler = inFlightSampler(mock);
+    const pending: Array<Promise<RawReply>> = [];
+    for (let index = 0; index < 15; index += 1) {
+      pending.push(chatAt(gateway, '/cc', 'openai/slow-500'));
+      await sleep(60);
+    }
+    const codes = statuses(await Promise.all(pending));
+    const maxInFlight = sampler.stop();
+    expect(maxInFlight).toBeLessThanOrEqual(concurrentCap);
+    expect(count(codes, 200) + count(codes, 429), codes.join(',')).toBe(15);
+    expect(count(codes, 200), 'freed slots are taken again').toBeGreaterThan(concurrentCap);
+    expect(count(codes, 429), 'eight arrivals per 500 ms overflow three slots').toBeGreaterThan(0);
+    expect(chatRequests(mock)).toHaveLength(count(codes, 200));
+    await inFlightBecomes(gateway, '/cc', 0);
+  });
+
+  describe('slots come back', () => {
+    const open: AbortableChat[] = [];
+    const abortable = (userPath: string, model: string, extra: Record<string, unknown> = {}): AbortableChat => {
+      const chat = abortableChat(gateway, userPath, model, extra);
+      open.push(chat);
+      return chat;
+    };
+
+    afterEach(async () => {
+      for (const chat of open) chat.abort();
+      await Promise.all(open.splice(0).map(outcomeOf));
+    });
+
+    it('when clients abort streams mid-way: in_flight returns to 0 and new requests are admitted', async () => {
+      const streams = [
+        abortable('/slots', 'openai/slow-stream', { stream: true }),
+        abortable('/slots', 'openai/slow-stream', { stream: true }),
+      ];
+      for (const stream of streams) {
+        const started = await stream.started;
+        expect(started.status).toBe(200);
+        expect(String(started.headers['content-type'])).toMatch(/^text\/event-stream/);
+        expect(started.firstChunk).toMatch(/^data: /);
+      }
+      expect((await findRule(gateway, 'user_path', '/slots', 'concurrent'))?.in_flight).toBe(2);
+      // Both slots are held for as long as the streams run (40 chunks, 2 s).
+      expectRateLimited(await chatAt(gateway, '/slots'), 'rate limit exceeded for /slots: concurrent request limit of 2 reached', null);
+      const abortedAt = Date.now();
+      for (const stream of streams) stream.abort();
+      expect(await Promise.all(streams.map(outcomeOf))).toEqual(['aborted', 'aborted']);
+      expect(await inFlightBecomes(gateway, '/slots', 0, 2_000)).toMatchObject({ in_flight: 0, requests_remaining: 2 });
+      expect(Date.now() - abortedAt).toBeLessThan(2_000);
+      await mock.waitFor((requests) => requests.filter((recorded) => recorded.aborted).length === 2, 2_000);
+      // Two slots again: two requests that overlap (200 ms each) are both admitted.
+      const codes = statuses(await Promise.all([chatAt(gateway, '/slots', 'openai/slow'), chatAt(gateway, '/slots', 'openai/slow')]));
+      expect(codes).toEqual([200, 200]);
+      await inFlightBecomes(gateway, '/slots', 0);
+    });
+
+    it('when the upstream fails: a 5xx gives its slot back', async () => {
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        expectEnvelope(await chatAt(gateway, '/errs', 'openai/error-500'), { status: 500, type: 'provider_error', provider: 'openai' });
+      }
+      expect(await inFlightBecomes(gateway, '/errs', 0)).toMatchObject({ in_flight: 0 });
+      expect((await chatAt(gateway, '/errs')).status).toBe(200);
+      expect(chatRequests(mock)).toHaveLength(4);
+    });
+
+    it('when the client gives up on a hanging upstream: the slot is held while waiting, then freed', async () => {
+      const hanging = abortable('/errs', 'openai/hang');
+      await waitForChat(mock, 'hang');
+      expect((await findRule(gateway, 'user_path', '/errs', 'concurrent'))?.in_flight).toBe(1);
+      expectRateLimited(await chatAt(gateway, '/errs'), 'rate limit exceeded for /errs: concurrent request limit of 1 reached', null);
+      hanging.abort();
+      expect(await outcomeOf(hanging)).toBe('aborted');
+      await inFlightBecomes(gateway, '/errs', 0);
+      expect((await chatAt(gateway, '/errs')).status).toBe(200);
+      expect(chatRequests(mock)).toHaveLength(2);
+    });
+
+    it('a slot taken under a deleted rule does not free a slot of the rule recreated on the same key', async () => {
+      const concurrentKey = { user_path: '/recreated', limit_key: { period: 'concurrent' } };
+      await putRule(gateway, { ...concurrentKey, max_requests: 1 });
+      const old = abortable('/recreated', 'openai/hang');
+      await mock.waitFor(() => chatRequests(mock).length === 1);
+      expect((await call(gateway, '/admin/rate-limits', { method: 'DELETE', body: concurrentKey })).status).toBe(200);
+      await putRule(gateway, { ...concurrentKey, max_requests: 1 });
+      // The recreated rule admits one request, which now holds its only slot.
+      abortable('/recreated', 'openai/hang');
+      await mock.waitFor(() => chatRequests(mock).length === 2);
+      expect(await inFlightBecomes(gateway, '/recreated', 1)).toMatchObject({ in_flight: 1 });
+      // The request admitted under the deleted rule ends: the new rule's slot must stay taken.
+      old.abort();
+      expect(await outcomeOf(old)).toBe('aborted');
+      await mock.waitFor(() => chatRequests(mock)[0]?.aborted === true);
+      await sleep(100);
+      expect((await findRule(gateway, 'user_path', '/recreated', 'concurrent'))?.in_flight, 'one request still in flight').toBe(1);
+      expectRateLimited(
+        await chatAt(gateway, '/recreated'),
+        'rate limit exceeded for /recreated: concurrent request limit of 1 reached',
+        null,
+      );
+    });
+  });
+});
