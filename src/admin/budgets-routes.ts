@@ -27,6 +27,12 @@ export function registerBudgetRoutes(app: FastifyInstance, budgets: BudgetServic
     return budgets;
   };
   const list = () => ({ budgets: service().statuses().map(renderBudget) });
+  // The feature check comes before the body is read: off means 503, whatever was sent.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (budgets === null && request.url.startsWith('/admin/budgets'))
+      return done(featureUnavailable('budgets', 'BUDGETS_ENABLED (or USAGE_ENABLED)'));
+    done();
+  });
 
   app.get('/admin/budgets', async () => list());
 

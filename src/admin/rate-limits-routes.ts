@@ -80,7 +80,7 @@ export function registerRateLimitRoutes(app: FastifyInstance, limiter: RateLimit
   app.post('/admin/rate-limits/reset', async (request) => {
     const confirmation = objectBody(request.body)['confirmation'];
     service();
-    if (typeof confirmation !== 'string' || confirmation.trim().toLowerCase() !== 'reset') {
+    if (confirmation !== 'reset') {
       throw invalidRequest('confirmation must be the word "reset"', { code: 'invalid_parameter', param: 'confirmation' });
     }
     await service().resetAll();

@@ -1,6 +1,7 @@
 import { budgetPeriods, isNamedBudgetPeriod } from '../budgets/periods.ts';
 import { ConfigError } from './config-error.ts';
 import { configUserPath, pathVariables } from './env-paths.ts';
+import { numericValue } from './values.ts';
 
 /** A budget rule declared in configuration (origin `config`). */
 export interface BudgetRuleSettings {
@@ -63,12 +64,12 @@ function parseBudgetValue(variable: string, path: string, value: string): Budget
 
 function ruleFrom(key: string, userPath: string, limit: unknown): BudgetRuleSettings {
   const fields = asRecord(key, limit);
-  const amount = fields['amount'];
+  const amount = numericValue(fields['amount']);
   if (typeof amount !== 'number' || !Number.isFinite(amount) || amount <= 0) {
     throw new ConfigError(key, `amount must be a number of dollars above 0, got ${JSON.stringify(amount)}`);
   }
   const period = fields['period'];
-  const seconds = fields['period_seconds'];
+  const seconds = numericValue(fields['period_seconds']);
   if (typeof period === 'string' && isNamedBudgetPeriod(period)) return { userPath, periodSeconds: budgetPeriods[period], amount };
   if (period === undefined && typeof seconds === 'number' && Number.isInteger(seconds) && seconds >= 60) {
     return { userPath, periodSeconds: seconds, amount };

@@ -107,3 +107,29 @@ describe('loadSettings', () => {
     expect(load({}, 'surprise: 1\n').warnings).toContain('unknown configuration key "surprise" is ignored');
   });
 });
+
+describe('numbers from variables', () => {
+  it('treats an empty number (unset ${VAR}, empty key) as not given, so the default applies', () => {
+    expect(load({}, 'server:\n  port: ${GW_PORT}\n').settings.server.port).toBe(8080);
+    expect(load({}, 'upstream:\n  retries:\n').settings.upstream.retries).toBe(1);
+  });
+
+  it('accepts ${VAR} numbers in rate limits and budgets', () => {
+    const yaml = [
+      'rate_limits:',
+      '  user_paths:',
+      '    - path: /team',
+      '      limits: [{period: minute, max_requests: "${TEAM_RPM:-100}"}]',
+      'budgets:',
+      '  user_paths:',
+      '    - {path: /team, period: daily, amount: "${TEAM_BUDGET:-5.5}"}',
+    ].join('\n');
+    const { settings } = load({ TEAM_RPM: '7' }, yaml);
+    expect(settings.rateLimits.rules[0]?.maxRequests).toBe(7);
+    expect(settings.budgets.rules[0]?.amount).toBe(5.5);
+  });
+
+  it('refuses RATE_LIMITS_STORE=redis while shared counters are not available', () => {
+    expect(thrown(ConfigError, () => load({ RATE_LIMITS_STORE: 'redis' })).key).toBe('RATE_LIMITS_STORE');
+  });
+});

@@ -43,6 +43,7 @@ const scalarVariables: ReadonlyArray<readonly [variable: string, path: readonly 
   ['USAGE_BATCH_SIZE', ['usage', 'batch_size']],
   ['BUDGETS_ENABLED', ['budgets', 'enabled']],
   ['RATE_LIMITS_ENABLED', ['rate_limits', 'enabled']],
+  ['RATE_LIMITS_STORE', ['rate_limits', 'store']],
   ['BUDGETS_REFRESH_INTERVAL_SECONDS', ['budgets', 'refresh_interval_seconds']],
   ['UPSTREAM_TIMEOUT_SECONDS', ['upstream', 'timeout_seconds']],
   ['UPSTREAM_CONNECT_TIMEOUT_SECONDS', ['upstream', 'connect_timeout_seconds']],
@@ -73,6 +74,7 @@ export function loadSettings(options: LoadOptions): LoadedSettings {
   const origins = applyEnvironment(document, options.env);
   const parsed = configSchema.safeParse(document);
   if (!parsed.success) throw toConfigError(parsed.error, origins);
+  checkRateLimitStore(parsed.data, origins);
   const settings = buildSettings(parsed.data, configFile, origins, warnings, options.env);
   return { settings: deepFreeze(settings), warnings };
 }
@@ -228,6 +230,16 @@ function buildUpstream(document: ConfigDocument): Settings['upstream'] {
     circuitBreakerFailures: upstream.circuit_breaker_failures,
     circuitBreakerOpenSeconds: upstream.circuit_breaker_open_seconds,
   };
+}
+
+function checkRateLimitStore(document: ConfigDocument, origins: Map<string, string>): void {
+  if (document.rate_limits.enabled && document.rate_limits.store === 'redis') {
+    // Say so rather than silently counting per process while the operator expects shared counters.
+    throw new ConfigError(
+      origins.get('rate_limits.store') ?? 'rate_limits.store',
+      'shared (redis) rate-limit counters are not available in this version; use memory',
+    );
+  }
 }
 
 function buildResponseCache(document: ConfigDocument, origins: Map<string, string>): Settings['responseCache'] {

@@ -2,6 +2,7 @@ import { periodSecondsOf } from '../ratelimit/periods.ts';
 import { RuleValidationError, ruleId, validateRule, type RateLimitScope, type RuleDraft } from '../ratelimit/rules.ts';
 import { ConfigError } from './config-error.ts';
 import { configUserPath, pathVariables } from './env-paths.ts';
+import { numericValue } from './values.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 type Limits = Map<number, { maxRequests: number | null; maxTokens: number | null }>;
@@ -130,7 +131,7 @@ function envLimits(variable: string, value: string): Limits {
 }
 
 function periodOf(item: Record<string, unknown>, key: string): number {
-  const seconds = item['period_seconds'];
+  const seconds = numericValue(item['period_seconds']);
   if (seconds !== undefined) {
     if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 0)
       throw new ConfigError(`${key}.period_seconds`, 'expected 0 (concurrent) or a positive integer');
@@ -142,8 +143,9 @@ function periodOf(item: Record<string, unknown>, key: string): number {
   return period;
 }
 
-function capOf(value: unknown, key: string): number | null {
-  if (value === undefined || value === null) return null;
+function capOf(raw: unknown, key: string): number | null {
+  const value = numericValue(raw);
+  if (value === undefined || value === null || value === '') return null;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0)
     throw new ConfigError(key, `expected an integer greater than 0, got ${JSON.stringify(value)}`);
   return value;

@@ -8,12 +8,19 @@ import { parseByteSize } from './values.ts';
  * (environment, `${VAR}` expansion), so numbers and booleans are coerced.
  */
 
-const integer = (min: number, max: number) =>
-  z.coerce
-    .number({ error: 'expected a number' })
-    .int({ error: 'expected an integer' })
-    .min(min, { error: `expected an integer from ${min} to ${max}` })
-    .max(max, { error: `expected an integer from ${min} to ${max}` });
+/** An empty value (`port:` or an unset `${VAR}`) means "not given": the default applies. */
+const blankAsMissing = (value: unknown): unknown => (value === '' || value === null ? undefined : value);
+
+const integer = (min: number, max: number, fallback: number) =>
+  z.preprocess(
+    blankAsMissing,
+    z.coerce
+      .number({ error: 'expected a number' })
+      .int({ error: 'expected an integer' })
+      .min(min, { error: `expected an integer from ${min} to ${max}` })
+      .max(max, { error: `expected an integer from ${min} to ${max}` })
+      .default(fallback),
+  );
 
 const byteSize = (maximumMegabytes: number) =>
   z.union([z.number(), z.string()]).transform((value, context) => {
@@ -70,11 +77,11 @@ export const configSchema = z.object({
   server: z
     .object({
       host: optionalString,
-      port: integer(0, 65535).default(8080),
+      port: integer(0, 65535, 8080),
       master_key: optionalString,
       body_size_limit: byteSize(100).default(10 * 1024 * 1024),
       user_path_header: headerName.default('X-User-Path'),
-      shutdown_timeout_seconds: integer(0, 3600).default(30),
+      shutdown_timeout_seconds: integer(0, 3600, 30),
     })
     .prefault({}),
   logging: z.object({ level: logLevel.default('info') }).prefault({}),
@@ -82,8 +89,8 @@ export const configSchema = z.object({
   providers: z.record(z.string(), providerSchema).default({}),
   models: z
     .object({
-      refresh_interval_seconds: integer(10, 7 * 86400).default(3600),
-      recheck_interval_seconds: integer(1, 86400).default(60),
+      refresh_interval_seconds: integer(10, 7 * 86400, 3600),
+      recheck_interval_seconds: integer(1, 86400, 60),
     })
     .prefault({}),
   storage: z
@@ -96,20 +103,21 @@ export const configSchema = z.object({
   usage: z
     .object({
       enabled: booleanValue.default(true),
-      flush_interval_ms: integer(10, 60_000).default(100),
-      batch_size: integer(1, 10_000).default(500),
+      flush_interval_ms: integer(10, 60_000, 100),
+      batch_size: integer(1, 10_000, 500),
     })
     .prefault({}),
   budgets: z
     .object({
       enabled: booleanValue.default(true),
-      refresh_interval_seconds: integer(1, 3600).default(2),
+      refresh_interval_seconds: integer(1, 3600, 2),
       user_paths: z.unknown().optional(),
     })
     .prefault({}),
   rate_limits: z
     .object({
       enabled: booleanValue.default(true),
+      store: z.enum(['memory', 'redis'], { error: 'expected memory or redis' }).default('memory'),
       user_paths: z.unknown().optional(),
       providers: z.unknown().optional(),
       models: z.unknown().optional(),
@@ -120,21 +128,21 @@ export const configSchema = z.object({
   virtual_models: z.unknown().optional(),
   upstream: z
     .object({
-      timeout_seconds: integer(1, 86400).default(600),
-      connect_timeout_seconds: integer(1, 600).default(10),
-      max_connections: integer(1, 100000).default(256),
-      retries: integer(0, 10).default(1),
-      retry_base_delay_ms: integer(0, 60_000).default(100),
-      circuit_breaker_failures: integer(1, 1000).default(5),
-      circuit_breaker_open_seconds: integer(1, 3600).default(30),
+      timeout_seconds: integer(1, 86400, 600),
+      connect_timeout_seconds: integer(1, 600, 10),
+      max_connections: integer(1, 100000, 256),
+      retries: integer(0, 10, 1),
+      retry_base_delay_ms: integer(0, 60_000, 100),
+      circuit_breaker_failures: integer(1, 1000, 5),
+      circuit_breaker_open_seconds: integer(1, 3600, 30),
     })
     .prefault({}),
   response_cache: z
     .object({
       enabled: booleanValue.default(false),
       store: z.enum(['memory', 'redis'], { error: 'expected memory or redis' }).default('memory'),
-      ttl_seconds: integer(1, 30 * 86400).default(3600),
-      max_entries: integer(1, 10_000_000).default(10_000),
+      ttl_seconds: integer(1, 30 * 86400, 3600),
+      max_entries: integer(1, 10_000_000, 10_000),
       max_bytes: byteSize(16 * 1024).default(256 * 1024 * 1024),
       max_entry_bytes: byteSize(100).default(1024 * 1024),
     })

@@ -70,3 +70,8 @@ export function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+/** A number written as a string (after `${VAR}` expansion YAML values are strings) becomes a number. */
+export function numericValue(value: unknown): unknown {
+  return typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
+}

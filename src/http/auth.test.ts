@@ -49,3 +49,17 @@ describe('Authenticator', () => {
     expect(forbidden.type).toBe('permission_error');
   });
 });
+
+describe('admin without a master key', () => {
+  const keys: ApiKeyAuthenticator = {
+    hasKeys: () => true,
+    authenticate: (token) => (token === 'sk-gw-good' ? { kind: 'api_key', keyId: 'k1', boundUserPath: null } : null),
+  };
+
+  it('is open without credentials, refuses an invalid credential (401) and a managed key (403)', () => {
+    const authenticator = new Authenticator(null, keys);
+    expect(authenticator.authenticateAdmin({}).kind).toBe('open');
+    expect(thrown(GatewayError, () => authenticator.authenticateAdmin({ authorization: 'Bearer sk-gw-revoked' })).status).toBe(401);
+    expect(thrown(GatewayError, () => authenticator.authenticateAdmin({ authorization: 'Bearer sk-gw-good' })).status).toBe(403);
+  });
+});

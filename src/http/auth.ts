@@ -56,9 +56,14 @@ export class Authenticator {
    */
   authenticateAdmin(headers: IncomingHttpHeaders): Principal {
     if (this.masterDigest === null) {
+      // No master key: the admin API is open (loopback by default), but a credential that is
+      // presented must be valid, and a managed key is still refused.
       const presented = headers.authorization !== undefined || headers['x-api-key'] !== undefined;
-      if (presented && (this.apiKeys?.authenticate(extractToken(headers)) ?? null) !== null) throw adminRequired();
-      return openPrincipal;
+      if (!presented) return openPrincipal;
+      if (this.openMode) return openPrincipal;
+      const principal = this.apiKeys?.authenticate(extractToken(headers)) ?? null;
+      if (principal === null) throw authenticationError('invalid credentials', { code: 'invalid_credentials' });
+      throw adminRequired();
     }
     const principal = this.authenticate(headers);
     if (principal.kind === 'api_key') throw adminRequired();

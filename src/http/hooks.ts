@@ -44,7 +44,8 @@ export function installRequestHooks(app: FastifyInstance, metrics: GatewayMetric
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     const gatewayError = toGatewayError(error);
-    if (gatewayError.status >= 500 && gatewayError.type === 'internal_error') request.log.error({ err: error }, 'unhandled error');
+    if (gatewayError.type === 'internal_error') request.log.error({ err: error }, 'unhandled error');
+    else if (gatewayError.code === 'storage_unavailable') request.log.error({ reason: String(gatewayError.cause) }, gatewayError.message);
     else request.log.debug({ code: gatewayError.code, status: gatewayError.status }, gatewayError.message);
     return reply.code(gatewayError.status).headers(gatewayError.headers).send(renderEnvelope(gatewayError));
   });

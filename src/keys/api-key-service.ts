@@ -30,6 +30,8 @@ export class ApiKeyService implements ApiKeyAuthenticator {
   private readonly options: ApiKeyServiceOptions;
   private readonly now: () => number;
   private byHash = new Map<string, ApiKeyRow>();
+  /** Bumped by every local write, so a reload that read the store before it is dropped. */
+  private writes = 0;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(options: ApiKeyServiceOptions) {
@@ -100,11 +102,14 @@ export class ApiKeyService implements ApiKeyAuthenticator {
   }
 
   private async reload(): Promise<void> {
+    const writesBefore = this.writes;
     const rows = await this.options.store.list();
+    if (this.writes !== writesBefore) return;
     this.byHash = new Map(rows.map((row) => [row.keyHash, row]));
   }
 
   private remember(row: ApiKeyRow): void {
+    this.writes += 1;
     this.byHash.set(row.keyHash, row);
   }
 }

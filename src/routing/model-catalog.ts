@@ -10,6 +10,8 @@ export interface InstanceListing {
   status: ListingStatus;
   lastError: string | null;
   fetchedAt: number;
+  /** When the listing was last attempted (success or not), epoch ms; throttles on-demand refreshes. */
+  attemptedAt: number;
 }
 
 export interface CatalogOptions {
@@ -31,7 +33,8 @@ const fetchTimeoutMs = 10_000;
 export class ModelCatalog {
   readonly instances: ReadonlyMap<string, InstanceListing>;
   private readonly options: CatalogOptions;
-  private readonly timers = new Set<NodeJS.Timeout>();
+  /** One pending refresh timer per instance. */
+  private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly inflight = new Map<string, Promise<void>>();
   private stopped = false;
 
@@ -42,7 +45,14 @@ export class ModelCatalog {
       adapters.map((adapter) => {
         const configured = options.configured.get(adapter.name);
         const models = configured ? new Map(configured.map((id) => [id, { id, created: createdAt }])) : null;
-        const listing: InstanceListing = { adapter, models, status: configured ? 'configured' : 'loading', lastError: null, fetchedAt: 0 };
+        const listing: InstanceListing = {
+          adapter,
+          models,
+          status: configured ? 'configured' : 'loading',
+          lastError: null,
+          fetchedAt: 0,
+          attemptedAt: 0,
+        };
         return [adapter.name, listing] as const;
       }),
     );
@@ -63,7 +73,7 @@ export class ModelCatalog {
 
   stop(): void {
     this.stopped = true;
-    for (const timer of this.timers) clearTimeout(timer);
+    for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
   }
 
@@ -81,14 +91,15 @@ export class ModelCatalog {
     return fetch;
   }
 
-  /** Milliseconds since the instance's listing was last read (Infinity if never). */
+  /** Milliseconds since the instance's listing was last attempted (Infinity if never). */
   age(name: string): number {
     const listing = this.instances.get(name);
-    return listing && listing.fetchedAt > 0 ? (this.options.now ?? Date.now)() - listing.fetchedAt : Number.POSITIVE_INFINITY;
+    return listing && listing.attemptedAt > 0 ? (this.options.now ?? Date.now)() - listing.attemptedAt : Number.POSITIVE_INFINITY;
   }
 
   private async fetchListing(listing: InstanceListing): Promise<void> {
     const name = listing.adapter.name;
+    listing.attemptedAt = (this.options.now ?? Date.now)();
     try {
       const models = await listing.adapter.listModels(AbortSignal.timeout(fetchTimeoutMs));
       listing.models = new Map(models.map((model) => [model.id, model]));
@@ -103,15 +114,17 @@ export class ModelCatalog {
     }
   }
 
+  /** (Re)arms the instance's single refresh timer; an on-demand refresh re-arms it too. */
   private schedule(listing: InstanceListing): void {
     if (this.stopped) return;
-    const healthy = listing.status === 'ok';
-    const delay = healthy ? this.options.refreshIntervalMs : this.options.recheckIntervalMs;
+    const name = listing.adapter.name;
+    clearTimeout(this.timers.get(name));
+    const delay = listing.status === 'ok' ? this.options.refreshIntervalMs : this.options.recheckIntervalMs;
     const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      void this.refresh(listing.adapter.name);
+      this.timers.delete(name);
+      void this.refresh(name);
     }, delay);
     timer.unref();
-    this.timers.add(timer);
+    this.timers.set(name, timer);
   }
 }

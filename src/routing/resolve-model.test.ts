@@ -71,4 +71,23 @@ describe('resolveModel', () => {
     expect((await resolveModel(live, 'up/new', undefined)).model).toBe('new');
     live.stop();
   });
+
+  it('does not let client requests hammer a failing listing: one on-demand refresh per ten seconds', async () => {
+    let calls = 0;
+    let clock = 1_000_000;
+    const upstream = adapter('up', async () => {
+      calls += 1;
+      if (calls > 1) throw new Error('down');
+      return [{ id: 'known' }];
+    });
+    const live = catalogOf([upstream], {}, () => clock);
+    await live.start(1000);
+    clock += 11_000;
+    for (let index = 0; index < 20; index += 1) await rejected(GatewayError, resolveModel(live, 'up/unknown', undefined));
+    expect(calls).toBe(2);
+    clock += 11_000;
+    await rejected(GatewayError, resolveModel(live, 'up/unknown', undefined));
+    expect(calls).toBe(3);
+    live.stop();
+  });
 });

@@ -76,7 +76,9 @@ function renderEvents(events: SseEvent[], options: ChunkOptions, state: { usage:
     }
     const outcome = transformChunk(event.data, options);
     if (outcome.usage !== null) state.usage = outcome.usage;
-    if (outcome.payload !== null) text += `data: ${outcome.payload}\n\n`;
+    // A payload that spanned several `data:` lines goes out the same way (one field per line).
+    if (outcome.payload !== null)
+      text += `data: ${outcome.payload.includes('\n') ? outcome.payload.replaceAll('\n', '\ndata: ') : outcome.payload}\n\n`;
   }
   return text;
 }

@@ -2,7 +2,7 @@ import type { ProviderSettings } from '../../config/settings.ts';
 import { providerError } from '../../errors/gateway-error.ts';
 import type { CallContext, ChatRequestBody, JsonResult, ProviderAdapter, StreamResult, UpstreamModel } from '../provider.ts';
 import { providerTypes } from '../provider-types.ts';
-import type { UpstreamClient, UpstreamResponse } from '../upstream-client.ts';
+import { mapNetworkError, type UpstreamClient, type UpstreamResponse } from '../upstream-client.ts';
 import { mapUpstreamError } from '../upstream-errors.ts';
 import { parseModelList } from './parse-model-list.ts';
 
@@ -33,13 +33,13 @@ export function createOpenAICompatibleAdapter(settings: ProviderSettings, client
       });
       if (response.statusCode < 200 || response.statusCode > 299) throw await readError(response, provider);
       if (request['stream'] === true) return { kind: 'stream', body: response.body };
-      return { kind: 'json', body: await response.body.text() };
+      return { kind: 'json', body: await readBody(response, provider, context.signal) };
     },
 
     async listModels(signal: AbortSignal): Promise<UpstreamModel[]> {
       const response = await client.request({ provider, url: modelsUrl, method: 'GET', headers, signal });
       if (response.statusCode !== 200) throw await readError(response, provider);
-      const models = parseModelList(await response.body.text());
+      const models = parseModelList(await readBody(response, provider, signal));
       if (models === null)
         throw providerError(`upstream ${provider} returned an unreadable model list`, { provider, code: 'invalid_upstream_response' });
       return models;
@@ -56,14 +56,29 @@ function buildHeaders(settings: ProviderSettings): Record<string, string> {
   return headers;
 }
 
-async function readError(response: UpstreamResponse, provider: string): Promise<Error> {
-  let text = '';
-  for await (const chunk of response.body) {
-    text += String(chunk);
-    if (text.length > maximumErrorBody) {
-      response.body.destroy();
-      break;
-    }
+/** The whole body as text; a failure while reading it is the upstream's (502/504), not ours. */
+async function readBody(response: UpstreamResponse, provider: string, signal: AbortSignal): Promise<string> {
+  try {
+    return await response.body.text();
+  } catch (error) {
+    throw mapNetworkError(error, provider, signal);
   }
-  return mapUpstreamError(response.statusCode, text, provider, response.headers['retry-after']);
+}
+
+async function readError(response: UpstreamResponse, provider: string): Promise<Error> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of response.body) {
+      chunks.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+      if (size > maximumErrorBody) {
+        response.body.destroy();
+        break;
+      }
+    }
+  } catch {
+    // A broken error body still leaves the status to report.
+  }
+  return mapUpstreamError(response.statusCode, Buffer.concat(chunks).toString('utf8'), provider, response.headers['retry-after']);
 }

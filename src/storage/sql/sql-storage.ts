@@ -1,4 +1,5 @@
 import type { Storage } from '../storage.ts';
+import { guardExecutor } from './guarded-executor.ts';
 import type { SqlExecutor } from './sql-executor.ts';
 import { SqlApiKeyStore } from './sql-api-key-store.ts';
 import { SqlBudgetStore } from './sql-budget-store.ts';
@@ -7,7 +8,8 @@ import { SqlUsageStore } from './sql-usage-store.ts';
 import { SqlVirtualModelStore } from './sql-virtual-model-store.ts';
 
 /** The stores of one database, sharing its executor. Closing twice is harmless. */
-export function createSqlStorage(executor: SqlExecutor): Storage {
+export function createSqlStorage(raw: SqlExecutor): Storage {
+  const executor = guardExecutor(raw);
   let closing: Promise<void> | undefined;
   return {
     kind: executor.dialect,
