@@ -25,7 +25,14 @@ export function installRequestHooks(app: FastifyInstance, metrics: GatewayMetric
     const fields = request.logFields;
     if (infoEnabled) {
       request.log.info(
-        { ...fields, method: request.method, url: request.url, status: reply.statusCode, duration_ms: Math.round(durationMs) },
+        {
+          request_id: request.id,
+          ...fields,
+          method: request.method,
+          url: request.url,
+          status: reply.statusCode,
+          duration_ms: Math.round(durationMs),
+        },
         'request completed',
       );
     }
@@ -44,9 +51,11 @@ export function installRequestHooks(app: FastifyInstance, metrics: GatewayMetric
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     const gatewayError = toGatewayError(error);
-    if (gatewayError.type === 'internal_error') request.log.error({ err: error }, 'unhandled error');
-    else if (gatewayError.code === 'storage_unavailable') request.log.error({ reason: String(gatewayError.cause) }, gatewayError.message);
-    else request.log.debug({ code: gatewayError.code, status: gatewayError.status }, gatewayError.message);
+    const requestId = request.id;
+    if (gatewayError.type === 'internal_error') request.log.error({ request_id: requestId, err: error }, 'unhandled error');
+    else if (gatewayError.code === 'storage_unavailable')
+      request.log.error({ request_id: requestId, reason: String(gatewayError.cause) }, gatewayError.message);
+    else request.log.debug({ request_id: requestId, code: gatewayError.code, status: gatewayError.status }, gatewayError.message);
     return reply.code(gatewayError.status).headers(gatewayError.headers).send(renderEnvelope(gatewayError));
   });
   app.setNotFoundHandler((request, reply) => {

@@ -17,12 +17,24 @@ const snapshotSuffix = /-(?:\d{4}-\d{2}-\d{2}|\d{8}|latest)$/;
  */
 export class PriceBook {
   private readonly overrides: ReadonlyMap<string, ModelPrice>;
+  /** Lookups are pure: remember them per `<provider>/<model>` (bounded, the hot path asks often). */
+  private readonly memo = new Map<string, ModelPrice | null>();
 
   constructor(overrides: ReadonlyMap<string, ModelPrice> = new Map()) {
     this.overrides = new Map([...overrides].map(([key, value]) => [key.toLowerCase(), value]));
   }
 
   priceOf(provider: string, model: string): ModelPrice | null {
+    const key = `${provider}/${model}`;
+    const known = this.memo.get(key);
+    if (known !== undefined) return known;
+    const price = this.lookUp(provider, model);
+    if (this.memo.size >= 10_000) this.memo.clear();
+    this.memo.set(key, price);
+    return price;
+  }
+
+  private lookUp(provider: string, model: string): ModelPrice | null {
     const id = model.toLowerCase();
     const qualified = `${provider.toLowerCase()}/${id}`;
     const base = id.replace(snapshotSuffix, '');

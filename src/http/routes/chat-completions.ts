@@ -63,5 +63,6 @@ async function streamOutcome(
   // Fastify's onResponse hook writes the request's log line, hijacked or not.
   const ending = result.error !== null ? 'upstream_error' : result.clientClosed ? 'client_closed' : 'completed';
   request.logFields = { ...request.logFields, stream: true, stream_end: ending };
-  if (result.error !== null) request.log.warn({ ...request.logFields, reason: String(result.error) }, 'stream broken by upstream');
+  if (result.error !== null)
+    request.log.warn({ request_id: request.id, ...request.logFields, reason: String(result.error) }, 'stream broken by upstream');
 }
