@@ -1,6 +1,6 @@
 import { pino, type Logger } from 'pino';
 import { ConfigError } from './config/config-error.ts';
-import { loadSettings } from './config/load.ts';
+import { loadProcessSettings } from './config/load.ts';
 import type { LoadedSettings, Settings } from './config/settings.ts';
 import { Authenticator } from './http/auth.ts';
 import { buildServer } from './http/server.ts';
@@ -81,7 +81,7 @@ async function main(): Promise<void> {
 
 function readSettings(): LoadedSettings {
   try {
-    return loadSettings({ argv: process.argv.slice(2), env: process.env, cwd: process.cwd() });
+    return loadProcessSettings();
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);

@@ -63,6 +63,11 @@ const scalarVariables: ReadonlyArray<readonly [variable: string, path: readonly 
 
 const knownTopLevelKeys = new Set(Object.keys(configSchema.shape));
 
+/** Settings of this process: its command line, environment and working directory. */
+export function loadProcessSettings(): LoadedSettings {
+  return loadSettings({ argv: process.argv.slice(2), env: process.env, cwd: process.cwd() });
+}
+
 /** Defaults, then the YAML file, then environment variables; validated once and frozen. */
 export function loadSettings(options: LoadOptions): LoadedSettings {
   const warnings: string[] = [];
