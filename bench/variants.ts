@@ -41,7 +41,9 @@ async function main(): Promise<void> {
   for (let round_ = 0; round_ < rounds; round_ += 1) {
     for (const result of results) {
       const workDirectory = await mkdtemp(join(tmpdir(), 'gateway-variant-'));
-      const gateway = await startGateway(entry, variants[result.name] ?? {}, mock.url, workDirectory);
+      // A variant may name another build with the key __ENTRY (e.g. a copy of dist/ from before a change).
+      const { __ENTRY: variantEntry, ...variantEnv } = variants[result.name] ?? {};
+      const gateway = await startGateway(variantEntry ? resolve(ROOT, variantEntry) : entry, variantEnv, mock.url, workDirectory);
       process.stderr.write(`bench: round ${round_ + 1}/${rounds} ${result.name}\n`);
       const processes = {
         mockUrl: mock.url,
