@@ -28,10 +28,7 @@ export default tseslint.config(
     ignores: ['src/**/*.test.ts'],
     rules: {
       'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }],
-      'no-restricted-properties': [
-        'error',
-        { object: 'process', property: 'env', message: 'Only src/config/ reads the environment.' },
-      ],
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Only src/config/ reads the environment.' }],
       'no-restricted-globals': ['error', { name: 'fetch', message: 'Use the undici Pool in providers/upstream-client.ts.' }],
     },
   },
