@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import { invalidRequest, type GatewayError } from '../errors/gateway-error.ts';
 
 /** 503 for an admin route whose feature is switched off (CONTRACT section 4). */
@@ -18,3 +19,18 @@ export function objectBody(body: unknown): Record<string, unknown> {
 }
 
 export const isoTime = (epochMs: number | null): string | null => (epochMs === null ? null : new Date(epochMs).toISOString());
+
+/**
+ * Registers a feature's admin routes in their own scope. When the feature is off every one of
+ * them answers 503 `feature_unavailable` before its body is read, whatever was sent.
+ */
+export function registerFeatureRoutes(
+  app: FastifyInstance,
+  feature: { enabled: boolean; name: string; setting: string },
+  routes: (scope: FastifyInstance) => void,
+): void {
+  void app.register(async (scope) => {
+    if (!feature.enabled) scope.addHook('onRequest', (_request, _reply, done) => done(featureUnavailable(feature.name, feature.setting)));
+    routes(scope);
+  });
+}

@@ -3,7 +3,7 @@ import type { BudgetService, BudgetStatus } from '../budgets/budget-service.ts';
 import { budgetPeriods, isNamedBudgetPeriod } from '../budgets/periods.ts';
 import { invalidRequest } from '../errors/gateway-error.ts';
 import { normalizeUserPathOrThrow } from '../http/user-path.ts';
-import { featureUnavailable, invalidParameter, isoTime, objectBody } from './admin-errors.ts';
+import { featureUnavailable, registerFeatureRoutes, invalidParameter, isoTime, objectBody } from './admin-errors.ts';
 
 /** Renders a budget with its spend (CONTRACT section 7). */
 export function renderBudget(status: BudgetStatus) {
@@ -20,19 +20,13 @@ export function renderBudget(status: BudgetStatus) {
   };
 }
 
-/** `GET|PUT|DELETE /admin/budgets`; 503 `feature_unavailable` when budgets are off. */
-export function registerBudgetRoutes(app: FastifyInstance, budgets: BudgetService | null): void {
+/** The routes themselves; `budgets` is non-null whenever they are reached. */
+function defineBudgetRoutes(app: FastifyInstance, budgets: BudgetService | null): void {
   const service = (): BudgetService => {
     if (budgets === null) throw featureUnavailable('budgets', 'BUDGETS_ENABLED (or USAGE_ENABLED)');
     return budgets;
   };
   const list = () => ({ budgets: service().statuses().map(renderBudget) });
-  // The feature check comes before the body is read: off means 503, whatever was sent.
-  app.addHook('onRequest', (request, _reply, done) => {
-    if (budgets === null && request.url.startsWith('/admin/budgets'))
-      return done(featureUnavailable('budgets', 'BUDGETS_ENABLED (or USAGE_ENABLED)'));
-    done();
-  });
 
   app.get('/admin/budgets', async () => list());
 
@@ -69,3 +63,9 @@ function readPeriodSeconds(body: Record<string, unknown>): number {
 
 /** Dollars without float noise (1e-10 is far below any real price difference). */
 const roundDollars = (value: number): number => Math.round(value * 1e10) / 1e10;
+
+/** `GET|PUT|DELETE /admin/budgets`; 503 `feature_unavailable` when budgets are off. */
+export function registerBudgetRoutes(app: FastifyInstance, budgets: BudgetService | null): void {
+  const feature = { enabled: budgets !== null, name: 'budgets', setting: 'BUDGETS_ENABLED (or USAGE_ENABLED)' };
+  registerFeatureRoutes(app, feature, (scope) => defineBudgetRoutes(scope, budgets));
+}

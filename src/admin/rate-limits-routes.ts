@@ -4,7 +4,7 @@ import type { RuleCounts } from '../ratelimit/counter-store.ts';
 import { periodLabel } from '../ratelimit/periods.ts';
 import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
 import type { RateLimitRule } from '../ratelimit/rules.ts';
-import { featureUnavailable, isoTime, objectBody } from './admin-errors.ts';
+import { featureUnavailable, registerFeatureRoutes, isoTime, objectBody } from './admin-errors.ts';
 import { asBadRequest, readLimitKey, readPeriod, readRuleDraft, readScopeAndSubject } from './rate-limit-body.ts';
 
 /** A rule with its live usage, as CONTRACT section 6 lists it. */
@@ -33,19 +33,13 @@ export function renderRule({ rule, counts }: { rule: RateLimitRule; counts: Rule
   };
 }
 
-/** The five rate-limit operations of SEED-SPEC, shapes of CONTRACT section 6. */
-export function registerRateLimitRoutes(app: FastifyInstance, limiter: RateLimiter | null): void {
+/** The routes themselves; `limiter` is non-null whenever they are reached. */
+function defineRateLimitRoutes(app: FastifyInstance, limiter: RateLimiter | null): void {
   const service = (): RateLimiter => {
     if (limiter === null) throw featureUnavailable('rate limits', 'RATE_LIMITS_ENABLED');
     return limiter;
   };
   const list = async () => ({ rate_limits: (await service().list()).map(renderRule), server_time: new Date().toISOString() });
-  // The feature check comes before the body is read: off means 503, whatever was sent.
-  app.addHook('onRequest', (request, _reply, done) => {
-    if (limiter === null && request.url.startsWith('/admin/rate-limits'))
-      return done(featureUnavailable('rate limits', 'RATE_LIMITS_ENABLED'));
-    done();
-  });
   const guarded = async (action: () => Promise<unknown>): Promise<void> => {
     await action().catch((error: unknown) => {
       throw asBadRequest(error);
@@ -86,4 +80,10 @@ export function registerRateLimitRoutes(app: FastifyInstance, limiter: RateLimit
     await service().resetAll();
     return { status: 'ok' };
   });
+}
+
+/** The five rate-limit operations of SEED-SPEC, shapes of CONTRACT section 6. */
+export function registerRateLimitRoutes(app: FastifyInstance, limiter: RateLimiter | null): void {
+  const feature = { enabled: limiter !== null, name: 'rate limits', setting: 'RATE_LIMITS_ENABLED' };
+  registerFeatureRoutes(app, feature, (scope) => defineRateLimitRoutes(scope, limiter));
 }

@@ -1,11 +1,19 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { runChatCompletion, type ChatOutcome, type ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
+import { runChatCompletion, type CacheMode, type ChatOutcome, type ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
 import type { RequestContext } from '../../gateway/request-context.ts';
 import { relayChatStream } from '../../streaming/relay-chat-stream.ts';
 import { cacheDirectives } from '../../cache/cache-key.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { clientAbortSignal, clientClosedRequest } from '../client-abort.ts';
+
+const noCache: CacheMode = { lookup: false, store: false };
+
+/** What the client's Cache-Control allows: `no-cache` skips the lookup, `no-store` both. */
+function cacheModeOf(headers: FastifyRequest['headers']): CacheMode {
+  const directives = cacheDirectives(headers);
+  return { lookup: !directives.noCache && !directives.noStore, store: !directives.noStore };
+}
 
 const streamHeaders = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -25,8 +33,7 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipel
       startedAt: request.startedAt,
       signal,
     };
-    const directives = cacheDirectives(request.headers);
-    const cacheMode = { lookup: !directives.noCache && !directives.noStore, store: !directives.noStore };
+    const cacheMode = dependencies.cache === null ? noCache : cacheModeOf(request.headers);
     const outcome = await runChatCompletion(jsonBodyOf(request.body), context, dependencies, cacheMode).catch((error: unknown) => {
       throw signal.aborted ? clientClosedRequest() : error;
     });
