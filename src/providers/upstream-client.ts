@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import { providerError } from '../errors/gateway-error.ts';
 
@@ -11,9 +12,9 @@ export interface UpstreamRequest {
   /** The instance name, used in errors. */
   provider: string;
   url: URL;
-  method: 'GET' | 'POST';
+  method: string;
   headers: Record<string, string>;
-  body?: string;
+  body?: string | Buffer | Readable | null;
   signal?: AbortSignal;
 }
 
@@ -35,7 +36,7 @@ export class UpstreamClient {
     try {
       return await this.poolFor(request.url.origin).request({
         path: request.url.pathname + request.url.search,
-        method: request.method,
+        method: request.method as Dispatcher.HttpMethod,
         headers: request.headers,
         body: request.body ?? null,
         signal: request.signal ?? null,

@@ -11,6 +11,9 @@ const adapter = (name: string, listing: () => Promise<UpstreamModel[]>): Provide
   type: 'openai',
   chatCompletion: () => Promise.reject(new Error('not called')),
   listModels: listing,
+  forward: () => Promise.reject(new Error('not called')),
+  baseUrl: 'http://127.0.0.1:1',
+  credentialHeaders: () => ({}),
 });
 
 const catalogOf = (adapters: ProviderAdapter[], configured: Record<string, string[]>, now = () => Date.now()) =>

@@ -1,11 +1,11 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { runChatCompletion, type CacheMode, type ChatOutcome, type ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
-import type { RequestContext } from '../../gateway/request-context.ts';
+import { requestContextOf } from '../request-context.ts';
 import { relayChatStream } from '../../streaming/relay-chat-stream.ts';
 import { cacheDirectives } from '../../cache/cache-key.ts';
 import { jsonBodyOf } from '../json-body.ts';
-import { clientAbortSignal, clientClosedRequest } from '../client-abort.ts';
+import { clientClosedRequest } from '../client-abort.ts';
 
 const noCache: CacheMode = { lookup: false, store: false };
 
@@ -25,14 +25,8 @@ const streamHeaders = {
 /** `POST /v1/chat/completions`, JSON or SSE. */
 export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipelineDependencies): void {
   app.post('/v1/chat/completions', async (request, reply) => {
-    const signal = clientAbortSignal(reply);
-    const context: RequestContext = {
-      requestId: request.id,
-      principal: request.principal,
-      userPath: request.userPath,
-      startedAt: request.startedAt,
-      signal,
-    };
+    const context = requestContextOf(request, reply);
+    const signal = context.signal;
     const cacheMode = dependencies.cache === null ? noCache : cacheModeOf(request.headers);
     const outcome = await runChatCompletion(jsonBodyOf(request.body), context, dependencies, cacheMode).catch((error: unknown) => {
       throw signal.aborted ? clientClosedRequest() : error;

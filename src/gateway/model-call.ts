@@ -1,0 +1,63 @@
+import { GatewayError } from '../errors/gateway-error.ts';
+import type { ResolvedTarget } from '../routing/resolve-model.ts';
+import { planRoute } from '../routing/route-planner.ts';
+import type { UsageObject } from '../streaming/chat-chunk.ts';
+import type { ChatPipelineDependencies } from './chat-completions.ts';
+import { executePlan, type Executed } from './execute-plan.ts';
+import type { RequestContext } from './request-context.ts';
+
+export interface ModelCall<T> {
+  /** The endpoint as recorded in usage, e.g. `/v1/embeddings`. */
+  endpoint: string;
+  /** The request's `model`: `<instance>/<model>`, a bare id or a virtual model. */
+  selector: string;
+  /** The `provider` routing hint, if the request had one. */
+  hint?: string;
+  stream: boolean;
+  /** One attempt on one target; a GatewayError from the upstream fails over like chat does. */
+  call: (target: ResolvedTarget) => Promise<T>;
+}
+
+export interface ModelCallOutcome<T> extends Executed<T> {
+  /**
+   * Records the executed request's usage once its response is complete (status 200, or 499
+   * when the client left, 502 when the upstream broke off). Call it exactly once.
+   */
+  report: (status: number, usage: UsageObject | null) => void;
+}
+
+/**
+ * The pipeline every model endpoint besides chat shares: plan the route for the request's
+ * model, execute it under rate limits, budgets, retries and failover (execute-plan.ts), and
+ * meter every failed attempt at once and the executed one when the caller reports it.
+ * The caller releases `admission` when its response has ended.
+ */
+export async function runModelCall<T>(
+  request: ModelCall<T>,
+  context: RequestContext,
+  dependencies: ChatPipelineDependencies,
+): Promise<ModelCallOutcome<T>> {
+  const plan = await planRoute(request.selector, request.hint, dependencies);
+  const report = (target: ResolvedTarget, status: number, usage: UsageObject | null): void =>
+    dependencies.metering.report({
+      context,
+      endpoint: request.endpoint,
+      provider: target.adapter.name,
+      model: target.model,
+      usage,
+      status,
+      stream: request.stream,
+    });
+  const executed = await executePlan(plan, context, dependencies, request.call, (target, error) =>
+    report(target, context.signal.aborted ? 499 : error instanceof GatewayError ? error.status : 502, null),
+  );
+  let reported = false;
+  return {
+    ...executed,
+    report: (status, usage) => {
+      if (reported) return;
+      reported = true;
+      report(executed.target, status, usage);
+    },
+  };
+}

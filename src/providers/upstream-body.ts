@@ -1,0 +1,32 @@
+import { mapNetworkError, type UpstreamResponse } from './upstream-client.ts';
+import { mapUpstreamError } from './upstream-errors.ts';
+
+const maximumErrorBody = 64 * 1024;
+
+/** The whole body as text; a failure while reading it is the upstream's (502/504), not ours. */
+export async function readBody(response: UpstreamResponse, provider: string, signal: AbortSignal): Promise<string> {
+  try {
+    return await response.body.text();
+  } catch (error) {
+    throw mapNetworkError(error, provider, signal);
+  }
+}
+
+/** Reads a bounded error body and maps the status per CONTRACT 4. */
+export async function upstreamErrorOf(response: UpstreamResponse, provider: string): Promise<Error> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of response.body) {
+      chunks.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+      if (size > maximumErrorBody) {
+        response.body.destroy();
+        break;
+      }
+    }
+  } catch {
+    // A broken error body still leaves the status to report.
+  }
+  return mapUpstreamError(response.statusCode, Buffer.concat(chunks).toString('utf8'), provider, response.headers['retry-after']);
+}
