@@ -32,6 +32,22 @@ export interface RecordedRequest {
   completed: boolean;
 }
 
+/** What a custom route handler sees; `path` is relative to /v1 (e.g. `/embeddings`). */
+export interface MockRequest {
+  method: string;
+  path: string;
+  /** The query string without `?`, '' when absent. */
+  query: string;
+  headers: IncomingHttpHeaders;
+  /** The body as received, bytes intact (multipart, audio). */
+  raw: Buffer;
+  rawBody: string;
+  body: unknown;
+}
+
+/** Answers one request on a custom route (see MockUpstream.route). */
+export type MockRouteHandler = (request: MockRequest, response: ServerResponse) => void | Promise<void>;
+
 export interface MockUpstreamOptions {
   /** Default 127.0.0.1. */
   host?: string;
@@ -57,6 +73,11 @@ export interface MockUpstream {
   readonly port: number;
   readonly requests: RecordedRequest[];
   setBehavior(model: string, behavior: MockBehavior): void;
+  /**
+   * Serves `method path` (relative to /v1; a path ending in `*` matches by prefix) with a
+   * handler; custom routes win over the built-in ones and survive reset().
+   */
+  route(method: string, path: string, handler: MockRouteHandler): void;
   setDefaultBehavior(behavior: MockBehavior): void;
   setModels(models: string[]): void;
   /** Status of GET /models: anything but 200 answers an error body. */
@@ -153,6 +174,7 @@ class MockUpstreamServer implements MockUpstream {
   private modelsStatus = 200;
   private counter = 0;
   private readonly sockets = new Set<Socket>();
+  private readonly customRoutes: { method: string; path: string; handler: MockRouteHandler }[] = [];
   private readonly expectedAuthorization: string | undefined;
 
   constructor(options: MockUpstreamOptions) {
@@ -195,6 +217,10 @@ class MockUpstreamServer implements MockUpstream {
     this.behaviors.clear();
     this.defaultBehavior = { kind: 'ok' };
     this.modelsStatus = 200;
+  }
+
+  route(method: string, path: string, handler: MockRouteHandler): void {
+    this.customRoutes.push({ method: method.toUpperCase(), path, handler });
   }
 
   async waitFor(predicate: (requests: RecordedRequest[]) => boolean, timeoutMs = 2000): Promise<void> {
@@ -244,7 +270,8 @@ class MockUpstreamServer implements MockUpstream {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const rawBody = Buffer.concat(chunks).toString();
+      const raw = Buffer.concat(chunks);
+      const rawBody = raw.toString();
       let body: unknown;
       try {
         body = rawBody === '' ? undefined : JSON.parse(rawBody);
@@ -255,11 +282,32 @@ class MockUpstreamServer implements MockUpstream {
         record.rawBody = rawBody;
         record.body = body;
       }
-      this.route(exchange, { method, path, headers, rawBody, body });
+      const custom = this.customRouteFor(method, path);
+      const authorized = this.expectedAuthorization === undefined || headers.authorization === this.expectedAuthorization;
+      if (custom !== undefined && authorized) {
+        const relative = path.startsWith('/v1/') ? path.slice(3) : path;
+        const query = queryStart === -1 ? '' : url.slice(queryStart + 1);
+        Promise.resolve(custom({ method, path: relative, query, headers, raw, rawBody, body }, response)).catch((error: unknown) => {
+          if (!response.headersSent) sendJson(response, 500, errorJson(500, `mock upstream: handler failed: ${String(error)}`));
+          else response.destroy();
+        });
+        return;
+      }
+      this.dispatch(exchange, { method, path, headers, rawBody, body });
     });
   }
 
-  private route(exchange: Exchange, request: Pick<RecordedRequest, 'method' | 'path' | 'headers' | 'rawBody' | 'body'>): void {
+  private customRouteFor(method: string, path: string): MockRouteHandler | undefined {
+    const relative = path.startsWith('/v1/') ? path.slice(3) : path;
+    for (const route of this.customRoutes) {
+      if (route.method !== method) continue;
+      const matches = route.path.endsWith('*') ? relative.startsWith(route.path.slice(0, -1)) : relative === route.path;
+      if (matches) return route.handler;
+    }
+    return undefined;
+  }
+
+  private dispatch(exchange: Exchange, request: Pick<RecordedRequest, 'method' | 'path' | 'headers' | 'rawBody' | 'body'>): void {
     const { response } = exchange;
     const { method, path } = request;
     if (this.expectedAuthorization !== undefined && request.headers.authorization !== this.expectedAuthorization) {
