@@ -30,6 +30,7 @@ import { installErrorHandlers, installRequestHooks } from './hooks.ts';
 import { registerBodyParsers } from './json-body.ts';
 import { requestIdFor } from './request-id.ts';
 import { registerChatRoutes } from './routes/chat-completions.ts';
+import { registerEmbeddingsRoutes } from './routes/embeddings.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerModelRoutes } from './routes/models.ts';
 import { registerSelfUsageRoute } from './routes/usage.ts';
@@ -118,6 +119,7 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
   const { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache } = dependencies;
   const { retries, retryBaseDelayMs } = settings.upstream;
   registerChatRoutes(v1, { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache, retries, retryBaseDelayMs });
+  registerEmbeddingsRoutes(v1, { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache, retries, retryBaseDelayMs });
   registerSelfUsageRoute(v1, dependencies.usageEnabled ? dependencies.storage.usage : null, budgets, limiter);
 }
 

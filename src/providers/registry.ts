@@ -1,4 +1,5 @@
 import type { ProviderSettings } from '../config/settings.ts';
+import { createGeminiAdapter } from './gemini/adapter.ts';
 import { createOpenAICompatibleAdapter } from './openai-compatible/adapter.ts';
 import type { ProviderAdapter, ProviderFactory } from './provider.ts';
 import type { ProviderType } from './provider-types.ts';
@@ -13,7 +14,7 @@ const openAICompatible = createOpenAICompatibleAdapter;
 const factories: Readonly<Record<ProviderType, ProviderFactory>> = {
   openai: openAICompatible,
   anthropic: openAICompatible,
-  gemini: openAICompatible,
+  gemini: createGeminiAdapter,
   groq: openAICompatible,
   openrouter: openAICompatible,
   deepseek: openAICompatible,

@@ -1,0 +1,48 @@
+import { providerError } from '../errors/gateway-error.ts';
+import { mapUpstreamError } from '../providers/upstream-errors.ts';
+import { appendProvider, type UsageObject } from '../streaming/chat-chunk.ts';
+
+/** A non-streaming upstream answer, checked and stamped with the serving instance. */
+export interface JsonAnswer {
+  /** The JSON text sent to the client. */
+  body: string;
+  /** The parsed answer (before the `provider` stamp). */
+  parsed: Record<string, unknown>;
+  usage: UsageObject | null;
+}
+
+/**
+ * Checks a 2xx JSON answer of an endpoint whose payload lives in `payloadField` (`data` for
+ * embeddings, `output` for responses) and stamps `provider` on it. A 200 that carries only
+ * an `error` (as some aggregators send) is an upstream error; one without the payload is a
+ * provider error, which fails over like any 5xx.
+ */
+export function readJsonAnswer(text: string, provider: string, payloadField: string): JsonAnswer {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw providerError(`upstream ${provider} returned a body that is not JSON`, { provider, code: 'invalid_upstream_response' });
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw providerError(`upstream ${provider} returned a body that is not a JSON object`, { provider, code: 'invalid_upstream_response' });
+  }
+  const answer = parsed as Record<string, unknown>;
+  if (!Array.isArray(answer[payloadField])) {
+    const error = answer['error'];
+    if (error !== undefined && error !== null) throw mapUpstreamError(embeddedStatus(error), text, provider);
+    throw providerError(`upstream ${provider} returned no ${payloadField}`, { provider, code: 'invalid_upstream_response' });
+  }
+  const usage = isObject(answer['usage']) ? answer['usage'] : null;
+  const body = Object.hasOwn(answer, 'provider') ? JSON.stringify({ ...answer, provider }) : appendProvider(text, JSON.stringify(provider));
+  return { body, parsed: answer, usage };
+}
+
+function embeddedStatus(error: unknown): number {
+  const code = isObject(error) ? error['code'] : undefined;
+  return typeof code === 'number' && code >= 400 && code <= 599 ? code : 502;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
