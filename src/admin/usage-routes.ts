@@ -1,10 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import { normalizeUserPathOrThrow } from '../http/user-path.ts';
-import type { UsageGroupBy, UsageQuery, UsageStore, UsageTotals } from '../usage/usage-store.ts';
+import type { UsageBucket, UsageGroupBy, UsageQuery, UsageStore, UsageTotals } from '../usage/usage-store.ts';
 import { featureUnavailable, invalidParameter, isoTime } from './admin-errors.ts';
 import { parseTimeRange } from './time-range.ts';
 
 const groupings: readonly UsageGroupBy[] = ['user_path', 'provider', 'model', 'day'];
+const buckets: readonly UsageBucket[] = ['hour', 'day'];
+
+/** The optional `bucket` (a time series per group key, for the dashboard's charts). */
+function readBucket(value: unknown): UsageBucket | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!buckets.includes(value as UsageBucket)) throw invalidParameter('bucket', `bucket must be one of ${buckets.join(', ')}`);
+  return value as UsageBucket;
+}
 
 export function renderTotals(totals: UsageTotals) {
   return {
@@ -36,20 +44,29 @@ export function readUsageQuery(query: Record<string, unknown>, now: number): Usa
   };
 }
 
-/** `GET /admin/usage` (CONTRACT section 7). */
+/**
+ * `GET /admin/usage` (CONTRACT section 7). With `bucket=hour|day` the rows are a series: one
+ * per time bucket and key, each with `bucket` (the bucket's start, RFC 3339), ordered by time.
+ */
 export function registerUsageRoutes(app: FastifyInstance, usage: UsageStore | null): void {
   app.get('/admin/usage', async (request) => {
     if (usage === null) throw featureUnavailable('usage tracking', 'USAGE_ENABLED');
     const query = request.query as Record<string, unknown>;
     const groupBy = (query['group_by'] ?? 'day') as UsageGroupBy;
     if (!groupings.includes(groupBy)) throw invalidParameter('group_by', `group_by must be one of ${groupings.join(', ')}`);
+    const bucket = readBucket(query['bucket']);
     const usageQuery = readUsageQuery(query, Date.now());
-    const rows = await usage.summarize(usageQuery, groupBy);
+    const rows = await usage.summarize(usageQuery, groupBy, bucket);
     return {
       from: isoTime(usageQuery.from),
       to: isoTime(usageQuery.to),
       group_by: groupBy,
-      rows: rows.map((row) => ({ key: row.key, ...renderTotals(row) })),
+      ...(bucket === undefined ? {} : { bucket }),
+      rows: rows.map((row) => ({
+        ...(row.bucket === undefined ? {} : { bucket: isoTime(row.bucket) }),
+        key: row.key,
+        ...renderTotals(row),
+      })),
     };
   });
 }

@@ -109,6 +109,33 @@ describe.each(backends)('UsageStore conformance: $name', (backend) => {
     ]);
   });
 
+  it('summarizes a series by hour or day bucket and dimension, ordered by bucket then key', async () => {
+    const { usage } = fresh().storage;
+    const hour = 3_600_000;
+    await usage.insertMany([
+      usageRecord({ timestamp: baseTime + 5, provider: 'openai', costUsd: 0.25 }),
+      usageRecord({ timestamp: baseTime + hour - 1, provider: 'azure' }),
+      usageRecord({ timestamp: baseTime + hour - 2, provider: 'openai', costUsd: 0.5 }),
+      usageRecord({ timestamp: baseTime + hour, provider: 'openai' }),
+      usageRecord({ timestamp: baseTime + 26 * hour, provider: 'openai' }),
+    ]);
+    const series = (rows: Awaited<ReturnType<typeof usage.summarize>>) =>
+      rows.map(({ bucket, key, requests, costUsd }) => [new Date(bucket ?? 0).toISOString(), key, requests, costUsd]);
+    expect(series(await usage.summarize(everything, 'provider', 'hour'))).toEqual([
+      ['2026-01-01T00:00:00.000Z', 'azure', 1, 0.001],
+      ['2026-01-01T00:00:00.000Z', 'openai', 2, 0.75],
+      ['2026-01-01T01:00:00.000Z', 'openai', 1, 0.001],
+      ['2026-01-02T02:00:00.000Z', 'openai', 1, 0.001],
+    ]);
+    expect(series(await usage.summarize(everything, 'provider', 'day'))).toEqual([
+      ['2026-01-01T00:00:00.000Z', 'azure', 1, 0.001],
+      ['2026-01-01T00:00:00.000Z', 'openai', 3, 0.751],
+      ['2026-01-02T00:00:00.000Z', 'openai', 1, 0.001],
+    ]);
+    // Without a bucket the rows carry none.
+    expect((await usage.summarize(everything, 'provider'))[0]).not.toHaveProperty('bucket');
+  });
+
   it('bounds time with from inclusive and to exclusive', async () => {
     const { usage } = fresh().storage;
     await usage.insertMany([baseTime - 1, baseTime, baseTime + 999, baseTime + 1_000].map((timestamp) => usageRecord({ timestamp })));

@@ -29,6 +29,11 @@ export interface UsageRecord {
 
 export type UsageGroupBy = 'user_path' | 'provider' | 'model' | 'day';
 
+/** Time buckets of a usage series (`GET /admin/usage?bucket=`), aligned to UTC hours or days. */
+export type UsageBucket = 'hour' | 'day';
+
+export const usageBucketMilliseconds: Readonly<Record<UsageBucket, number>> = { hour: 3_600_000, day: 86_400_000 };
+
 export interface UsageQuery {
   /** Inclusive lower bound, epoch ms. */
   readonly from: number;
@@ -52,14 +57,19 @@ export interface UsageTotals {
 export interface UsageGroup extends UsageTotals {
   /** The group's key: a user path, provider, model, or a UTC day `YYYY-MM-DD`. */
   key: string;
+  /** With a bucket: the start of the group's time bucket, epoch ms. */
+  bucket?: number;
 }
 
 /** Durable usage records. Implementations: SQLite and PostgreSQL (src/storage/). */
 export interface UsageStore {
   /** Writes records in one transaction; all or nothing. */
   insertMany(records: readonly UsageRecord[]): Promise<void>;
-  /** Totals grouped by one dimension, ordered by key. */
-  summarize(query: UsageQuery, groupBy: UsageGroupBy): Promise<UsageGroup[]>;
+  /**
+   * Totals grouped by one dimension, ordered by key; with a bucket, grouped by time bucket and
+   * dimension (a series per key, for charts), ordered by bucket then key.
+   */
+  summarize(query: UsageQuery, groupBy: UsageGroupBy, bucket?: UsageBucket): Promise<UsageGroup[]>;
   /** Totals over the whole query. */
   totals(query: UsageQuery): Promise<UsageTotals>;
   /** Records of one request id (tests and audit), oldest first. */

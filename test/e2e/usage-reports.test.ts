@@ -139,6 +139,22 @@ describe.each(backendNames)('GET /admin/usage on %s', (backendName) => {
     expect(around.get(utcDate())?.requests).toBe(traffic.length);
   });
 
+  it('with bucket=hour|day returns a series: a row per time bucket and key, oldest first', async () => {
+    for (const bucket of ['hour', 'day'] as const) {
+      const reply = await call(gateway, `/admin/usage?group_by=provider&bucket=${bucket}`);
+      expect(reply.status, reply.text).toBe(200);
+      const body = JSON.parse(reply.text) as { bucket: string; rows: Array<UsageRow & { bucket: string }> };
+      expect(body.bucket).toBe(bucket);
+      const size = bucket === 'hour' ? 3_600_000 : 86_400_000;
+      const starts = body.rows.map((row) => Date.parse(row.bucket));
+      expect(starts.every((start) => start % size === 0 && start <= recordedUntil && start > recordedUntil - 2 * size)).toBe(true);
+      expect(starts).toEqual([...starts].sort((a, b) => a - b));
+      const requestsOf = (key: string) => body.rows.filter((row) => row.key === key).reduce((sum, row) => sum + row.requests, 0);
+      expect([requestsOf('openai'), requestsOf('openai-east')]).toEqual([5, 2]);
+      expect(Object.keys(body.rows[0] ?? {})).toEqual(['bucket', 'key', ...Object.keys(totalsOf(1, 1))]);
+    }
+  });
+
   it('echoes the range and the grouping', async () => {
     const reply = await call(gateway, `/admin/usage?group_by=model&from=${utcDate(-1)}&to=${utcDate()}`);
     expect(reply.status).toBe(200);
@@ -151,6 +167,7 @@ describe.each(backendNames)('GET /admin/usage on %s', (backendName) => {
   it.each([
     ['group_by=week', 'group_by'],
     ['group_by=', 'group_by'],
+    ['bucket=week', 'bucket'],
     ['from=yesterday', 'from'],
     ['to=2026-13-45', 'to'],
     [`from=${utcDate(1)}&to=${utcDate(-1)}`, null],

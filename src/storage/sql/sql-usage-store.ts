@@ -1,4 +1,5 @@
-import type { UsageGroup, UsageGroupBy, UsageQuery, UsageRecord, UsageStore, UsageTotals } from '../../usage/usage-store.ts';
+import type { UsageBucket, UsageGroup, UsageGroupBy, UsageQuery, UsageRecord, UsageStore, UsageTotals } from '../../usage/usage-store.ts';
+import { usageBucketMilliseconds } from '../../usage/usage-store.ts';
 import type { SqlExecutor } from './sql-executor.ts';
 import { SqlParameters, toNumber } from './sql-executor.ts';
 import type { UsageRow } from './usage-row.ts';
@@ -36,6 +37,8 @@ const emptyTotalsRow: TotalsRow = { requests: 0, prompt_tokens: 0, completion_to
 
 interface GroupRow extends TotalsRow {
   readonly group_key: string | number;
+  /** The bucket number (time / bucket size, truncated) when a bucket was asked for. */
+  readonly bucket_key?: string | number;
 }
 
 /** UsageStore over any SQL dialect; the executor hides the driver. */
@@ -51,13 +54,21 @@ export class SqlUsageStore implements UsageStore {
     await this.#executor.insertRows('usage_records', usageColumns, records.map(usageRowValues));
   }
 
-  async summarize(query: UsageQuery, groupBy: UsageGroupBy): Promise<UsageGroup[]> {
+  async summarize(query: UsageQuery, groupBy: UsageGroupBy, bucket?: UsageBucket): Promise<UsageGroup[]> {
     const parameters = new SqlParameters(this.#executor);
     const where = usageWhere(query, parameters);
-    const text = `SELECT ${groupKeyExpressions[groupBy]} AS group_key, ${totalsSelect}
-      FROM usage_records WHERE ${where} GROUP BY group_key ORDER BY group_key`;
+    // Bucket sizes are constants of our own (never user text), like the day expression above.
+    const size = bucket === undefined ? null : usageBucketMilliseconds[bucket];
+    const bucketSelect = size === null ? '' : `ts / ${size} AS bucket_key, `;
+    const order = size === null ? 'group_key' : 'bucket_key, group_key';
+    const text = `SELECT ${bucketSelect}${groupKeyExpressions[groupBy]} AS group_key, ${totalsSelect}
+      FROM usage_records WHERE ${where} GROUP BY ${order} ORDER BY ${order}`;
     const rows = await this.#executor.query<GroupRow>(text, parameters.values);
-    return rows.map((row) => ({ key: groupKey(row.group_key, groupBy), ...totalsFromRow(row) }));
+    return rows.map((row) => ({
+      key: groupKey(row.group_key, groupBy),
+      ...(size === null || row.bucket_key === undefined ? {} : { bucket: toNumber(row.bucket_key) * size }),
+      ...totalsFromRow(row),
+    }));
   }
 
   async totals(query: UsageQuery): Promise<UsageTotals> {
