@@ -8,6 +8,7 @@ import type { StorageSettings } from '../storage/storage.ts';
 import { buildBudgetRules } from './budgets.ts';
 import { buildRateLimitRules } from './rate-limits.ts';
 import { buildVirtualModels } from './virtual-models.ts';
+import { buildMcpSettings } from './mcp.ts';
 import { discoverEnvProviders } from './env-providers.ts';
 import { configSchema, instanceName, type ConfigDocument } from './schema.ts';
 import type { LoadedSettings, ProviderSettings, Settings } from './settings.ts';
@@ -59,6 +60,8 @@ const scalarVariables: ReadonlyArray<readonly [variable: string, path: readonly 
   ['RESPONSE_CACHE_MAX_BYTES', ['response_cache', 'max_bytes']],
   ['RESPONSE_CACHE_MAX_ENTRY_BYTES', ['response_cache', 'max_entry_bytes']],
   ['REDIS_URL', ['redis', 'url']],
+  ['MCP_ENABLED', ['mcp', 'enabled']],
+  ['MCP_TOOL_DISCOVERY', ['mcp', 'tool_discovery']],
 ];
 
 const knownTopLevelKeys = new Set(Object.keys(configSchema.shape));
@@ -207,6 +210,7 @@ function buildSettings(
     },
     upstream: buildUpstream(document),
     responseCache: buildResponseCache(document, origins),
+    mcp: buildMcpSettings(document.mcp, env, origins, warnings),
   };
 }
 

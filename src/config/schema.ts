@@ -148,6 +148,15 @@ export const configSchema = z.object({
     })
     .prefault({}),
   redis: z.object({ url: optionalString }).prefault({}),
+  /** Declarations are validated by config/mcp.ts (shared with the admin API). */
+  mcp: z
+    .object({
+      enabled: booleanValue.default(true),
+      tool_discovery: z.unknown().optional(),
+      servers: z.unknown().optional(),
+      virtual_servers: z.unknown().optional(),
+    })
+    .prefault({}),
 });
 
 export type ConfigDocument = z.output<typeof configSchema>;

@@ -4,6 +4,7 @@ import type { ModelPrice } from '../usage/price-table.ts';
 import type { RuleDraft } from '../ratelimit/rules.ts';
 import type { VirtualModelDefinition } from '../routing/virtual-model.ts';
 import type { BudgetRuleSettings } from './budgets.ts';
+import type { McpSettings } from './mcp.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -63,6 +64,7 @@ export interface Settings {
     readonly maxEntryBytes: number;
     readonly redisUrl: string | null;
   };
+  readonly mcp: McpSettings;
 }
 
 export interface LoadedSettings {

@@ -1,0 +1,177 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { thrown } from '../testing/thrown.ts';
+import { ConfigError } from './config-error.ts';
+import { loadSettings } from './load.ts';
+
+const load = (env: Record<string, string> = {}, yaml?: string) => {
+  const directory = mkdtempSync(join(tmpdir(), 'mcp-config-test-'));
+  if (yaml !== undefined) writeFileSync(join(directory, 'config.yaml'), yaml);
+  return loadSettings({ argv: [], env, cwd: directory });
+};
+
+const configError = (env: Record<string, string>, yaml?: string): ConfigError => {
+  return thrown(ConfigError, () => load(env, yaml));
+};
+
+const yaml = `
+mcp:
+  servers:
+    GitHub:
+      url: https://mcp.example.com/github
+      headers: { Authorization: "Bearer \${GH_TOKEN}" }
+      description: "  Code hosting "
+    local:
+      command: node
+      args: [server.mjs, --verbose]
+      env: { LEVEL: 3 }
+    legacy:
+      url: http://127.0.0.1:9000/sse
+      transport: SSE
+  virtual_servers:
+    Coding:
+      description: Tools for coding
+      servers: ["GitHub", " local ", "github", ""]
+      tool_discovery: Search
+`;
+
+describe('MCP settings', () => {
+  it('defaults to enabled, discovery off, nothing declared', () => {
+    expect(load().settings.mcp).toEqual({ enabled: true, toolDiscovery: 'off', servers: [], virtualServers: [] });
+    expect(load({ MCP_TOOL_DISCOVERY: 'SEARCH' }).settings.mcp.toolDiscovery).toBe('search');
+    expect(load({ MCP_ENABLED: 'false' }, yaml).settings.mcp).toEqual({
+      enabled: false,
+      toolDiscovery: 'off',
+      servers: [],
+      virtualServers: [],
+    });
+  });
+
+  it('reads servers and virtual servers from YAML, canonical and sorted', () => {
+    const { mcp } = load({ GH_TOKEN: 'secret' }, yaml).settings;
+    expect(mcp.servers).toEqual([
+      {
+        slug: 'github',
+        description: 'Code hosting',
+        transport: 'http',
+        url: 'https://mcp.example.com/github',
+        headers: { Authorization: 'Bearer secret' },
+        command: null,
+        args: [],
+        env: {},
+      },
+      {
+        slug: 'legacy',
+        description: '',
+        transport: 'sse',
+        url: 'http://127.0.0.1:9000/sse',
+        headers: {},
+        command: null,
+        args: [],
+        env: {},
+      },
+      {
+        slug: 'local',
+        description: '',
+        transport: 'stdio',
+        url: null,
+        headers: {},
+        command: 'node',
+        args: ['server.mjs', '--verbose'],
+        env: { LEVEL: '3' },
+      },
+    ]);
+    expect(mcp.virtualServers).toEqual([
+      { name: 'coding', description: 'Tools for coding', servers: ['github', 'local'], toolDiscovery: 'search' },
+    ]);
+  });
+
+  it('MCP_SERVERS and MCP_VIRTUAL_SERVERS replace YAML entries by canonical name and add new ones', () => {
+    const env = {
+      TOKEN: 't',
+      MCP_SERVERS: JSON.stringify({
+        github: { url: 'https://other.example/mcp', headers: { 'X-Key': '${TOKEN}' } },
+        extra: { url: 'http://127.0.0.1:1/mcp' },
+      }),
+      MCP_VIRTUAL_SERVERS: JSON.stringify({ coding: { servers: ['extra'] }, more: { servers: 'github, extra', tool_discovery: 'off' } }),
+    };
+    const { mcp } = load(env, yaml).settings;
+    expect(mcp.servers.map((server) => `${server.slug} ${server.url ?? server.command}`)).toEqual([
+      'extra http://127.0.0.1:1/mcp',
+      'github https://other.example/mcp',
+      'legacy http://127.0.0.1:9000/sse',
+      'local node',
+    ]);
+    expect(mcp.servers[1]?.headers).toEqual({ 'X-Key': 't' });
+    expect(mcp.virtualServers).toEqual([
+      { name: 'coding', description: '', servers: ['extra'], toolDiscovery: '' },
+      { name: 'more', description: '', servers: ['github', 'extra'], toolDiscovery: 'off' },
+    ]);
+  });
+
+  it('a virtual server named like a server is accepted with a warning', () => {
+    const { warnings } = load(
+      {},
+      'mcp:\n  servers:\n    x: { url: "http://127.0.0.1:1/mcp" }\n  virtual_servers:\n    x: { servers: [x] }\n',
+    );
+    expect(warnings).toContain('virtual MCP server "x" is not served: MCP server "x" uses the same name; rename one of them');
+  });
+
+  it.each([
+    [{ MCP_TOOL_DISCOVERY: 'semantic' }, undefined, 'MCP_TOOL_DISCOVERY', 'tool_discovery must be "off" or "search", got "semantic"'],
+    [{ MCP_ENABLED: 'maybe' }, undefined, 'MCP_ENABLED', 'MCP_ENABLED: '],
+    [{ MCP_SERVERS: '{' }, undefined, 'MCP_SERVERS', 'not valid JSON'],
+    [{ MCP_SERVERS: '[]' }, undefined, 'MCP_SERVERS', 'expected a JSON object'],
+    [
+      { MCP_SERVERS: '{"A":{"url":"http://h/"},"a":{"url":"http://h/"}}' },
+      undefined,
+      'MCP_SERVERS',
+      'both canonicalize to server slug "a"',
+    ],
+    [{ MCP_VIRTUAL_SERVERS: '{"v":{}}' }, undefined, 'MCP_VIRTUAL_SERVERS.v.servers', 'servers is required'],
+    [{}, 'mcp:\n  servers:\n    "git hub": { url: "http://h/" }\n', 'mcp.servers.git hub', 'must match'],
+    [{}, 'mcp:\n  servers:\n    s: { url: "ftp://h/" }\n', 'mcp.servers.s.url', 'url must start with http:// or https://'],
+    [{}, 'mcp:\n  servers:\n    s: { transport: http }\n', 'mcp.servers.s.url', 'url is required for the http transport'],
+    [
+      {},
+      'mcp:\n  servers:\n    s: { transport: ws, url: "http://h/" }\n',
+      'mcp.servers.s.transport',
+      'transport must be one of: http, sse, stdio',
+    ],
+    [{}, 'mcp:\n  servers:\n    s: { transport: stdio }\n', 'mcp.servers.s.command', 'command is required for the stdio transport'],
+    [{}, 'mcp:\n  servers:\n    s: { command: node, headers: { A: b } }\n', 'mcp.servers.s.headers', 'only valid for the http and sse'],
+    [{}, 'mcp:\n  servers:\n    s: { url: "http://h/", command: node }\n', 'mcp.servers.s.command', 'only valid for the stdio transport'],
+    [{}, 'mcp:\n  servers:\n    s: { url: "http://h/", colour: red }\n', 'mcp.servers.s.colour', 'unknown field'],
+    [
+      {},
+      'mcp:\n  virtual_servers:\n    "my tools": { servers: [a] }\n',
+      'mcp.virtual_servers.my tools',
+      'virtual server name "my tools" must match',
+    ],
+    [
+      {},
+      'mcp:\n  virtual_servers:\n    v: { servers: ["git hub"] }\n',
+      'mcp.virtual_servers.v.servers.0',
+      'member "git hub": server slug "git hub" must match',
+    ],
+    [
+      {},
+      'mcp:\n  virtual_servers:\n    v: { servers: [a], tool_discovery: semantic }\n',
+      'mcp.virtual_servers.v.tool_discovery',
+      'got "semantic"',
+    ],
+    [
+      {},
+      'mcp:\n  virtual_servers:\n    v: { servers: [w] }\n    w: { servers: [a] }\n',
+      'mcp.virtual_servers.v.servers.0',
+      'member "w" is a virtual server',
+    ],
+    [{}, 'mcp:\n  servers: [a]\n', 'mcp.servers', 'expected a mapping'],
+  ])('rejects %j %j at %s', (env, document, key, message) => {
+    const error = configError(env, document);
+    expect(error.key).toBe(key);
+    expect(error.message).toContain(message);
+  });
+});

@@ -1,0 +1,137 @@
+import type { McpServerDefinition, McpVirtualServerDefinition, ToolDiscoveryMode } from '../mcp/mcp-definitions.ts';
+import {
+  canonicalMcpName,
+  checkMcpName,
+  McpValidationError,
+  parseMcpServerFields,
+  parseMcpVirtualServerFields,
+  parseToolDiscovery,
+} from '../mcp/mcp-validation.ts';
+import { ConfigError } from './config-error.ts';
+import { expandVariables } from './values.ts';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The MCP gateway's settings (CONTRACT section 9). */
+export interface McpSettings {
+  /** `MCP_ENABLED` / `mcp.enabled`, default true. Off: `/mcp/*` and the MCP admin routes answer 503. */
+  readonly enabled: boolean;
+  /** `MCP_TOOL_DISCOVERY` / `mcp.tool_discovery`: the default of servers and virtual servers that set none. */
+  readonly toolDiscovery: ToolDiscoveryMode;
+  /** `mcp.servers` merged with `MCP_SERVERS` (the variable wins per slug), by slug. */
+  readonly servers: readonly McpServerDefinition[];
+  /** `mcp.virtual_servers` merged with `MCP_VIRTUAL_SERVERS` (the variable wins per name), by name. */
+  readonly virtualServers: readonly McpVirtualServerDefinition[];
+}
+
+export interface McpDocument {
+  readonly enabled: boolean;
+  readonly tool_discovery?: unknown;
+  readonly servers?: unknown;
+  readonly virtual_servers?: unknown;
+}
+
+/**
+ * Builds the MCP settings. When MCP is off the declarations are ignored (not validated), as
+ * rate limits do. A virtual server named like a server is accepted with a warning: the server
+ * keeps `/mcp/{name}` and the listing explains the conflict.
+ */
+export function buildMcpSettings(document: McpDocument, env: Env, origins: ReadonlyMap<string, string>, warnings: string[]): McpSettings {
+  const toolDiscovery = withConfigErrors(
+    () => parseToolDiscovery(document.tool_discovery, origins.get('mcp.tool_discovery') ?? 'mcp.tool_discovery') || 'off',
+  );
+  if (!document.enabled) return { enabled: false, toolDiscovery, servers: [], virtualServers: [] };
+  const servers = mergeDeclarations(
+    declarationsOf(document.servers, 'mcp.servers', 'server slug', (value, slug, key) => parseMcpServerFields(value, slug, key, true)),
+    envDeclarations(env, 'MCP_SERVERS', 'server slug', (value, slug, key) => parseMcpServerFields(value, slug, key, true)),
+    (server) => server.slug,
+  );
+  const virtualServers = mergeDeclarations(
+    declarationsOf(document.virtual_servers, 'mcp.virtual_servers', 'virtual server name', parseMcpVirtualServerFields),
+    envDeclarations(env, 'MCP_VIRTUAL_SERVERS', 'virtual server name', parseMcpVirtualServerFields),
+    (server) => server.name,
+  );
+  checkVirtualMembers(servers, virtualServers, warnings);
+  return { enabled: true, toolDiscovery, servers, virtualServers };
+}
+
+type Parse<Definition> = (value: unknown, name: string, key: string) => Definition;
+
+/** A YAML map of canonical name -> declaration; two keys with the same canonical name are an error. */
+function declarationsOf<Definition>(value: unknown, key: string, what: string, parse: Parse<Definition>): Definition[] {
+  if (value === undefined || value === null) return [];
+  if (typeof value !== 'object' || Array.isArray(value)) throw new ConfigError(key, 'expected a mapping of name -> declaration');
+  const seen = new Map<string, string>();
+  return Object.entries(value as Record<string, unknown>).map(([rawName, entry]) => {
+    const entryKey = `${key}.${rawName}`;
+    const name = withConfigErrors(() => checkMcpName(canonicalMcpName(rawName), entryKey, what));
+    const earlier = seen.get(name);
+    if (earlier !== undefined) {
+      throw new ConfigError(
+        key,
+        `entries ${JSON.stringify(earlier)} and ${JSON.stringify(rawName)} both canonicalize to ${what} "${name}"`,
+      );
+    }
+    seen.set(name, rawName);
+    return withConfigErrors(() => parse(entry ?? {}, name, entryKey));
+  });
+}
+
+function envDeclarations<Definition>(env: Env, variable: string, what: string, parse: Parse<Definition>): Definition[] {
+  const raw = env[variable]?.trim();
+  if (!raw) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (error) {
+    throw new ConfigError(variable, `not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(variable, 'expected a JSON object of name -> declaration');
+  }
+  return declarationsOf(expandVariables(parsed, env), variable, what, parse);
+}
+
+/** Environment entries replace file entries of the same name in place; new ones follow. */
+function mergeDeclarations<Definition>(
+  fromFile: Definition[],
+  fromEnv: Definition[],
+  nameOf: (definition: Definition) => string,
+): Definition[] {
+  const byName = new Map<string, Definition>();
+  for (const definition of [...fromFile, ...fromEnv]) byName.set(nameOf(definition), definition);
+  return [...byName.values()].sort((left, right) => (nameOf(left) < nameOf(right) ? -1 : 1));
+}
+
+function checkVirtualMembers(
+  servers: readonly McpServerDefinition[],
+  virtualServers: readonly McpVirtualServerDefinition[],
+  warnings: string[],
+): void {
+  const slugs = new Set(servers.map((server) => server.slug));
+  const virtualNames = new Set(virtualServers.map((server) => server.name));
+  for (const virtual of virtualServers) {
+    if (slugs.has(virtual.name)) {
+      warnings.push(
+        `virtual MCP server "${virtual.name}" is not served: MCP server "${virtual.name}" uses the same name; rename one of them`,
+      );
+    }
+    virtual.servers.forEach((member, index) => {
+      if (virtualNames.has(member) && !slugs.has(member)) {
+        throw new ConfigError(
+          `mcp.virtual_servers.${virtual.name}.servers.${index}`,
+          `member "${member}" is a virtual server; virtual servers can only include MCP servers`,
+        );
+      }
+    });
+  }
+}
+
+function withConfigErrors<Result>(action: () => Result): Result {
+  try {
+    return action();
+  } catch (error) {
+    if (error instanceof McpValidationError) throw new ConfigError(error.field, error.message);
+    throw error;
+  }
+}
