@@ -56,9 +56,9 @@ async function postgresMigrator(): Promise<Migrator> {
   };
 }
 
-const later: Migration = { version: 6, name: 'later_things', statements: ['CREATE TABLE later_things (id TEXT PRIMARY KEY)'] };
+const later: Migration = { version: 100, name: 'later_things', statements: ['CREATE TABLE later_things (id TEXT PRIMARY KEY)'] };
 const broken: Migration = {
-  version: 7,
+  version: 101,
   name: 'broken',
   statements: ['CREATE TABLE half_done (id TEXT PRIMARY KEY)', 'CREATE TABLE half_done (id TEXT PRIMARY KEY)'],
 };
@@ -76,10 +76,18 @@ describe.each([
   });
 
   it('applies the shipped migrations once, then nothing', async () => {
-    expect(await migrator.migrate(migrator.shipped)).toEqual([1, 2, 3, 4, 5]);
+    expect(await migrator.migrate(migrator.shipped)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(await migrator.migrate(migrator.shipped)).toEqual([]);
-    expect(await migrator.versions()).toEqual([1, 2, 3, 4, 5]);
-    for (const table of ['usage_records', 'api_keys', 'budgets', 'rate_limit_rules', 'virtual_models']) {
+    expect(await migrator.versions()).toEqual([1, 2, 3, 4, 5, 6]);
+    for (const table of [
+      'usage_records',
+      'api_keys',
+      'budgets',
+      'rate_limit_rules',
+      'virtual_models',
+      'mcp_servers',
+      'mcp_virtual_servers',
+    ]) {
       expect(await migrator.tableExists(table)).toBe(true);
     }
   });
@@ -87,29 +95,29 @@ describe.each([
   it('upgrades a database at version 3 by applying only rate_limit_rules and virtual_models', async () => {
     expect(await migrator.migrate(migrator.shipped.filter((migration) => migration.version <= 3))).toEqual([1, 2, 3]);
     expect(await migrator.tableExists('rate_limit_rules')).toBe(false);
-    expect(await migrator.migrate(migrator.shipped)).toEqual([4, 5]);
+    expect(await migrator.migrate(migrator.shipped)).toEqual([4, 5, 6]);
     expect(await migrator.tableExists('rate_limit_rules')).toBe(true);
-    expect(await migrator.versions()).toEqual([1, 2, 3, 4, 5]);
+    expect(await migrator.versions()).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
   it('upgrades a database at version 4 by applying only virtual_models', async () => {
     expect(await migrator.migrate(migrator.shipped.filter((migration) => migration.version <= 4))).toEqual([1, 2, 3, 4]);
     expect(await migrator.tableExists('virtual_models')).toBe(false);
-    expect(await migrator.migrate(migrator.shipped)).toEqual([5]);
+    expect(await migrator.migrate(migrator.shipped)).toEqual([5, 6]);
     expect(await migrator.tableExists('virtual_models')).toBe(true);
-    expect(await migrator.versions()).toEqual([1, 2, 3, 4, 5]);
+    expect(await migrator.versions()).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
   it('applies only an appended migration on a migrated database', async () => {
     await migrator.migrate(migrator.shipped);
-    expect(await migrator.migrate([...migrator.shipped, later])).toEqual([6]);
+    expect(await migrator.migrate([...migrator.shipped, later])).toEqual([100]);
     expect(await migrator.tableExists('later_things')).toBe(true);
-    expect(await migrator.versions()).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(await migrator.versions()).toEqual([1, 2, 3, 4, 5, 6, 100]);
   });
 
   it('rolls a failing migration back whole and does not record it', async () => {
     await expect(migrator.migrate([...migrator.shipped, later, broken])).rejects.toThrow();
-    expect(await migrator.versions()).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(await migrator.versions()).toEqual([1, 2, 3, 4, 5, 6, 100]);
     expect(await migrator.tableExists('half_done')).toBe(false);
   });
 

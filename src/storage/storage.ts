@@ -1,5 +1,6 @@
 import type { ApiKeyStore } from '../keys/api-key-store.ts';
 import type { BudgetStore } from '../budgets/budget-store.ts';
+import type { McpServerStore, McpVirtualServerStore } from '../mcp/mcp-definitions.ts';
 import type { RateLimitRuleStore } from '../ratelimit/rule-store.ts';
 import type { VirtualModelStore } from '../routing/virtual-model.ts';
 import type { UsageStore } from '../usage/usage-store.ts';
@@ -12,6 +13,8 @@ export interface Storage {
   readonly budgets: BudgetStore;
   readonly rateLimitRules: RateLimitRuleStore;
   readonly virtualModels: VirtualModelStore;
+  readonly mcpServers: McpServerStore;
+  readonly mcpVirtualServers: McpVirtualServerStore;
   /** Cheap round trip for /health/ready; false when the database does not answer. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

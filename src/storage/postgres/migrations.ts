@@ -98,4 +98,27 @@ export const postgresMigrations: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 6,
+    name: 'mcp_servers',
+    statements: [
+      `CREATE TABLE mcp_servers (
+        slug TEXT COLLATE "C" PRIMARY KEY,
+        description TEXT NOT NULL,
+        transport TEXT NOT NULL,
+        url TEXT NOT NULL,
+        headers_json TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+      `CREATE TABLE mcp_virtual_servers (
+        name TEXT COLLATE "C" PRIMARY KEY,
+        description TEXT NOT NULL,
+        servers_json TEXT NOT NULL,
+        tool_discovery TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+    ],
+  },
 ];

@@ -3,6 +3,7 @@ import { guardExecutor } from './guarded-executor.ts';
 import type { SqlExecutor } from './sql-executor.ts';
 import { SqlApiKeyStore } from './sql-api-key-store.ts';
 import { SqlBudgetStore } from './sql-budget-store.ts';
+import { SqlMcpServerStore, SqlMcpVirtualServerStore } from './sql-mcp-stores.ts';
 import { SqlRateLimitRuleStore } from './sql-rate-limit-rule-store.ts';
 import { SqlUsageStore } from './sql-usage-store.ts';
 import { SqlVirtualModelStore } from './sql-virtual-model-store.ts';
@@ -18,6 +19,8 @@ export function createSqlStorage(raw: SqlExecutor): Storage {
     budgets: new SqlBudgetStore(executor),
     rateLimitRules: new SqlRateLimitRuleStore(executor),
     virtualModels: new SqlVirtualModelStore(executor),
+    mcpServers: new SqlMcpServerStore(executor),
+    mcpVirtualServers: new SqlMcpVirtualServerStore(executor),
     ping: () => executor.ping(),
     close: () => (closing ??= executor.close()),
   };

@@ -97,4 +97,27 @@ export const sqliteMigrations: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 6,
+    name: 'mcp_servers',
+    statements: [
+      `CREATE TABLE mcp_servers (
+        slug TEXT PRIMARY KEY,
+        description TEXT NOT NULL,
+        transport TEXT NOT NULL,
+        url TEXT NOT NULL,
+        headers_json TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      )`,
+      `CREATE TABLE mcp_virtual_servers (
+        name TEXT PRIMARY KEY,
+        description TEXT NOT NULL,
+        servers_json TEXT NOT NULL,
+        tool_discovery TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      )`,
+    ],
+  },
 ];
