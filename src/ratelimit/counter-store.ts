@@ -18,7 +18,22 @@ export interface Breach {
   retryAfterMs: number;
 }
 
-export type AdmissionResult = { admitted: true; counts: RuleCounts[] } | { admitted: false; breach: Breach };
+/**
+ * Names one admission's concurrency slots in a store that keeps slots one by one (leases that
+ * expire unless renewed, so a dead replica's slots come back). Opaque to callers: hand it back
+ * to `release`, `refund` and `renewLeases` unchanged. Stores that only count slots return none.
+ */
+export interface SlotLease {
+  readonly id: string;
+}
+
+export type AdmissionResult = { admitted: true; counts: RuleCounts[]; lease?: SlotLease } | { admitted: false; breach: Breach };
+
+/** The slots of one live admission: its concurrency rules and the lease that holds them. */
+export interface HeldSlots {
+  readonly rules: readonly RateLimitRule[];
+  readonly lease: SlotLease;
+}
 
 export interface AdmissionOptions {
   /** Take a slot on concurrency rules (false for batch submissions). */
@@ -35,10 +50,15 @@ export interface AdmissionOptions {
 export interface RateLimitCounterStore {
   /** Check all, then commit all; on a breach nothing is counted. `counts` follow `rules`' order. */
   admit(rules: readonly RateLimitRule[], options: AdmissionOptions, nowMs: number): Promise<AdmissionResult>;
-  /** Gives back one slot on each concurrency rule. */
-  release(rules: readonly RateLimitRule[]): Promise<void>;
+  /** Gives back one slot on each concurrency rule: the lease's own when `admit` returned one. */
+  release(rules: readonly RateLimitRule[], lease?: SlotLease): Promise<void>;
   /** Undoes an admission that was not used (budget refusal): the request count and the slots. */
-  refund(rules: readonly RateLimitRule[], nowMs: number): Promise<void>;
+  refund(rules: readonly RateLimitRule[], nowMs: number, lease?: SlotLease): Promise<void>;
+  /**
+   * Extends the expiry of slots still held (stores whose slots are leases); the rate limiter
+   * calls it periodically for every live admission. Optional: counting stores need no renewal.
+   */
+  renewLeases?(held: readonly HeldSlots[], nowMs: number): Promise<void>;
   /** Adds tokens of a completed response to each windowed rule. */
   addTokens(rules: readonly RateLimitRule[], tokens: number, nowMs: number): Promise<void>;
   /** Whether `admit` would pass right now; changes nothing. */

@@ -1,16 +1,14 @@
-import type { AdmissionOptions, AdmissionResult, Breach, RateLimitCounterStore, RuleCounts } from './counter-store.ts';
+import type { AdmissionOptions, AdmissionResult, RateLimitCounterStore, RuleCounts } from './counter-store.ts';
+import { breachOf, countsOf, longestBreach, newRuleState, type RuleState } from './rule-check.ts';
 import type { RateLimitRule } from './rules.ts';
-import { advance, estimate, newWindow, secondsUntilBelow, type WindowCounter } from './sliding-window.ts';
-
-interface RuleState {
-  requests: WindowCounter;
-  tokens: WindowCounter;
-  inFlight: number;
-}
+import { advance, newWindow } from './sliding-window.ts';
 
 /**
  * Counters in this process's memory (the default; SEED-SPEC "Limits" rule 12). JavaScript
- * runs each call to completion, so check-all-then-commit is atomic without locks.
+ * runs each call to completion, so check-all-then-commit is atomic without locks. Slots are
+ * counted, not leased: a process that dies takes its counters with it, so nothing can leak,
+ * and the rate limiter releases each admission exactly once, so the optional lease arguments
+ * of the port are not needed here.
  */
 export class MemoryCounterStore implements RateLimitCounterStore {
   private readonly states = new Map<string, RuleState>();
@@ -22,22 +20,19 @@ export class MemoryCounterStore implements RateLimitCounterStore {
   /** Synchronous admission, for callers that want no promise. */
   admitNow(rules: readonly RateLimitRule[], options: AdmissionOptions, nowMs: number): AdmissionResult {
     const now = Math.floor(nowMs / 1000);
-    let breach: Breach | null = null;
-    for (const rule of rules) {
-      const found = this.check(rule, this.stateOf(rule), options, now, nowMs);
-      if (found !== null && (breach === null || found.retryAfterMs > breach.retryAfterMs)) breach = found;
-    }
+    const states = rules.map((rule) => this.stateOf(rule));
+    const breach = longestBreach(rules, states, options, nowMs);
     if (breach !== null) return { admitted: false, breach };
     const counts: RuleCounts[] = [];
-    for (const rule of rules) {
-      const state = this.stateOf(rule);
+    rules.forEach((rule, index) => {
+      const state = states[index] as RuleState;
       if (rule.periodSeconds === 0) {
         if (options.holdSlot) state.inFlight += 1;
       } else if (rule.maxRequests !== null) {
         state.requests.current += 1;
       }
       counts.push(countsOf(rule, state, now));
-    }
+    });
     return { admitted: true, counts };
   }
 
@@ -74,7 +69,7 @@ export class MemoryCounterStore implements RateLimitCounterStore {
   async hasCapacity(rules: readonly RateLimitRule[], enforceTokens: boolean, nowMs: number): Promise<boolean> {
     const now = Math.floor(nowMs / 1000);
     const options = { holdSlot: true, enforceTokens };
-    return rules.every((rule) => this.check(rule, this.stateOf(rule), options, now, nowMs) === null);
+    return rules.every((rule) => breachOf(rule, this.stateOf(rule), options, now, nowMs) === null);
   }
 
   async counts(rules: readonly RateLimitRule[], nowMs: number): Promise<RuleCounts[]> {
@@ -103,45 +98,9 @@ export class MemoryCounterStore implements RateLimitCounterStore {
   private stateOf(rule: RateLimitRule): RuleState {
     let state = this.states.get(rule.counterKey);
     if (state === undefined) {
-      state = { requests: newWindow(), tokens: newWindow(), inFlight: 0 };
+      state = newRuleState();
       this.states.set(rule.counterKey, state);
     }
     return state;
   }
-
-  /** Advances the rule's windows and returns its breach, if any. */
-  private check(rule: RateLimitRule, state: RuleState, options: AdmissionOptions, now: number, nowMs: number): Breach | null {
-    const period = rule.periodSeconds;
-    if (period === 0) {
-      if (!options.holdSlot || rule.maxRequests === null || state.inFlight < rule.maxRequests) return null;
-      return { rule, kind: 'concurrent', retryAfterMs: 1000 };
-    }
-    advance(state.requests, now, period);
-    advance(state.tokens, now, period);
-    const untilMs = (seconds: number): number => (now + seconds) * 1000 - nowMs;
-    let breach: Breach | null = null;
-    if (rule.maxRequests !== null && estimate(state.requests, now, period) >= rule.maxRequests) {
-      breach = { rule, kind: 'requests', retryAfterMs: untilMs(secondsUntilBelow(state.requests, now, period, rule.maxRequests)) };
-    }
-    if (options.enforceTokens && rule.maxTokens !== null && estimate(state.tokens, now, period) >= rule.maxTokens) {
-      const retryAfterMs = untilMs(secondsUntilBelow(state.tokens, now, period, rule.maxTokens));
-      if (breach === null || retryAfterMs > breach.retryAfterMs) breach = { rule, kind: 'tokens', retryAfterMs };
-    }
-    return breach;
-  }
-}
-
-function countsOf(rule: RateLimitRule, state: RuleState, now: number): RuleCounts {
-  const period = rule.periodSeconds;
-  if (period === 0) return { requestsUsed: 0, tokensUsed: 0, inFlight: state.inFlight, windowStart: null, windowEnd: null };
-  advance(state.requests, now, period);
-  advance(state.tokens, now, period);
-  const windowStart = now - (now % period);
-  return {
-    requestsUsed: estimate(state.requests, now, period),
-    tokensUsed: estimate(state.tokens, now, period),
-    inFlight: 0,
-    windowStart,
-    windowEnd: windowStart + period,
-  };
 }

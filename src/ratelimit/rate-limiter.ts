@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import { invalidRequest, notFound, type GatewayError } from '../errors/gateway-error.ts';
-import type { RateLimitCounterStore, RuleCounts } from './counter-store.ts';
+import type { HeldSlots, RateLimitCounterStore, RuleCounts, SlotLease } from './counter-store.ts';
 import { periodLabel } from './periods.ts';
 import { rateLimitExceeded, successHeaders } from './rejection.ts';
-import type { RateLimitRuleStore } from './rule-store.ts';
+import type { RateLimitRuleRow, RateLimitRuleStore } from './rule-store.ts';
 import { RuleIndex, type RouteSubject } from './rule-index.ts';
 import { ruleId, validateRule, type RateLimitRule, type RateLimitScope, type RuleDraft } from './rules.ts';
 
@@ -15,6 +15,13 @@ export interface RateLimiterOptions {
   enforceTokens: boolean;
   logger: Logger;
   now?: () => number;
+  /**
+   * How often the stored manual rules are re-read, so rules changed through another replica's
+   * admin API take effect here (and the admin list shows them); no re-reading when absent.
+   */
+  reloadIntervalMs?: number;
+  /** How often live concurrency leases are renewed, for stores whose slots expire (a third of their TTL). */
+  leaseRenewalMs?: number;
 }
 
 /** What an admitted request holds: success headers, and its slots until released. */
@@ -59,7 +66,16 @@ export class RateLimiter {
   private readonly now: () => number;
   private readonly rules = new Map<string, RateLimitRule>();
   private index = new RuleIndex([]);
-  private generation = 0;
+  /** Concurrency slots of live admissions, renewed periodically in stores whose slots expire. */
+  private readonly live = new Set<HeldSlots>();
+  /** Creation time of each deleted rule, so a rule recreated at once still gets a new counter key. */
+  private readonly retired = new Map<string, number>();
+  /** Bumped by every local rule write, so a reload that read the store before it is dropped. */
+  private writes = 0;
+  private reloading: Promise<void> | null = null;
+  private readonly timers: NodeJS.Timeout[] = [];
+  /** Counter updates sent after admission (releases, refunds, tokens) not yet answered. */
+  private readonly pending = new Set<Promise<void>>();
 
   constructor(options: RateLimiterOptions) {
     this.options = options;
@@ -81,6 +97,28 @@ export class RateLimiter {
       this.put(row, 'manual', row.createdAt, row.updatedAt);
     }
     this.rebuild();
+    const { reloadIntervalMs, leaseRenewalMs } = this.options;
+    if (reloadIntervalMs !== undefined) this.every(reloadIntervalMs, () => this.reload(), 'rate-limit rule reload failed');
+    if (leaseRenewalMs !== undefined && this.options.counters.renewLeases !== undefined) {
+      this.every(leaseRenewalMs, () => this.renewLeases(), 'rate-limit lease renewal failed');
+    }
+  }
+
+  /** Stops the reload and renewal timers. */
+  stop(): void {
+    for (const timer of this.timers.splice(0)) clearInterval(timer);
+  }
+
+  /**
+   * Applies the stored manual rules changed by other replicas (SEED-SPEC "States and
+   * transitions"): a cap edit keeps the counters; a rule deleted, or deleted and created again
+   * (a new creation time), loses them. Configuration rules are never touched.
+   */
+  reload(): Promise<void> {
+    this.reloading ??= this.reloadOnce().finally(() => {
+      this.reloading = null;
+    });
+    return this.reloading;
   }
 
   get ruleCount(): number {
@@ -100,7 +138,8 @@ export class RateLimiter {
     const result = await this.options.counters.admit(rules, { holdSlot, enforceTokens: this.options.enforceTokens }, at);
     if (!result.admitted) throw rateLimitExceeded(result.breach);
     const headers = successHeaders(rules, result.counts, at);
-    const whole = this.holding(rules, holdSlot, headers);
+    const { lease } = result;
+    const whole = this.holding(rules, holdSlot, headers, lease);
     let split = false;
     return {
       headers,
@@ -108,38 +147,45 @@ export class RateLimiter {
       refund: () => (split ? undefined : whole.refund()),
       split: () => {
         split = true;
-        return {
-          path: this.holding(
-            rules.filter((rule) => rule.scope === 'user_path'),
-            holdSlot,
-            headers,
-          ),
-          route: this.holding(
-            rules.filter((rule) => rule.scope !== 'user_path'),
-            holdSlot,
-            {},
-          ),
-        };
+        whole.detach();
+        const path = rules.filter((rule) => rule.scope === 'user_path');
+        const route = rules.filter((rule) => rule.scope !== 'user_path');
+        return { path: this.holding(path, holdSlot, headers, lease), route: this.holding(route, holdSlot, {}, lease) };
       },
     };
   }
 
-  /** An admission over `rules`: releases their slots, or refunds them, exactly once. */
-  private holding(rules: readonly RateLimitRule[], holdSlot: boolean, headers: Readonly<Record<string, string>>): Admission {
+  /**
+   * An admission over `rules`: releases their slots, or refunds them, exactly once, in the store
+   * that admitted it (`lease`). Its slots stay in the renewal set until then; `detach` takes
+   * them out without releasing (the admission was split into parts that hold them instead).
+   */
+  private holding(
+    rules: readonly RateLimitRule[],
+    holdSlot: boolean,
+    headers: Readonly<Record<string, string>>,
+    lease: SlotLease | undefined,
+  ): Admission & { detach(): void } {
     const counters = this.options.counters;
     const slots = holdSlot ? rules.filter((rule) => rule.periodSeconds === 0) : [];
     const counted = rules.filter((rule) => rule.periodSeconds > 0 || holdSlot);
+    const held: HeldSlots | null = slots.length > 0 && lease !== undefined ? { rules: slots, lease } : null;
+    if (held !== null) this.live.add(held);
     let settled = false;
     const settle = (action: () => Promise<void>): void => {
+      if (held !== null) this.live.delete(held);
       if (settled) return;
       settled = true;
-      action().catch((error: unknown) => this.options.logger.error({ err: error }, 'rate-limit counter update failed'));
+      this.track(action(), 'rate-limit counter update failed');
     };
-    const admission: Admission = {
+    const admission = {
       headers,
-      release: () => settle(() => (slots.length > 0 ? counters.release(slots) : Promise.resolve())),
-      refund: () => settle(() => counters.refund(counted, this.now())),
+      release: () => settle(() => (slots.length > 0 ? counters.release(slots, lease) : Promise.resolve())),
+      refund: () => settle(() => counters.refund(counted, this.now(), lease)),
       split: () => ({ path: admission, route: unlimited }),
+      detach: () => {
+        if (held !== null) this.live.delete(held);
+      },
     };
     return admission;
   }
@@ -149,9 +195,18 @@ export class RateLimiter {
     if (tokens <= 0 || this.index.size === 0) return;
     const rules = this.index.match(subject).filter((rule) => rule.periodSeconds > 0);
     if (rules.length === 0) return;
-    this.options.counters
-      .addTokens(rules, tokens, this.now())
-      .catch((error: unknown) => this.options.logger.error({ err: error }, 'token accounting failed'));
+    this.track(this.options.counters.addTokens(rules, tokens, this.now()), 'token accounting failed');
+  }
+
+  /** Resolves once every release, refund and token update sent so far has been applied. */
+  async idle(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  }
+
+  private track(update: Promise<void>, failure: string): void {
+    const tracked = update.catch((error: unknown) => this.options.logger.error({ err: error }, failure));
+    this.pending.add(tracked);
+    void tracked.finally(() => this.pending.delete(tracked));
   }
 
   /** Whether a target's provider and model rules would admit a request now; counts nothing. */
@@ -173,8 +228,10 @@ export class RateLimiter {
     const existing = this.rules.get(ruleId(valid.scope, valid.subject, valid.periodSeconds));
     if (existing?.origin === 'config') throw readOnly(existing);
     const at = this.now();
-    const createdAt = existing?.createdAt ?? at;
+    const createdAt =
+      existing?.createdAt ?? Math.max(at, (this.retired.get(ruleId(valid.scope, valid.subject, valid.periodSeconds)) ?? 0) + 1);
     await this.options.ruleStore.upsert({ ...valid, createdAt, updatedAt: at });
+    this.writes += 1;
     this.put(valid, 'manual', createdAt, at);
     this.rebuild();
   }
@@ -184,6 +241,8 @@ export class RateLimiter {
     const rule = this.find(scope, subject, periodSeconds);
     if (rule.origin === 'config') throw readOnly(rule);
     await this.options.ruleStore.remove(rule.scope, rule.subject, rule.periodSeconds);
+    this.writes += 1;
+    this.retired.set(rule.id, rule.createdAt);
     this.rules.delete(rule.id);
     this.rebuild();
     await this.options.counters.forget(rule);
@@ -206,15 +265,74 @@ export class RateLimiter {
     return rule;
   }
 
+  /**
+   * Adds or edits a rule. Its counter key is the identity plus what tells one life of the rule
+   * from the next, the same on every replica: `config`, or the creation time of a manual rule.
+   * Edits keep the key; a rule deleted and created again gets a new one, so a slot taken under
+   * the old rule can never free a slot of the new one, here or in a shared store.
+   */
   private put(draft: RuleDraft, origin: RateLimitRule['origin'], createdAt: number, updatedAt: number): void {
     const id = ruleId(draft.scope, draft.subject, draft.periodSeconds);
-    const counterKey = this.rules.get(id)?.counterKey ?? `${id}#${(this.generation += 1)}`;
+    const counterKey = this.rules.get(id)?.counterKey ?? `${id}#${origin === 'config' ? 'config' : createdAt}`;
     this.rules.set(id, { ...draft, id, counterKey, origin, createdAt, updatedAt });
+  }
+
+  private async reloadOnce(): Promise<void> {
+    const writesBefore = this.writes;
+    const rows = await this.options.ruleStore.list();
+    if (this.writes !== writesBefore) return;
+    const dropped = this.applyStored(rows);
+    for (const rule of dropped) await this.options.counters.forget(rule);
+  }
+
+  /** Brings the manual rules in line with the stored rows; returns the rules whose counters end. */
+  private applyStored(rows: readonly RateLimitRuleRow[]): RateLimitRule[] {
+    const stored = new Set<string>();
+    const dropped: RateLimitRule[] = [];
+    let changed = false;
+    for (const row of rows) {
+      const id = ruleId(row.scope, row.subject, row.periodSeconds);
+      stored.add(id);
+      const existing = this.rules.get(id);
+      if (existing?.origin === 'config' || (existing !== undefined && sameRule(existing, row))) continue;
+      if (existing !== undefined && existing.createdAt !== row.createdAt) {
+        dropped.push(existing);
+        this.rules.delete(id);
+      }
+      this.put(row, 'manual', row.createdAt, row.updatedAt);
+      changed = true;
+    }
+    for (const rule of this.rules.values()) {
+      if (rule.origin === 'manual' && !stored.has(rule.id)) dropped.push(rule);
+    }
+    for (const rule of dropped) if (!stored.has(rule.id)) this.rules.delete(rule.id);
+    if (changed || dropped.length > 0) this.rebuild();
+    return dropped;
+  }
+
+  private async renewLeases(): Promise<void> {
+    if (this.live.size > 0) await this.options.counters.renewLeases?.([...this.live], this.now());
+  }
+
+  private every(intervalMs: number, task: () => Promise<void>, failure: string): void {
+    const timer = setInterval(() => void task().catch((error: unknown) => this.options.logger.warn({ err: error }, failure)), intervalMs);
+    timer.unref();
+    this.timers.push(timer);
   }
 
   private rebuild(): void {
     this.index = new RuleIndex(this.rules.values());
   }
+}
+
+function sameRule(rule: RateLimitRule, row: RateLimitRuleRow): boolean {
+  return (
+    rule.createdAt === row.createdAt &&
+    rule.updatedAt === row.updatedAt &&
+    rule.subject === row.subject &&
+    rule.maxRequests === row.maxRequests &&
+    rule.maxTokens === row.maxTokens
+  );
 }
 
 const scopeOrder: Record<RateLimitScope, number> = { user_path: 0, provider: 1, model: 2 };

@@ -61,6 +61,14 @@ describe('sliding window', () => {
     expect(admittedInBurst).toBe(1);
   });
 
+  it('never rolls back to an earlier window when a clock lags (skew between replicas)', () => {
+    const window = newWindow();
+    add(window, t0 + 60, 7);
+    advance(window, t0 + 59, 60);
+    expect([window.start, window.current]).toEqual([t0 + 60, 7]);
+    expect(estimate(window, t0 + 59, 60)).toBe(7);
+  });
+
   it('reports seconds to the aligned window end', () => {
     expect(secondsToWindowEnd(t0, 60)).toBe(60);
     expect(secondsToWindowEnd(t0 + 59, 60)).toBe(1);

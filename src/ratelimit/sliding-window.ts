@@ -12,10 +12,15 @@ export interface WindowCounter {
 
 export const newWindow = (): WindowCounter => ({ start: -1, current: 0, previous: 0 });
 
-/** Rolls the counter forward to the window containing `now` (epoch seconds). */
+/**
+ * Rolls the counter forward to the window containing `now` (epoch seconds). Never backwards:
+ * a clock that lags the one that last advanced the counter (another replica's, or this one
+ * after an NTP step) keeps the newer window instead of zeroing it; the estimate then counts
+ * the previous window at full weight, erring on the strict side.
+ */
 export function advance(window: WindowCounter, now: number, period: number): void {
   const start = now - (now % period);
-  if (start === window.start) return;
+  if (start <= window.start) return;
   if (window.start >= 0 && start - window.start === period) {
     window.previous = window.current;
   } else {
