@@ -8,8 +8,8 @@ export interface ProviderTypeProfile {
   defaultBaseUrl: string | null;
   /** Whether an instance needs an API key (local servers do not). */
   requiresApiKey: boolean;
-  /** How the credential is sent upstream. */
-  authHeader: 'bearer' | 'api-key';
+  /** How the credential is sent upstream: `Authorization: Bearer`, Azure's `api-key`, Anthropic's `x-api-key`. */
+  authHeader: 'bearer' | 'api-key' | 'x-api-key';
 }
 
 const cloud = (defaultBaseUrl: string): ProviderTypeProfile => ({
@@ -20,9 +20,8 @@ const cloud = (defaultBaseUrl: string): ProviderTypeProfile => ({
 
 export const providerTypes = {
   openai: cloud('https://api.openai.com/v1'),
-  // Anthropic and Gemini are served through their OpenAI-compatible endpoints until their
-  // native adapters land (see docs/architecture.md).
-  anthropic: cloud('https://api.anthropic.com/v1'),
+  // Native Messages API (src/providers/anthropic/).
+  anthropic: { defaultBaseUrl: 'https://api.anthropic.com/v1', requiresApiKey: true, authHeader: 'x-api-key' },
   gemini: cloud('https://generativelanguage.googleapis.com/v1beta/openai'),
   groq: cloud('https://api.groq.com/openai/v1'),
   openrouter: cloud('https://openrouter.ai/api/v1'),

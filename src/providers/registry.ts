@@ -1,4 +1,5 @@
 import type { ProviderSettings } from '../config/settings.ts';
+import { createAnthropicAdapter } from './anthropic/adapter.ts';
 import { createGeminiAdapter } from './gemini/adapter.ts';
 import { createOpenAICompatibleAdapter } from './openai-compatible/adapter.ts';
 import type { ProviderAdapter, ProviderFactory } from './provider.ts';
@@ -8,12 +9,12 @@ import type { UpstreamClient } from './upstream-client.ts';
 const openAICompatible = createOpenAICompatibleAdapter;
 
 /**
- * Explicit registration: each provider type names the factory that serves it. Anthropic and
- * Gemini use their OpenAI-compatible endpoints until their native adapters replace them here.
+ * Explicit registration: each provider type names the factory that serves it. Native
+ * adapters (anthropic, gemini) live in their own folders; the rest speak OpenAI's wire format.
  */
 const factories: Readonly<Record<ProviderType, ProviderFactory>> = {
   openai: openAICompatible,
-  anthropic: openAICompatible,
+  anthropic: createAnthropicAdapter,
   gemini: createGeminiAdapter,
   groq: openAICompatible,
   openrouter: openAICompatible,

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
-import { providerError } from '../errors/gateway-error.ts';
+import { GatewayError, providerError } from '../errors/gateway-error.ts';
 
 export interface UpstreamClientOptions {
   timeoutMs: number;
@@ -68,9 +68,11 @@ export class UpstreamClient {
   }
 }
 
-/** Maps a failed upstream call to a GatewayError; an abort by our own signal is rethrown. */
+/** Maps a failed upstream call to a GatewayError; an abort by our own signal is rethrown, a GatewayError kept. */
 export function mapNetworkError(error: unknown, provider: string, signal?: AbortSignal): unknown {
   if (signal?.aborted) return error;
+  // Already mapped (an adapter that converts a stream raised the upstream's own error event).
+  if (error instanceof GatewayError) return error;
   if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
     return providerError(`upstream ${provider} did not answer in time`, { provider, status: 504, code: 'upstream_timeout', cause: error });
   }

@@ -67,12 +67,13 @@ export function createOpenAICompatibleAdapter(settings: ProviderSettings, client
   };
 }
 
-/** How the instance's key is sent: `Authorization: Bearer` or Azure's `api-key`. */
+/** How the instance's key is sent: `Authorization: Bearer`, Azure's `api-key` or `x-api-key`. */
 export function credentialHeaders(settings: ProviderSettings): Record<string, string> {
   const headers: Record<string, string> = {};
   if (settings.apiKey !== null) {
-    if (providerTypes[settings.type].authHeader === 'api-key') headers['api-key'] = settings.apiKey;
-    else headers['authorization'] = `Bearer ${settings.apiKey}`;
+    const kind = providerTypes[settings.type].authHeader;
+    if (kind === 'bearer') headers['authorization'] = `Bearer ${settings.apiKey}`;
+    else headers[kind] = settings.apiKey;
   }
   return headers;
 }
