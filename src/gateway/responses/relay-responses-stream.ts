@@ -1,0 +1,66 @@
+import type { ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import { toGatewayError } from '../../errors/envelope.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import { mapNetworkError } from '../../providers/upstream-client.ts';
+import type { UsageObject } from '../../streaming/chat-chunk.ts';
+import type { ResponsesStreamTranslator } from './stream-translators.ts';
+
+export interface ResponsesRelayResult {
+  usage: UsageObject | null;
+  /** The upstream stream ran to its end. */
+  completed: boolean;
+  /** The client went away first; the upstream request was aborted. */
+  clientClosed: boolean;
+  /** What broke the stream, if the upstream failed mid-way. */
+  error: unknown;
+}
+
+/**
+ * Relays an upstream stream to a client of `/v1/responses` through a translator (native
+ * passthrough or chat -> Responses events), holding writes back while the client's socket is
+ * full. The caller has written the response head.
+ */
+export async function relayResponsesStream(
+  upstream: Readable,
+  response: ServerResponse,
+  translator: ResponsesStreamTranslator,
+  provider: string,
+  signal: AbortSignal,
+): Promise<ResponsesRelayResult> {
+  const closed = (): ResponsesRelayResult => {
+    if (!response.destroyed) response.destroy();
+    return { usage: translator.usage(), completed: false, clientClosed: true, error: null };
+  };
+  try {
+    const head = translator.start();
+    if (head !== '') response.write(head);
+    for await (const chunk of upstream) {
+      const text = translator.push(chunk as Buffer);
+      if (text.length > 0 && !response.write(text)) await drained(response);
+      if (signal.aborted) break;
+    }
+    if (signal.aborted) return closed();
+    response.end(translator.end());
+    return { usage: translator.usage(), completed: true, clientClosed: false, error: null };
+  } catch (error) {
+    if (signal.aborted) return closed();
+    upstream.destroy();
+    const failure = error instanceof GatewayError ? error : toGatewayError(mapNetworkError(error, provider));
+    response.end(translator.fail(failure));
+    return { usage: translator.usage(), completed: false, clientClosed: false, error };
+  }
+}
+
+/** Resolves when the socket drains or closes, whichever comes first. */
+function drained(response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      response.off('drain', done);
+      response.off('close', done);
+      resolve();
+    };
+    response.on('drain', done);
+    response.on('close', done);
+  });
+}

@@ -1,0 +1,98 @@
+import type { GatewayError } from '../../errors/gateway-error.ts';
+import { renderEnvelope } from '../../errors/envelope.ts';
+import type { UsageObject } from '../../streaming/chat-chunk.ts';
+import { SseParser, type SseEvent } from '../../streaming/sse-parser.ts';
+import { ChatToResponsesEvents } from './chat-stream-events.ts';
+import type { ResponseSeed } from './response-object.ts';
+import { meteredUsageOf } from './usage.ts';
+
+/** What the relay writes for an upstream stream, and what it learns from it. */
+export interface ResponsesStreamTranslator {
+  /** Written before the first upstream byte. */
+  start(): string;
+  /** What to write for these upstream bytes. */
+  push(chunk: Buffer): string | Buffer;
+  /** What to write once the upstream has ended. */
+  end(): string;
+  /** The frame that tells the client the stream broke. */
+  fail(error: GatewayError): string;
+  /** The usage to meter (the gateway's usage-record shape). */
+  usage(): UsageObject | null;
+}
+
+const terminalEvents = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+
+/**
+ * A native Responses stream: bytes pass through untouched (STYLE habit 3); the parsed events
+ * are only observed, for the usage of the terminal `response.completed` event.
+ */
+export function nativePassthrough(): ResponsesStreamTranslator {
+  const parser = new SseParser();
+  let usage: UsageObject | null = null;
+  let seen = 0;
+  const observe = (events: SseEvent[]): void => {
+    for (const event of events) {
+      seen += 1;
+      if (event.event !== null && !terminalEvents.has(event.event)) continue;
+      const response = responseOfEvent(event.data);
+      if (response !== null) usage = meteredUsageOf(response['usage']) ?? usage;
+    }
+  };
+  return {
+    start: () => '',
+    push: (chunk) => {
+      observe(parser.push(chunk));
+      return chunk;
+    },
+    end: () => {
+      observe(parser.finish());
+      return '';
+    },
+    fail: (error) => errorFrame(error, seen),
+    usage: () => usage,
+  };
+}
+
+/** A chat stream translated into Responses events (chat-stream-events.ts). */
+export function translatedChatStream(seed: ResponseSeed): ResponsesStreamTranslator {
+  const parser = new SseParser();
+  const events = new ChatToResponsesEvents(seed);
+  const translate = (parsed: SseEvent[]): string => {
+    let text = '';
+    for (const event of parsed) {
+      if (event.data === '[DONE]') continue;
+      const chunk = parseObject(event.data);
+      if (chunk !== null) text += events.push(chunk);
+    }
+    return text;
+  };
+  return {
+    start: () => events.start(),
+    push: (chunk) => translate(parser.push(chunk)),
+    end: () => translate(parser.finish()) + events.finish(),
+    fail: (error) => events.fail(error),
+    usage: () => events.usage,
+  };
+}
+
+/** The `response` of a terminal event, parsed only for those (or unnamed events). */
+function responseOfEvent(data: string): Record<string, unknown> | null {
+  const event = parseObject(data);
+  if (event === null || typeof event['type'] !== 'string' || !terminalEvents.has(event['type'])) return null;
+  const response = event['response'];
+  return typeof response === 'object' && response !== null && !Array.isArray(response) ? (response as Record<string, unknown>) : null;
+}
+
+function parseObject(data: string): Record<string, unknown> | null {
+  try {
+    const parsed: unknown = JSON.parse(data);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function errorFrame(error: GatewayError, sequence: number): string {
+  const data = { type: 'error', sequence_number: sequence, code: error.code, message: error.message, param: error.param };
+  return `event: error\ndata: ${JSON.stringify({ ...data, error: renderEnvelope(error).error })}\n\n`;
+}
