@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { ConfigError } from './config/config-error.ts';
 import { loadProcessSettings } from './config/load.ts';
@@ -61,8 +62,20 @@ async function main(): Promise<void> {
     cache: services.cache,
     prices: services.prices,
     usageEnabled: services.recorder !== null,
+    mcp: services.mcp,
   });
   await app.listen({ host: settings.server.host, port: settings.server.port });
+  logListening(app, settings, logger);
+  installShutdown({
+    app,
+    logger,
+    timeoutMs: settings.server.shutdownTimeoutSeconds * 1000,
+    cleanups: [() => catalog.stop(), () => services.close(), () => client.close()],
+  });
+}
+
+/** The line the operator (and the e2e tests) wait for: the bound address and the providers. */
+function logListening(app: FastifyInstance, settings: Settings, logger: Logger): void {
   logger.info(
     {
       address: app.server.address(),
@@ -71,12 +84,6 @@ async function main(): Promise<void> {
     },
     'model gateway listening',
   );
-  installShutdown({
-    app,
-    logger,
-    timeoutMs: settings.server.shutdownTimeoutSeconds * 1000,
-    cleanups: [() => catalog.stop(), () => services.close(), () => client.close()],
-  });
 }
 
 function readSettings(): LoadedSettings {

@@ -5,6 +5,7 @@ import { createRedisCacheStore } from './cache/redis-cache-store.ts';
 import { ResponseCache } from './cache/response-cache-service.ts';
 import type { Settings } from './config/settings.ts';
 import { ApiKeyService } from './keys/api-key-service.ts';
+import { McpGateway } from './mcp/mcp-gateway.ts';
 import { MemoryCounterStore } from './ratelimit/memory-counter-store.ts';
 import { RateLimiter } from './ratelimit/rate-limiter.ts';
 import { VirtualModels } from './routing/virtual-models.ts';
@@ -26,6 +27,8 @@ export interface StatefulServices {
   virtualModels: VirtualModels;
   /** Null unless RESPONSE_CACHE_ENABLED. */
   cache: ResponseCache | null;
+  /** Null unless MCP_ENABLED (the default). */
+  mcp: McpGateway | null;
   /** Stops timers, flushes buffered usage and closes the database, in that order. */
   close(): Promise<void>;
 }
@@ -55,6 +58,7 @@ export async function startStatefulServices(settings: Settings, logger: Logger):
   const virtualModels = new VirtualModels({ store: storage.virtualModels, configModels: settings.virtualModels, logger });
   await virtualModels.start();
   const cache = await createResponseCache(settings, logger);
+  const mcp = settings.mcp.enabled ? await McpGateway.start({ settings: settings.mcp, storage, logger }) : null;
   return {
     storage,
     recorder,
@@ -65,7 +69,9 @@ export async function startStatefulServices(settings: Settings, logger: Logger):
     prices,
     virtualModels,
     cache,
+    mcp,
     async close() {
+      await mcp?.close();
       budgets?.stop();
       apiKeys.stop();
       await recorder?.stop();

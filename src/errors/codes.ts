@@ -35,6 +35,12 @@ export const errorCodes = {
   virtual_model_read_only: 'The virtual model comes from configuration and cannot be changed through the API (status 409).',
   circuit_open: 'Every target of the request has an open circuit breaker after repeated upstream failures (status 503).',
   shutting_down: 'The gateway is shutting down and takes no new requests (status 503).',
+  mcp_server_not_found: 'No MCP server has that slug.',
+  mcp_server_read_only: 'The MCP server comes from configuration and cannot be changed through the API (status 409).',
+  mcp_virtual_server_not_found: 'No virtual MCP server has that name.',
+  mcp_virtual_server_read_only: 'The virtual MCP server comes from configuration and cannot be changed through the API (status 409).',
+  mcp_endpoint_not_found: '`/mcp/{name}` names no MCP server nor virtual MCP server that is served.',
+  mcp_session_not_found: 'The `Mcp-Session-Id` is unknown, closed, or bound to another key, user path or endpoint.',
 } as const;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -12,6 +12,9 @@ import { registerRateLimitRoutes } from '../admin/rate-limits-routes.ts';
 import { registerUsageRoutes } from '../admin/usage-routes.ts';
 import { registerAdminModelRoutes } from '../admin/models-routes.ts';
 import { registerVirtualModelRoutes } from '../admin/virtual-models-routes.ts';
+import { registerMcpServerRoutes } from '../admin/mcp-servers-routes.ts';
+import { registerMcpVirtualServerRoutes } from '../admin/mcp-virtual-servers-routes.ts';
+import type { McpGateway } from '../mcp/mcp-gateway.ts';
 import type { ResponseCache } from '../cache/response-cache-service.ts';
 import type { CircuitBreakers } from '../routing/circuit-breaker.ts';
 import type { InFlightCounter } from '../routing/in-flight.ts';
@@ -33,6 +36,7 @@ import { registerChatRoutes } from './routes/chat-completions.ts';
 import { registerEmbeddingsRoutes } from './routes/embeddings.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerModelRoutes } from './routes/models.ts';
+import { registerMcpRoutes } from './routes/mcp.ts';
 import { registerSelfUsageRoute } from './routes/usage.ts';
 import { resolveUserPath } from './user-path.ts';
 
@@ -69,6 +73,8 @@ export interface ServerDependencies {
   /** Null unless RESPONSE_CACHE_ENABLED. */
   cache: ResponseCache | null;
   prices: PriceBook;
+  /** Null when MCP_ENABLED is off. */
+  mcp: McpGateway | null;
 }
 
 export function buildServer(dependencies: ServerDependencies): FastifyInstance {
@@ -121,6 +127,7 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
   registerChatRoutes(v1, { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache, retries, retryBaseDelayMs });
   registerEmbeddingsRoutes(v1, { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache, retries, retryBaseDelayMs });
   registerSelfUsageRoute(v1, dependencies.usageEnabled ? dependencies.storage.usage : null, budgets, limiter);
+  registerMcpRoutes(v1, { mcp: dependencies.mcp, limiter, budgets });
 }
 
 function registerAdminApi(admin: FastifyInstance, dependencies: ServerDependencies): void {
@@ -140,6 +147,8 @@ function registerAdminApi(admin: FastifyInstance, dependencies: ServerDependenci
     dependencies.settings.providers.map((provider) => provider.name),
   );
   registerAdminModelRoutes(admin, dependencies);
+  registerMcpServerRoutes(admin, dependencies.mcp);
+  registerMcpVirtualServerRoutes(admin, dependencies.mcp);
 }
 
 /** A synchronous onRequest check whose exceptions become the request's error. */

@@ -1,0 +1,146 @@
+import { randomUUID } from 'node:crypto';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { registerFeatureRoutes } from '../../admin/admin-errors.ts';
+import type { BudgetService } from '../../budgets/budget-service.ts';
+import { renderEnvelope, toGatewayError } from '../../errors/envelope.ts';
+import { invalidRequest, notFound } from '../../errors/gateway-error.ts';
+import type { ToolDiscoveryMode } from '../../mcp/mcp-definitions.ts';
+import type { McpGateway } from '../../mcp/mcp-gateway.ts';
+import type { McpEndpoint } from '../../mcp/mcp-registry.ts';
+import type { McpSession, SessionBinding } from '../../mcp/mcp-sessions.ts';
+import { canonicalMcpName } from '../../mcp/mcp-validation.ts';
+import { createSessionServer } from '../../mcp/session-server.ts';
+import { noAdmission, type Admission, type RateLimiter } from '../../ratelimit/rate-limiter.ts';
+
+export interface McpRouteDependencies {
+  /** Null when MCP_ENABLED is off: every /mcp route then answers 503 `feature_unavailable`. */
+  mcp: McpGateway | null;
+  limiter: RateLimiter | null;
+  budgets: BudgetService | null;
+}
+
+/**
+ * `/mcp` (every server, namespaced) and `/mcp/{name}` over MCP Streamable HTTP (POST, GET, DELETE),
+ * registered inside the /v1 authentication scope so that credentials and user paths work exactly as
+ * on model endpoints (ADR 0010).
+ */
+export function registerMcpRoutes(app: FastifyInstance, dependencies: McpRouteDependencies): void {
+  const { mcp } = dependencies;
+  registerFeatureRoutes(app, { enabled: mcp !== null, name: 'the MCP gateway', setting: 'MCP_ENABLED' }, (scope) => {
+    const handler = async (request: FastifyRequest<{ Params: { name?: string } }>, reply: FastifyReply) => {
+      if (mcp !== null) await serveMcp(mcp, dependencies, request, reply);
+    };
+    scope.route({ method: ['GET', 'POST', 'DELETE'], url: '/mcp', handler });
+    scope.route({ method: ['GET', 'POST', 'DELETE'], url: '/mcp/:name', handler });
+    if (mcp === null) return;
+    // Notification streams (GET) never end on their own: end them when the server drains, so that
+    // shutdown does not wait for its timeout. POSTs in flight finish normally.
+    scope.addHook('preClose', (done) => {
+      mcp.sessions.endStreams();
+      done();
+    });
+  });
+}
+
+async function serveMcp(
+  mcp: McpGateway,
+  dependencies: McpRouteDependencies,
+  request: FastifyRequest<{ Params: { name?: string } }>,
+  reply: FastifyReply,
+): Promise<void> {
+  const name = canonicalMcpName(request.params.name ?? '');
+  const endpoint = mcp.registry.resolveEndpoint(name);
+  if (endpoint === null) throw notFound(`unknown MCP server or virtual server: ${name}`, { code: 'mcp_endpoint_not_found' });
+  const binding: SessionBinding = { credential: credentialOf(request), userPath: request.userPath, endpoint: endpointKey(endpoint) };
+  const sessionId = headerValue(request, 'mcp-session-id');
+  let session: McpSession | null = null;
+  if (sessionId !== undefined) {
+    session = mcp.sessions.find(sessionId, binding) ?? null;
+    if (session === null) throw notFound('unknown MCP session', { code: 'mcp_session_not_found', param: 'Mcp-Session-Id' });
+  } else if (request.method !== 'POST' || !startsSession(request.body)) {
+    throw invalidRequest('an Mcp-Session-Id header is required: start a session with an initialize request', {
+      code: 'missing_field',
+      param: 'Mcp-Session-Id',
+    });
+  }
+  const admission = request.method === 'POST' ? admit(dependencies, request.userPath) : noAdmission;
+  const held = await admission;
+  reply.raw.once('close', () => held.release());
+  const transport = session?.transport ?? (await openSession(mcp, binding, name, discoveryOverride(request)));
+  reply.hijack();
+  reply.raw.setHeader('x-request-id', request.id);
+  for (const [header, value] of Object.entries(held.headers)) reply.raw.setHeader(header, value);
+  await transport.handleRequest(request.raw, reply.raw, request.body).catch((error: unknown) => {
+    request.log.error({ request_id: request.id, err: error }, 'mcp request failed');
+    if (reply.raw.headersSent) return void reply.raw.end();
+    const gatewayError = toGatewayError(error);
+    reply.raw.writeHead(gatewayError.status, { 'content-type': 'application/json; charset=utf-8' });
+    reply.raw.end(JSON.stringify(renderEnvelope(gatewayError)));
+  });
+}
+
+/** Each POST counts one request on the user path's rules (never provider or model rules) and checks budgets. */
+async function admit(dependencies: McpRouteDependencies, userPath: string): Promise<Admission> {
+  const admission = (await dependencies.limiter?.admit({ userPath }, { routeRules: false })) ?? noAdmission;
+  try {
+    dependencies.budgets?.check(userPath);
+  } catch (error) {
+    admission.refund();
+    throw error;
+  }
+  return admission;
+}
+
+/** A new transport and session server; the session is registered once the SDK has given it an id. */
+async function openSession(
+  mcp: McpGateway,
+  binding: SessionBinding,
+  name: string,
+  override: ToolDiscoveryMode | null,
+): Promise<StreamableHTTPServerTransport> {
+  const initial = mcp.registry.resolveEndpoint(name);
+  const toolDiscovery = override ?? initial?.toolDiscovery ?? mcp.registry.defaultToolDiscovery;
+  const server = createSessionServer({
+    endpoint: () => {
+      const current = mcp.registry.resolveEndpoint(name);
+      return current !== null && endpointKey(current) === binding.endpoint ? current : null;
+    },
+    upstreams: mcp.upstreams,
+    toolDiscovery,
+  });
+  const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    onsessioninitialized: (id) => mcp.sessions.add({ id, binding, transport, server, lastSeen: Date.now() }),
+  });
+  transport.onclose = () => {
+    if (transport.sessionId !== undefined) mcp.sessions.forget(transport.sessionId);
+  };
+  await server.connect(transport);
+  return transport;
+}
+
+function startsSession(body: unknown): boolean {
+  return Array.isArray(body) ? body.some((message) => isInitializeRequest(message)) : isInitializeRequest(body);
+}
+
+function endpointKey(endpoint: McpEndpoint): string {
+  return endpoint.kind === 'aggregate' ? 'aggregate' : `${endpoint.kind}/${endpoint.name}`;
+}
+
+function credentialOf(request: FastifyRequest): string {
+  const { principal } = request;
+  return principal.kind === 'api_key' ? `api_key:${principal.keyId ?? ''}` : principal.kind;
+}
+
+/** `X-MCP-Tool-Discovery: search|off` at initialize overrides the endpoint's mode for the session. */
+function discoveryOverride(request: FastifyRequest): ToolDiscoveryMode | null {
+  const value = headerValue(request, 'x-mcp-tool-discovery')?.trim().toLowerCase();
+  return value === 'search' || value === 'off' ? value : null;
+}
+
+function headerValue(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,84 @@
+import type { Logger } from 'pino';
+import type { McpSettings } from '../config/mcp.ts';
+import type { Storage } from '../storage/storage.ts';
+import { McpRegistry } from './mcp-registry.ts';
+import { McpSessions } from './mcp-sessions.ts';
+import { UpstreamManager } from './upstream-manager.ts';
+import { defaultUpstreamTimings, type UpstreamTimings } from './upstream-connection.ts';
+
+export interface McpGatewayOptions {
+  settings: McpSettings;
+  storage: Pick<Storage, 'mcpServers' | 'mcpVirtualServers'>;
+  logger: Logger;
+  /** Re-read the admin stores this often, so that writes on other replicas show up. */
+  reloadIntervalMs?: number;
+  timings?: UpstreamTimings;
+}
+
+const defaultReloadIntervalMs = 10_000;
+
+/** The MCP gateway of one process: declarations, upstream connections and downstream sessions. */
+export class McpGateway {
+  readonly registry: McpRegistry;
+  readonly upstreams: UpstreamManager;
+  readonly sessions: McpSessions;
+  private readonly logger: Logger;
+  private timer: NodeJS.Timeout | null = null;
+
+  private constructor(options: McpGatewayOptions) {
+    this.logger = options.logger;
+    this.registry = new McpRegistry({
+      serverStore: options.storage.mcpServers,
+      virtualStore: options.storage.mcpVirtualServers,
+      configServers: options.settings.servers,
+      configVirtualServers: options.settings.virtualServers,
+      defaultToolDiscovery: options.settings.toolDiscovery,
+      logger: options.logger,
+    });
+    this.upstreams = new UpstreamManager(options.logger, options.timings ?? defaultUpstreamTimings);
+    this.sessions = new McpSessions(options.logger);
+  }
+
+  /** Loads the declarations and starts connecting to every server (in the background). */
+  static async start(options: McpGatewayOptions): Promise<McpGateway> {
+    const gateway = new McpGateway(options);
+    gateway.registry.onServersChanged((servers) => gateway.upstreams.apply(servers));
+    await gateway.registry.reload();
+    gateway.upstreams.apply(gateway.registry.serverList());
+    gateway.logProblems();
+    const interval = options.reloadIntervalMs ?? defaultReloadIntervalMs;
+    gateway.timer = setInterval(() => {
+      gateway.registry.reload().catch((error: unknown) => {
+        gateway.logger.warn({ reason: error instanceof Error ? error.message : String(error) }, 'mcp declarations reload failed');
+      });
+    }, interval);
+    gateway.timer.unref();
+    options.logger.info(
+      { servers: gateway.registry.serverList().length, virtual_servers: gateway.registry.virtualServerList().length },
+      'mcp gateway ready',
+    );
+    return gateway;
+  }
+
+  /** Ends every downstream session, then closes the upstream connections (stdio children exit). */
+  async close(): Promise<void> {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    await this.sessions.closeAll();
+    await this.upstreams.close();
+  }
+
+  private logProblems(): void {
+    for (const virtual of this.registry.virtualServerList()) {
+      const conflict = this.registry.conflictOf(virtual);
+      if (conflict !== '') this.logger.error({ mcp_virtual_server: virtual.name }, conflict);
+      const missing = this.registry.missingServers(virtual);
+      if (missing.length > 0) {
+        this.logger.warn(
+          { mcp_virtual_server: virtual.name, missing_servers: missing },
+          'virtual mcp server has members that match no server',
+        );
+      }
+    }
+  }
+}

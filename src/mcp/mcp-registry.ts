@@ -1,0 +1,236 @@
+import type { Logger } from 'pino';
+import { invalidRequest, notFound, type GatewayError } from '../errors/gateway-error.ts';
+import type {
+  McpServerDefinition,
+  McpServerStore,
+  McpVirtualServerDefinition,
+  McpVirtualServerStore,
+  ToolDiscoveryMode,
+} from './mcp-definitions.ts';
+
+type Origin = 'config' | 'manual';
+
+/** A server as the gateway knows it: declared in configuration, or stored through the admin API. */
+export interface McpServer extends McpServerDefinition {
+  readonly origin: Origin;
+  /** Epoch ms; the start time for configuration entries. */
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+export interface McpVirtualServer extends McpVirtualServerDefinition {
+  readonly origin: Origin;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+/** What `/mcp/{name}` serves: one server under its own names, or several servers namespaced. */
+export type McpEndpoint =
+  | { readonly kind: 'server'; readonly name: string; readonly toolDiscovery: ToolDiscoveryMode }
+  | {
+      readonly kind: 'virtual' | 'aggregate';
+      readonly name: string;
+      readonly members: readonly string[];
+      readonly toolDiscovery: ToolDiscoveryMode;
+    };
+
+export interface McpRegistryOptions {
+  serverStore: McpServerStore;
+  virtualStore: McpVirtualServerStore;
+  configServers: readonly McpServerDefinition[];
+  configVirtualServers: readonly McpVirtualServerDefinition[];
+  defaultToolDiscovery: ToolDiscoveryMode;
+  logger: Logger;
+  now?: () => number;
+}
+
+/**
+ * The declarations of the MCP gateway: configuration entries (read-only, they shadow stored rows of
+ * the same name) and admin-managed rows. A real server always keeps `/mcp/{name}`; a virtual server
+ * with the same name is listed with a `conflict` and not served.
+ */
+export class McpRegistry {
+  private readonly options: McpRegistryOptions;
+  private readonly now: () => number;
+  private readonly startedAt: number;
+  private servers = new Map<string, McpServer>();
+  private virtuals = new Map<string, McpVirtualServer>();
+  private readonly listeners: Array<(servers: readonly McpServer[]) => void> = [];
+  /** Bumped by every local write, so that a reload read before the write does not undo it. */
+  private generation = 0;
+
+  constructor(options: McpRegistryOptions) {
+    this.options = options;
+    this.now = options.now ?? Date.now;
+    this.startedAt = this.now();
+  }
+
+  get defaultToolDiscovery(): ToolDiscoveryMode {
+    return this.options.defaultToolDiscovery;
+  }
+
+  /** Reads the stores again (writes made by other replicas show up); tells listeners when servers changed. */
+  async reload(): Promise<void> {
+    const generation = this.generation;
+    const [serverRows, virtualRows] = await Promise.all([this.options.serverStore.list(), this.options.virtualStore.list()]);
+    if (generation !== this.generation) return;
+    const before = JSON.stringify(this.serverList());
+    this.servers = merge(this.options.configServers, serverRows, this.startedAt, (server) => server.slug, this.shadowWarning('server'));
+    this.virtuals = merge(
+      this.options.configVirtualServers,
+      virtualRows,
+      this.startedAt,
+      (server) => server.name,
+      this.shadowWarning('virtual'),
+    );
+    if (JSON.stringify(this.serverList()) !== before) this.notify();
+  }
+
+  /** Called with the whole server list whenever it changes. */
+  onServersChanged(listener: (servers: readonly McpServer[]) => void): void {
+    this.listeners.push(listener);
+  }
+
+  serverList(): McpServer[] {
+    return [...this.servers.values()].sort((left, right) => compare(left.slug, right.slug));
+  }
+
+  server(slug: string): McpServer | undefined {
+    return this.servers.get(slug);
+  }
+
+  virtualServerList(): McpVirtualServer[] {
+    return [...this.virtuals.values()].sort((left, right) => compare(left.name, right.name));
+  }
+
+  virtualServer(name: string): McpVirtualServer | undefined {
+    return this.virtuals.get(name);
+  }
+
+  /** Members that no server matches, in member order. */
+  missingServers(virtual: McpVirtualServerDefinition): string[] {
+    return virtual.servers.filter((slug) => !this.servers.has(slug));
+  }
+
+  /** Why the virtual server is not served, or `''`. */
+  conflictOf(virtual: McpVirtualServerDefinition): string {
+    if (!this.servers.has(virtual.name)) return '';
+    return `virtual MCP server "${virtual.name}" is not served: MCP server "${virtual.name}" uses the same name; rename one of them`;
+  }
+
+  effectiveToolDiscovery(virtual: McpVirtualServerDefinition): ToolDiscoveryMode {
+    return virtual.toolDiscovery === '' ? this.options.defaultToolDiscovery : virtual.toolDiscovery;
+  }
+
+  /** `''` is the aggregate of every server (`/mcp`); a server slug wins over a virtual server name. */
+  resolveEndpoint(name: string): McpEndpoint | null {
+    const toolDiscovery = this.options.defaultToolDiscovery;
+    if (name === '') return { kind: 'aggregate', name, members: [...this.servers.keys()].sort(compare), toolDiscovery };
+    if (this.servers.has(name)) return { kind: 'server', name, toolDiscovery };
+    const virtual = this.virtuals.get(name);
+    if (virtual === undefined) return null;
+    return { kind: 'virtual', name, members: virtual.servers, toolDiscovery: this.effectiveToolDiscovery(virtual) };
+  }
+
+  async upsertServer(definition: McpServerDefinition): Promise<McpServer> {
+    const existing = this.servers.get(definition.slug);
+    if (existing?.origin === 'config') throw readOnly('server', definition.slug);
+    const at = this.now();
+    const row = { ...definition, createdAt: existing?.createdAt ?? at, updatedAt: at };
+    this.generation += 1;
+    await this.options.serverStore.upsert(row);
+    const server: McpServer = { ...row, origin: 'manual' };
+    this.servers.set(definition.slug, server);
+    this.notify();
+    return server;
+  }
+
+  async removeServer(slug: string): Promise<void> {
+    const existing = this.servers.get(slug);
+    if (existing === undefined) throw notFound(`no MCP server has the slug ${slug}`, { code: 'mcp_server_not_found' });
+    if (existing.origin === 'config') throw readOnly('server', slug);
+    this.generation += 1;
+    await this.options.serverStore.remove(slug);
+    this.servers.delete(slug);
+    this.notify();
+  }
+
+  async upsertVirtualServer(definition: McpVirtualServerDefinition): Promise<McpVirtualServer> {
+    const existing = this.virtuals.get(definition.name);
+    if (existing?.origin === 'config') throw readOnly('virtual', definition.name);
+    this.checkMembers(definition);
+    const at = this.now();
+    const row = { ...definition, createdAt: existing?.createdAt ?? at, updatedAt: at };
+    this.generation += 1;
+    await this.options.virtualStore.upsert(row);
+    const virtual: McpVirtualServer = { ...row, origin: 'manual' };
+    this.virtuals.set(definition.name, virtual);
+    return virtual;
+  }
+
+  async removeVirtualServer(name: string): Promise<void> {
+    const existing = this.virtuals.get(name);
+    if (existing === undefined) throw notFound(`no virtual MCP server is named ${name}`, { code: 'mcp_virtual_server_not_found' });
+    if (existing.origin === 'config') throw readOnly('virtual', name);
+    this.generation += 1;
+    await this.options.virtualStore.remove(name);
+    this.virtuals.delete(name);
+  }
+
+  /** Virtual servers cannot nest: a member must name a real server (or none yet: it is then missing). */
+  private checkMembers(definition: McpVirtualServerDefinition): void {
+    definition.servers.forEach((member, index) => {
+      const virtual = member === definition.name || this.virtuals.has(member);
+      if (virtual && !this.servers.has(member)) {
+        throw invalidRequest(`member "${member}" is a virtual server; virtual servers can only include MCP servers`, {
+          code: 'invalid_parameter',
+          param: `servers.${index}`,
+        });
+      }
+    });
+  }
+
+  private notify(): void {
+    const servers = this.serverList();
+    for (const listener of this.listeners) listener(servers);
+  }
+
+  private shadowWarning(kind: 'server' | 'virtual'): (name: string) => void {
+    const field = kind === 'server' ? 'mcp_server' : 'mcp_virtual_server';
+    return (name) => this.options.logger.warn({ [field]: name }, `a stored MCP ${kind} server is shadowed by a configuration one`);
+  }
+}
+
+/** Byte order, as the stores list (names are lower-case ASCII anyway). */
+function compare(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+function merge<Definition, Row extends Definition & { createdAt: number; updatedAt: number }>(
+  configured: readonly Definition[],
+  rows: readonly Row[],
+  startedAt: number,
+  nameOf: (definition: Definition) => string,
+  shadowed: (name: string) => void,
+): Map<string, Definition & { origin: Origin; createdAt: number; updatedAt: number }> {
+  const result = new Map<string, Definition & { origin: Origin; createdAt: number; updatedAt: number }>();
+  for (const definition of configured) {
+    result.set(nameOf(definition), { ...definition, origin: 'config', createdAt: startedAt, updatedAt: startedAt });
+  }
+  for (const row of rows) {
+    if (result.has(nameOf(row))) {
+      shadowed(nameOf(row));
+      continue;
+    }
+    result.set(nameOf(row), { ...row, origin: 'manual' });
+  }
+  return result;
+}
+
+function readOnly(kind: 'server' | 'virtual', name: string): GatewayError {
+  const what = kind === 'server' ? `MCP server ${name}` : `virtual MCP server ${name}`;
+  return invalidRequest(`the ${what} comes from configuration and is read-only`, {
+    status: 409,
+    code: kind === 'server' ? 'mcp_server_read_only' : 'mcp_virtual_server_read_only',
+  });
+}

@@ -1,0 +1,154 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import { callToolName, discoveryTools, readCallTool, runSearchTools, searchToolName, toolError } from './discovery-tools.ts';
+import { buildEndpointView, resourceOwner, type EndpointView } from './endpoint-view.ts';
+import type { ToolDiscoveryMode } from './mcp-definitions.ts';
+import type { McpEndpoint } from './mcp-registry.ts';
+import type { UpstreamManager } from './upstream-manager.ts';
+import { describeUpstreamError } from './upstream-transport.ts';
+
+export interface SessionServerContext {
+  /** The endpoint as it is now (membership edits reach open sessions), or null when it is no longer served. */
+  endpoint(): McpEndpoint | null;
+  upstreams: UpstreamManager;
+  /** Fixed for the session at initialize. */
+  toolDiscovery: ToolDiscoveryMode;
+}
+
+/**
+ * The low-level SDK Server of one downstream session (ADR 0010). Every list is computed from the
+ * members' current catalogs; every call is relayed to the owning upstream under its own name.
+ * Tools, prompts and resources are always advertised, without `listChanged`.
+ */
+export function createSessionServer(context: SessionServerContext): Server {
+  const view = (): Snapshot => snapshot(context);
+  const server = new Server(
+    { name: 'model-gateway', title: 'Model Gateway MCP', version: '0.1.0' },
+    { capabilities: { tools: {}, prompts: {}, resources: {} }, instructions: instructionsOf(view(), context) },
+  );
+  const search = context.toolDiscovery === 'search';
+  server.setRequestHandler(ListToolsRequestSchema, () => {
+    const { view: current } = view();
+    return { tools: search ? discoveryTools(current) : current.tools.map((exposed) => ({ ...exposed.tool, name: exposed.name })) };
+  });
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name, arguments: args } = request.params;
+    if (search && name === searchToolName) return runSearchTools(view().view, args);
+    if (search && name === callToolName) {
+      const target = readCallTool(args);
+      if (typeof target === 'string') return toolError(target);
+      return callTool(context, view(), target.name, target.arguments, extra.signal).catch((error: unknown) =>
+        toolError(error instanceof Error ? error.message : String(error)),
+      );
+    }
+    return callTool(context, view(), name, args ?? {}, extra.signal);
+  });
+  registerPromptAndResourceHandlers(server, context, view);
+  return server;
+}
+
+interface Snapshot {
+  readonly endpoint: McpEndpoint;
+  readonly members: readonly string[];
+  readonly view: EndpointView;
+}
+
+function snapshot(context: SessionServerContext): Snapshot {
+  const endpoint = context.endpoint();
+  if (endpoint === null) throw new McpError(ErrorCode.InvalidRequest, 'this MCP endpoint is no longer served');
+  const slugs = endpoint.kind === 'server' ? [endpoint.name] : endpoint.members;
+  const members = slugs.flatMap((slug) => {
+    const connection = context.upstreams.get(slug);
+    return connection === undefined ? [] : [{ slug, catalog: connection.catalog }];
+  });
+  return { endpoint, members: members.map((member) => member.slug), view: buildEndpointView(members, endpoint.kind !== 'server') };
+}
+
+async function callTool(
+  context: SessionServerContext,
+  { view }: Snapshot,
+  name: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
+  const exposed = view.toolsByName.get(name) ?? view.bareAliases.get(name);
+  if (exposed === undefined) {
+    const choices = view.ambiguous.get(name);
+    if (choices !== undefined) {
+      throw new McpError(ErrorCode.InvalidParams, `tool name "${name}" is ambiguous: call one of ${choices.join(', ')}`);
+    }
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `unknown tool "${name}"${context.toolDiscovery === 'search' ? '; use search_tools to find tool names' : ''}`,
+    );
+  }
+  const result = await relay(context, exposed.slug, (client) =>
+    client.callTool({ name: exposed.tool.name, arguments: args }, undefined, { signal, timeout: 60_000 }),
+  );
+  return result as CallToolResult;
+}
+
+function registerPromptAndResourceHandlers(server: Server, context: SessionServerContext, view: () => Snapshot): void {
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: view().view.prompts.map((exposed) => exposed.prompt) }));
+  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
+    const exposed = view().view.promptsByName.get(request.params.name);
+    if (exposed === undefined) throw new McpError(ErrorCode.InvalidParams, `unknown prompt "${request.params.name}"`);
+    const params = { ...request.params, name: exposed.originalName };
+    return relay(context, exposed.slug, (client) => client.getPrompt(params, { signal: extra.signal }));
+  });
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: view().view.resources.map((entry) => entry.resource) }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: view().view.templates.map((entry) => entry.template),
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    const current = view();
+    const slug = resourceOwner(current.view, request.params.uri, current.members);
+    if (slug === undefined) throw new McpError(ErrorCode.InvalidParams, `unknown resource "${request.params.uri}"`);
+    return relay(context, slug, (client) => client.readResource(request.params, { signal: extra.signal }));
+  });
+}
+
+/** Runs an operation on a member's upstream; its failures (not its answers) become `mcp server "X": ...`. */
+async function relay<Result>(context: SessionServerContext, slug: string, operation: (client: Client) => Promise<Result>): Promise<Result> {
+  const connection = context.upstreams.get(slug);
+  if (connection === undefined) throw new McpError(ErrorCode.InternalError, `mcp server "${slug}" is not available`);
+  try {
+    return await connection.use(operation);
+  } catch (error) {
+    if (error instanceof McpError) throw error;
+    throw new McpError(ErrorCode.InternalError, `mcp server "${slug}": ${describeUpstreamError(error)}`);
+  }
+}
+
+/**
+ * A pinned endpoint passes its upstream's instructions on; a virtual or aggregate one says what it
+ * aggregates, then each member's instructions under `## <slug>`.
+ */
+function instructionsOf({ endpoint, members }: Snapshot, context: SessionServerContext): string {
+  const upstream = members.flatMap((slug) => {
+    const text = context.upstreams.get(slug)?.catalog.instructions ?? '';
+    return text === '' ? [] : [{ slug, text }];
+  });
+  if (endpoint.kind === 'server') return upstream[0]?.text ?? '';
+  const head =
+    endpoint.kind === 'virtual'
+      ? `Model Gateway MCP virtual server "${endpoint.name}" aggregating ${members.length} server(s): ${members.join(', ')}.`
+      : `Model Gateway MCP gateway aggregating ${members.length} server(s): ${members.join(', ')}.`;
+  const parts = [`${head} Tools and prompts are namespaced as {server}_{name}.`];
+  if (members.length === 0) parts.push('None of its member servers is available.');
+  if (context.toolDiscovery === 'search')
+    parts.push('Tools are not listed directly: find them with search_tools and run them with call_tool.');
+  return [parts.join(' '), ...upstream.map(({ slug, text }) => `## ${slug}\n${text}`)].join('\n\n');
+}

@@ -1,0 +1,50 @@
+import type { Logger } from 'pino';
+import { sameConnection, type McpServerDefinition } from './mcp-definitions.ts';
+import { defaultUpstreamTimings, UpstreamConnection, type UpstreamTimings } from './upstream-connection.ts';
+
+/**
+ * The upstream connections, one per declared server. `apply` reconciles them with the declarations:
+ * an unchanged server keeps its session, a changed one is redialled, a removed one is closed.
+ */
+export class UpstreamManager {
+  private readonly connections = new Map<string, UpstreamConnection>();
+  private readonly logger: Logger;
+  private readonly timings: UpstreamTimings;
+  private closed = false;
+
+  constructor(logger: Logger, timings: UpstreamTimings = defaultUpstreamTimings) {
+    this.logger = logger;
+    this.timings = timings;
+  }
+
+  apply(definitions: readonly McpServerDefinition[]): void {
+    if (this.closed) return;
+    const wanted = new Map(definitions.map((definition) => [definition.slug, definition]));
+    for (const [slug, connection] of this.connections) {
+      const definition = wanted.get(slug);
+      if (definition !== undefined && sameConnection(connection.definition, definition)) {
+        connection.definition = definition;
+        continue;
+      }
+      this.connections.delete(slug);
+      void connection.close();
+    }
+    for (const definition of definitions) {
+      if (this.connections.has(definition.slug)) continue;
+      const connection = new UpstreamConnection(definition, this.logger, this.timings);
+      this.connections.set(definition.slug, connection);
+      connection.start();
+    }
+  }
+
+  get(slug: string): UpstreamConnection | undefined {
+    return this.connections.get(slug);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const connections = [...this.connections.values()];
+    this.connections.clear();
+    await Promise.all(connections.map((connection) => connection.close()));
+  }
+}
