@@ -33,6 +33,32 @@ export default tseslint.config(
     },
   },
   {
+    // The dashboard's plain ES modules run in the browser (served from dashboard/, no build step).
+    files: ['dashboard/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: Object.fromEntries(
+        [
+          'window',
+          'document',
+          'location',
+          'history',
+          'navigator',
+          'sessionStorage',
+          'fetch',
+          'URLSearchParams',
+          'Intl',
+          'Node',
+          'ResizeObserver',
+          'setTimeout',
+          'clearTimeout',
+          'setInterval',
+          'clearInterval',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
+  {
     // Tool configuration files must default-export.
     files: ['*.config.ts'],
     rules: { 'no-restricted-syntax': 'off' },

@@ -33,6 +33,7 @@ import { installErrorHandlers, installRequestHooks } from './hooks.ts';
 import { registerBodyParsers } from './json-body.ts';
 import { requestIdFor } from './request-id.ts';
 import { registerChatRoutes } from './routes/chat-completions.ts';
+import { registerDashboardRoutes } from './routes/dashboard.ts';
 import { registerEmbeddingsRoutes } from './routes/embeddings.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerModelRoutes } from './routes/models.ts';
@@ -102,6 +103,7 @@ export function buildServer(dependencies: ServerDependencies): FastifyInstance {
   installErrorHandlers(app);
 
   registerHealthRoutes(app, catalog, storage, dependencies.cache);
+  registerDashboardRoutes(app);
   if (metrics !== null) {
     app.get('/metrics', async (_request, reply) => reply.header('content-type', metrics.registry.contentType).send(await metrics.render()));
   }

@@ -1,0 +1,163 @@
+// The dashboard's entry point: sign-in with the master key, the page shell and hash routing.
+
+import { api, forgetKey, onUnauthorized, storedKey, storeKey } from './lib/api.js';
+import { h, replace } from './lib/dom.js';
+import { errorLine } from './lib/ui.js';
+import { apiKeysPage } from './pages/api-keys.js';
+import { mcpPage } from './pages/mcp.js';
+import { modelsPage } from './pages/models.js';
+import { rateLimitsPage } from './pages/rate-limits.js';
+import { usagePage } from './pages/usage.js';
+
+/** Every page: its hash, its name in the navigation and how it mounts (returns a cleanup). */
+const pages = [
+  { hash: 'rate-limits', title: 'Rate limits', mount: rateLimitsPage },
+  { hash: 'models', title: 'Models', mount: modelsPage },
+  { hash: 'mcp', title: 'MCP', mount: mcpPage },
+  { hash: 'usage', title: 'Usage & budgets', mount: usagePage },
+  { hash: 'api-keys', title: 'API keys', mount: apiKeysPage },
+];
+
+/** Any admin route that always exists answers the sign-in probe (401 for a wrong key). */
+const probePath = '/admin/api-keys';
+
+const root = document.getElementById('app');
+let unmount = () => {};
+
+async function start() {
+  onUnauthorized((error) => {
+    forgetKey();
+    showSignIn(`Signed out: ${error.message}`);
+  });
+  const key = storedKey();
+  if (key !== null) {
+    try {
+      await api('GET', probePath, undefined, { key, quiet: true });
+      return showShell();
+    } catch (error) {
+      forgetKey();
+      return showSignIn(error.status === 401 ? `Signed out: ${error.message}` : error.message);
+    }
+  }
+  return showSignIn();
+}
+
+/** Whether the admin API answers without a key (no MASTER_KEY configured). */
+async function adminIsOpen() {
+  try {
+    await api('GET', probePath, undefined, { key: '', quiet: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function showSignIn(message) {
+  unmount();
+  unmount = () => {};
+  const error = errorLine();
+  const input = h('input', {
+    id: 'master-key',
+    name: 'master-key',
+    type: 'password',
+    autocomplete: 'current-password',
+    spellcheck: 'false',
+    placeholder: 'MASTER_KEY',
+  });
+  const openNote = h('p', { class: 'banner banner-off', hidden: true });
+  const form = h(
+    'form',
+    { class: 'sign-in card', 'aria-labelledby': 'sign-in-title', onsubmit: (event) => signIn(event, input, error) },
+    h(
+      'div',
+      { class: 'brand' },
+      h('img', { src: '/dashboard/favicon.svg', alt: '', width: 32, height: 32 }),
+      h('span', { text: 'Model Gateway' }),
+    ),
+    h('h1', { id: 'sign-in-title', text: 'Sign in' }),
+    h('p', { class: 'muted', text: 'Enter the gateway’s master key. It is kept in this tab only and sent as a bearer token.' }),
+    openNote,
+    h('label', { class: 'field', for: 'master-key' }, h('span', { class: 'field-label', text: 'Master key' }), input),
+    error.element,
+    h('button', { type: 'submit', class: 'primary wide', text: 'Sign in' }),
+  );
+  replace(root, h('main', { class: 'sign-in-page' }, form));
+  if (message) error.show(message);
+  input.focus();
+  if (await adminIsOpen()) {
+    openNote.textContent =
+      'This gateway has no MASTER_KEY: its admin API is open to anyone who can reach it. Leave the key empty to continue.';
+    openNote.hidden = false;
+    input.placeholder = 'no key needed';
+  }
+}
+
+async function signIn(event, input, error) {
+  event.preventDefault();
+  error.clear();
+  const key = input.value.trim();
+  try {
+    await api('GET', probePath, undefined, { key, quiet: true });
+  } catch (failure) {
+    const reason =
+      failure.status === 401
+        ? key === ''
+          ? 'A master key is required: this gateway has MASTER_KEY set.'
+          : `The gateway refused this key: ${failure.message}`
+        : failure.status === 403
+          ? `This is a managed API key; the dashboard needs the master key. (${failure.message})`
+          : failure.message;
+    error.show(reason);
+    input.select();
+    return;
+  }
+  storeKey(key);
+  if (!location.hash) history.replaceState(null, '', '#/rate-limits');
+  showShell();
+}
+
+function signOut() {
+  forgetKey();
+  showSignIn('Signed out.');
+}
+
+function showShell() {
+  const navigation = h(
+    'nav',
+    { class: 'nav', 'aria-label': 'Pages' },
+    pages.map((page) => h('a', { href: `#/${page.hash}`, dataset: { page: page.hash }, text: page.title })),
+  );
+  const main = h('main', { class: 'content', id: 'content', tabindex: '-1' });
+  const header = h(
+    'header',
+    { class: 'topbar' },
+    h(
+      'a',
+      { class: 'brand', href: '#/rate-limits' },
+      h('img', { src: '/dashboard/favicon.svg', alt: '', width: 24, height: 24 }),
+      'Model Gateway',
+    ),
+    navigation,
+    h('button', { type: 'button', class: 'ghost sign-out', text: 'Sign out', onclick: signOut }),
+  );
+  replace(root, h('div', { class: 'shell' }, header, main));
+  route();
+}
+
+function route() {
+  const main = document.getElementById('content');
+  if (!main) return;
+  const hash = location.hash.replace(/^#\/?/, '').split('?')[0];
+  const page = pages.find((candidate) => candidate.hash === hash) ?? pages[0];
+  for (const link of document.querySelectorAll('.nav a')) {
+    if (link.dataset.page === page.hash) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  unmount();
+  main.replaceChildren();
+  document.title = `${page.title} · Model Gateway`;
+  unmount = page.mount(main) ?? (() => {});
+}
+
+window.addEventListener('hashchange', route);
+start();

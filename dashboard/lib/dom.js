@@ -1,0 +1,114 @@
+// Tiny DOM helpers. Text always goes through textContent (never innerHTML): everything the
+// dashboard shows comes from the admin API, so nothing in it is ever parsed as markup.
+
+/**
+ * Creates an element. `props`: `class`, `text`, `on<Event>` handlers, `dataset`, and any
+ * other key as an attribute (`true` sets it empty, `false`/null/undefined leaves it out).
+ * Children: nodes, strings, or nested arrays; null/false are skipped.
+ */
+export function h(tag, props = {}, ...children) {
+  return build(document.createElement(tag), props, children);
+}
+
+const svgNamespace = 'http://www.w3.org/2000/svg';
+
+/** Like h() for SVG elements. */
+export function s(tag, props = {}, ...children) {
+  return build(document.createElementNS(svgNamespace, tag), props, children);
+}
+
+function build(element, props, children) {
+  for (const [name, value] of Object.entries(props ?? {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name === 'class') element.setAttribute('class', Array.isArray(value) ? value.filter(Boolean).join(' ') : value);
+    else if (name === 'text') element.textContent = String(value);
+    else if (name === 'dataset') Object.assign(element.dataset, value);
+    else if (name.startsWith('on') && typeof value === 'function') element.addEventListener(name.slice(2).toLowerCase(), value);
+    else if (name === 'value' && 'value' in element) element.value = String(value);
+    else if (name === 'checked' && 'checked' in element) element.checked = Boolean(value);
+    else element.setAttribute(name, value === true ? '' : String(value));
+  }
+  append(element, children);
+  return element;
+}
+
+/** Appends nodes, strings and nested arrays of them. */
+export function append(parent, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    parent.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return parent;
+}
+
+/** Replaces the children of `parent`. */
+export function replace(parent, ...children) {
+  parent.replaceChildren();
+  return append(parent, children);
+}
+
+/** A labelled form field; `control` is an input/select built by the caller. */
+export function field(label, control, hint) {
+  return h(
+    'label',
+    { class: 'field' },
+    h('span', { class: 'field-label', text: label }),
+    control,
+    hint ? h('small', { text: hint }) : null,
+  );
+}
+
+/**
+ * A table inside a horizontally scrolling wrapper. Each cell is labelled with its column
+ * (`data-label`), so that on narrow screens the stylesheet can show every row as a card.
+ */
+export function table(headers, rows, options = {}) {
+  for (const row of rows) {
+    [...row.children].forEach((cell, index) => {
+      if (headers[index]) cell.dataset.label = headers[index];
+    });
+  }
+  return h(
+    'div',
+    { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': options.label ?? 'table' },
+    h(
+      'table',
+      { class: options.class },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          headers.map((header) => h('th', { scope: 'col', text: header })),
+        ),
+      ),
+      h('tbody', {}, rows),
+    ),
+  );
+}
+
+/** An empty-state line. */
+export function empty(text) {
+  return h('p', { class: 'empty', text });
+}
+
+/** A small status pill. */
+export function badge(text, tone = 'neutral') {
+  return h('span', { class: ['badge', `badge-${tone}`], text });
+}
+
+/** A usage bar: `used` of `cap` (no bar without a cap). */
+export function meter(used, cap) {
+  if (cap === null || cap === undefined || cap <= 0) return null;
+  const ratio = Math.min(1, used / cap);
+  const tone = ratio >= 1 ? 'full' : ratio >= 0.8 ? 'high' : 'ok';
+  const bar = h('span', { class: ['meter-fill', `meter-${tone}`] });
+  // The CSSOM (not a style attribute) sets the width, which the CSP allows.
+  bar.style.width = `${(ratio * 100).toFixed(1)}%`;
+  return h(
+    'span',
+    { class: 'meter', role: 'meter', 'aria-valuemin': '0', 'aria-valuemax': String(cap), 'aria-valuenow': String(used) },
+    bar,
+  );
+}

@@ -1,0 +1,131 @@
+// Shared pieces of the pages: error lines next to forms, dialogs and short notices.
+
+import { h, replace } from './dom.js';
+
+/** An error line for a form; `show(error)` writes the admin API's message into it. */
+export function errorLine() {
+  const element = h('p', { class: 'form-error', role: 'alert', hidden: true });
+  return {
+    element,
+    show(error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const param = error && error.param ? ` (${error.param})` : '';
+      replace(element, h('strong', { text: 'Error: ' }), `${message}${param}`);
+      element.hidden = false;
+    },
+    clear() {
+      element.hidden = true;
+      element.replaceChildren();
+    },
+  };
+}
+
+/**
+ * A modal form. `build(form)` returns the fields; `submit(form)` runs on submit and may
+ * throw an ApiError, shown inside the dialog; the dialog closes when it resolves.
+ */
+export function formDialog({ title, intro, build, submit, submitLabel = 'Save', danger = false, testId }) {
+  const error = errorLine();
+  const submitButton = h('button', { type: 'submit', class: danger ? 'danger' : 'primary', text: submitLabel });
+  const form = h('form', { class: 'dialog-form', method: 'dialog', novalidate: true });
+  const dialog = h('dialog', { class: 'dialog', 'aria-label': title, dataset: testId ? { testid: testId } : undefined });
+  const close = () => {
+    dialog.close();
+    dialog.remove();
+  };
+  const actions = h(
+    'div',
+    { class: 'actions' },
+    h('button', { type: 'button', class: 'ghost', text: 'Cancel', onclick: close }),
+    submitButton,
+  );
+  replace(
+    form,
+    h('h2', { text: title }),
+    intro ? h('p', { class: 'dialog-intro' }, intro) : null,
+    build(form, submitButton),
+    error.element,
+    actions,
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    error.clear();
+    submitButton.disabled = true;
+    try {
+      await submit(form);
+      close();
+    } catch (failure) {
+      error.show(failure);
+    } finally {
+      submitButton.disabled = false;
+    }
+  });
+  dialog.addEventListener('cancel', () => dialog.remove());
+  dialog.append(form);
+  document.body.append(dialog);
+  dialog.showModal();
+  return dialog;
+}
+
+/**
+ * Asks before something destructive. With `typed`, the button stays disabled until the user
+ * types that exact word.
+ */
+export function confirmAction({ title, message, confirmLabel, typed, action, testId }) {
+  return formDialog({
+    title,
+    intro: message,
+    submitLabel: confirmLabel,
+    danger: true,
+    testId,
+    build(_form, submitButton) {
+      if (!typed) return null;
+      const input = h('input', { name: 'confirmation', autocomplete: 'off', spellcheck: 'false', 'aria-label': `Type ${typed}` });
+      submitButton.disabled = true;
+      input.addEventListener('input', () => {
+        submitButton.disabled = input.value !== typed;
+      });
+      return h('label', { class: 'field' }, h('span', { class: 'field-label' }, 'Type ', h('code', { text: typed }), ' to confirm'), input);
+    },
+    submit: (form) => action(form.elements.namedItem('confirmation')?.value),
+  });
+}
+
+let noticeRegion = null;
+
+/** A short-lived notice at the bottom of the screen ("Rule saved: counters kept"). */
+export function notify(text) {
+  if (noticeRegion === null || !noticeRegion.isConnected) {
+    noticeRegion = h('div', { class: 'notices', role: 'status', 'aria-live': 'polite' });
+    document.body.append(noticeRegion);
+  }
+  const note = h('div', { class: 'notice', text });
+  noticeRegion.append(note);
+  setTimeout(() => note.remove(), 5000);
+}
+
+/** The header of a page: a title, a line of explanation and the page's buttons. */
+export function pageHeader(title, explanation, ...buttons) {
+  return h(
+    'header',
+    { class: 'page-header' },
+    h('div', {}, h('h1', { text: title }), explanation ? h('p', { class: 'muted' }, explanation) : null),
+    h('div', { class: 'actions' }, buttons),
+  );
+}
+
+/** A section with a heading (and optional buttons) on a page. */
+export function section(title, buttons, ...content) {
+  return h(
+    'section',
+    { class: 'card' },
+    h('div', { class: 'card-header' }, h('h2', { text: title }), h('div', { class: 'actions' }, buttons ?? [])),
+    content,
+  );
+}
+
+/** The message shown in place of a page whose feature is off or whose data failed to load. */
+export function failure(error) {
+  const tone = error && error.featureOff ? 'off' : 'error';
+  return h('div', { class: ['banner', `banner-${tone}`], role: 'alert' }, error instanceof Error ? error.message : String(error));
+}

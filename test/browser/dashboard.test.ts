@@ -1,0 +1,234 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { MASTER_KEY, admin, chatAs, launchChromium, openPage, signIn, startDashboardGateway } from './browser-support.ts';
+import type { DashboardGateway, WatchedPage } from './browser-support.ts';
+
+// The dashboard (CONTRACT section 10) in a real browser: Debian's chromium driven by
+// playwright-core, against the built gateway in front of the mock upstream. What the page
+// shows is checked against what the gateway does (real /v1 requests, the admin API).
+
+interface ListedRule {
+  scope: string;
+  subject: string;
+  period: string;
+  max_requests: number | null;
+  requests_used: number;
+}
+
+async function rules(sample: DashboardGateway): Promise<ListedRule[]> {
+  return ((await admin(sample.gateway, 'GET', '/admin/rate-limits')) as { rate_limits: ListedRule[] }).rate_limits;
+}
+
+const ruleRow = (page: Page, subject: string, period = 'minute') => page.locator(`tr[data-subject="${subject}"][data-period="${period}"]`);
+
+// A 2-core machine runs a browser, the gateway and the mock at once: generous timeouts.
+describe('dashboard in chromium', { timeout: 90_000 }, () => {
+  let sample: DashboardGateway;
+  let browser: Browser;
+  let watched: WatchedPage;
+
+  beforeAll(async () => {
+    [sample, browser] = await Promise.all([startDashboardGateway(), launchChromium()]);
+    watched = await openPage(browser, 1280, 800);
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await sample?.stop();
+  });
+
+  it('serves the page and its files without auth, with a strict CSP, nosniff and revalidation', async () => {
+    const page = await fetch(`${sample.gateway.url}/dashboard`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const policy = page.headers.get('content-security-policy') ?? '';
+    expect(policy).toContain("default-src 'none'");
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).toContain("connect-src 'self'");
+    expect(policy).toContain("frame-ancestors 'none'");
+    expect(policy).not.toContain('unsafe');
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(page.headers.get('cache-control')).toBe('no-cache');
+    expect(await page.text()).toContain('<script type="module" src="/dashboard/app.js"></script>');
+    const script = await fetch(`${sample.gateway.url}/dashboard/app.js`);
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    const etag = script.headers.get('etag') ?? '';
+    expect(etag).toMatch(/^".+"$/);
+    const again = await fetch(`${sample.gateway.url}/dashboard/app.js`, { headers: { 'if-none-match': etag } });
+    expect(again.status).toBe(304);
+    expect((await fetch(`${sample.gateway.url}/dashboard/styles.css`)).headers.get('content-type')).toBe('text/css; charset=utf-8');
+    for (const path of ['/dashboard/nothing.js', '/dashboard/../package.json', '/dashboard/%2e%2e/package.json']) {
+      expect((await fetch(`${sample.gateway.url}${path}`)).status, path).toBe(404);
+    }
+  });
+
+  it('refuses a wrong master key with a readable sign-in error and keeps nothing', async () => {
+    const { page } = watched;
+    await page.goto(`${sample.gateway.url}/dashboard`);
+    await page.getByLabel('Master key').fill('not-the-key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const error = page.locator('form.sign-in .form-error');
+    await error.waitFor();
+    expect(await error.textContent()).toMatch(/refused this key: invalid credentials/);
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
+    expect(page.url()).not.toContain('not-the-key');
+  });
+
+  it('signs in with the master key, keeps it in sessionStorage only, and signs out', async () => {
+    const { page } = watched;
+    await signIn(page, sample.gateway);
+    expect(await page.evaluate('Object.values(sessionStorage)')).toEqual([MASTER_KEY]);
+    expect(page.url()).not.toContain(MASTER_KEY);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Master key').waitFor();
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
+    await signIn(page, sample.gateway);
+  });
+
+  it('creates a rule that a real request then hits (429); editing the caps keeps its counters; deleting lifts it', async () => {
+    const { page } = watched;
+    await page.goto(`${sample.gateway.url}/dashboard#/rate-limits`);
+    await page.getByRole('button', { name: 'New rule' }).click();
+    const dialog = page.locator('dialog[data-testid="rule-dialog"]');
+    await dialog.locator('select[name="scope"]').selectOption('user_path');
+    await dialog.locator('input[name="subject"]').fill('/browser/limited');
+    await dialog.locator('select[name="period"]').selectOption('minute');
+    await dialog.locator('input[name="max_requests"]').fill('1');
+    await dialog.getByRole('button', { name: 'Create rule' }).click();
+    await ruleRow(page, '/browser/limited').waitFor();
+    expect(await dialog.count()).toBe(0);
+
+    expect(await chatAs(sample.gateway, '/browser/limited/app')).toBe(200);
+    expect(await chatAs(sample.gateway, '/browser/limited')).toBe(429);
+    // The live refresh shows the request counted.
+    const used = ruleRow(page, '/browser/limited').locator('[data-cell="requests"] [data-used]');
+    await expect.poll(() => used.textContent(), { timeout: 15_000 }).toBe('1');
+
+    await ruleRow(page, '/browser/limited').getByRole('button', { name: 'Edit' }).click();
+    await dialog.locator('input[name="max_requests"]').fill('5');
+    expect(await dialog.locator('.banner-warn').isHidden()).toBe(true);
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => ruleRow(page, '/browser/limited').locator('[data-cell="requests"]').textContent()).toContain('1 / 5');
+    const edited = (await rules(sample)).find((rule) => rule.subject === '/browser/limited');
+    expect(edited).toMatchObject({ max_requests: 5, requests_used: 1 });
+    expect(await chatAs(sample.gateway, '/browser/limited')).toBe(200);
+
+    await ruleRow(page, '/browser/limited').getByRole('button', { name: 'Delete' }).click();
+    await page.locator('dialog[data-testid="confirm-dialog"]').getByRole('button', { name: 'Delete rule' }).click();
+    await ruleRow(page, '/browser/limited').waitFor({ state: 'detached' });
+    expect((await rules(sample)).some((rule) => rule.subject === '/browser/limited')).toBe(false);
+    for (let index = 0; index < 3; index += 1) expect(await chatAs(sample.gateway, '/browser/limited')).toBe(200);
+  });
+
+  it('moves a rule to another period (counters restart) and shows API errors in the form', async () => {
+    const { page } = watched;
+    await admin(sample.gateway, 'PUT', '/admin/rate-limits', {
+      user_path: '/browser/move',
+      limit_key: { period: 'minute' },
+      max_requests: 10,
+    });
+    expect(await chatAs(sample.gateway, '/browser/move')).toBe(200);
+    await page.goto(`${sample.gateway.url}/dashboard#/rate-limits`);
+    await ruleRow(page, '/browser/move').getByRole('button', { name: 'Edit' }).click();
+    const dialog = page.locator('dialog[data-testid="rule-dialog"]');
+    await dialog.locator('select[name="period"]').selectOption('hour');
+    expect(await dialog.locator('.banner-warn').isVisible()).toBe(true);
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await ruleRow(page, '/browser/move', 'hour').waitFor();
+    const moved = (await rules(sample)).filter((rule) => rule.subject === '/browser/move');
+    expect(moved.map(({ period, requests_used }) => [period, requests_used])).toEqual([['hour', 0]]);
+
+    await page.getByRole('button', { name: 'New rule' }).click();
+    await dialog.locator('select[name="scope"]').selectOption('provider');
+    await dialog.locator('input[name="subject"]').fill('openai');
+    await dialog.getByRole('button', { name: 'Create rule' }).click();
+    const error = dialog.locator('.form-error');
+    await error.waitFor();
+    expect(await error.textContent()).toContain('at least one of max_requests or max_tokens is required');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+  });
+
+  it('resets every counter only after the word reset is typed', async () => {
+    const { page } = watched;
+    await admin(sample.gateway, 'PUT', '/admin/rate-limits', {
+      user_path: '/browser/reset',
+      limit_key: { period: 'hour' },
+      max_requests: 10,
+    });
+    expect(await chatAs(sample.gateway, '/browser/reset')).toBe(200);
+    await page.goto(`${sample.gateway.url}/dashboard#/rate-limits`);
+    await page.getByRole('button', { name: 'Reset all counters' }).click();
+    const dialog = page.locator('dialog[data-testid="confirm-dialog"]');
+    const confirm = dialog.getByRole('button', { name: 'Reset all' });
+    await dialog.getByLabel('Type reset').fill('rese');
+    expect(await confirm.isDisabled()).toBe(true);
+    await dialog.getByLabel('Type reset').fill('reset');
+    await confirm.click();
+    await dialog.waitFor({ state: 'detached' });
+    expect((await rules(sample)).find((rule) => rule.subject === '/browser/reset')?.requests_used).toBe(0);
+  });
+
+  it('creates a virtual model and an API key (shown once)', async () => {
+    const { page } = watched;
+    await page.goto(`${sample.gateway.url}/dashboard#/models`);
+    await page.getByRole('button', { name: 'New virtual model' }).click();
+    const dialog = page.locator('dialog[data-testid="virtual-model-dialog"]');
+    await dialog.locator('input[name="name"]').fill('browser-alias');
+    await dialog.getByLabel('Provider instance').selectOption('openai-east');
+    await dialog.getByLabel('Model').fill('mock-model');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await page.locator('tr[data-name="browser-alias"]').waitFor();
+    expect(await chatAs(sample.gateway, '/', 'browser-alias')).toBe(200);
+
+    await page.goto(`${sample.gateway.url}/dashboard#/api-keys`);
+    await page.getByLabel('Name').fill('browser-key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = await page.locator('[data-testid="new-key"]').inputValue();
+    expect(key).toMatch(/^sk-gw-[A-Za-z0-9_-]{43}$/);
+    await page.locator('tr', { hasText: 'browser-key' }).waitFor();
+    const models = await fetch(`${sample.gateway.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
+    expect(models.status).toBe(200);
+  });
+
+  it.each([
+    [1280, 800],
+    [400, 800],
+  ])('renders every page without console errors at %ix%i', async (width, height) => {
+    const sized = await openPage(browser, width, height);
+    try {
+      await signIn(sized.page, sample.gateway);
+      for (const hash of ['rate-limits', 'models', 'mcp', 'usage', 'api-keys']) {
+        await sized.page.goto(`${sample.gateway.url}/dashboard#/${hash}`);
+        await sized.page.locator('main.content h1').waitFor();
+        await sized.page.waitForLoadState('networkidle');
+        expect(await sized.page.locator('.banner-error').count(), hash).toBe(0);
+        const overflow = Number(await sized.page.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
+        expect(overflow, `${hash} is wider than the window`).toBeLessThanOrEqual(0);
+      }
+      expect(sized.problems).toEqual([]);
+      expect(watched.problems).toEqual([]);
+    } finally {
+      await sized.context.close();
+    }
+  });
+});
+
+describe('dashboard without a master key', { timeout: 90_000 }, () => {
+  it('says the admin API is open and signs in with no key', async () => {
+    const open = await startDashboardGateway(null);
+    const browser = await launchChromium();
+    try {
+      const { page, problems } = await openPage(browser, 1280, 800);
+      await page.goto(`${open.gateway.url}/dashboard`);
+      await page.getByText('This gateway has no MASTER_KEY').waitFor();
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.locator('nav.nav').waitFor();
+      await page.locator('tr[data-subject="/configured"]').waitFor();
+      expect(problems).toEqual([]);
+    } finally {
+      await browser.close();
+      await open.stop();
+    }
+  }, 90_000);
+});
