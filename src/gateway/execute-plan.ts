@@ -1,6 +1,6 @@
 import type { BudgetService } from '../budgets/budget-service.ts';
 import { GatewayError, providerError } from '../errors/gateway-error.ts';
-import { noAdmission, type Admission, type RateLimiter } from '../ratelimit/rate-limiter.ts';
+import { noAdmission, type Admission, type AdmissionRequest, type RateLimiter } from '../ratelimit/rate-limiter.ts';
 import { mergeRateLimitHeaders, RateLimitRejection } from '../ratelimit/rejection.ts';
 import type { CircuitBreakers } from '../routing/circuit-breaker.ts';
 import type { InFlightCounter } from '../routing/in-flight.ts';
@@ -132,7 +132,23 @@ async function admitAttempt(
   }
 }
 
-function checkBudget(context: RequestContext, dependencies: ExecutionDependencies, ...admissions: Admission[]): void {
+/**
+ * Admission for a request that is not a planned model call (a batch submission, a passthrough
+ * call): the rules of its user path and of the route it names (`request` says which, and
+ * whether slots are held), then its budget. The caller releases the admission when done.
+ */
+export async function admitRequest(
+  context: RequestContext,
+  dependencies: Pick<ExecutionDependencies, 'limiter' | 'budgets'>,
+  route: { provider?: string; model?: string },
+  request: AdmissionRequest = {},
+): Promise<Admission> {
+  const admission = (await dependencies.limiter?.admit({ ...route, userPath: context.userPath }, request)) ?? noAdmission;
+  checkBudget(context, dependencies, admission);
+  return admission;
+}
+
+function checkBudget(context: RequestContext, dependencies: Pick<ExecutionDependencies, 'budgets'>, ...admissions: Admission[]): void {
   try {
     dependencies.budgets?.check(context.userPath);
   } catch (error) {

@@ -32,11 +32,16 @@ import { type Authenticator, type Principal } from './auth.ts';
 import { installErrorHandlers, installRequestHooks } from './hooks.ts';
 import { registerBodyParsers } from './json-body.ts';
 import { requestIdFor } from './request-id.ts';
+import { registerAudioRoutes } from './routes/audio.ts';
+import { registerBatchRoutes } from './routes/batches.ts';
 import { registerChatRoutes } from './routes/chat-completions.ts';
 import { registerDashboardRoutes } from './routes/dashboard.ts';
 import { registerEmbeddingsRoutes } from './routes/embeddings.ts';
+import { registerFileRoutes } from './routes/files.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerModelRoutes } from './routes/models.ts';
+import { registerPassthroughRoutes } from './routes/passthrough.ts';
+import { registerRealtimeRelay } from './routes/realtime.ts';
 import { registerMcpRoutes } from './routes/mcp.ts';
 import { registerSelfUsageRoute } from './routes/usage.ts';
 import { resolveUserPath } from './user-path.ts';
@@ -128,6 +133,14 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
   const { retries, retryBaseDelayMs } = settings.upstream;
   registerChatRoutes(v1, { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache, retries, retryBaseDelayMs });
   registerEmbeddingsRoutes(v1, { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache, retries, retryBaseDelayMs });
+  // Relay endpoints: audio, files, batches, passthrough and the realtime WebSocket.
+  const relay = { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache, retries, retryBaseDelayMs };
+  registerAudioRoutes(v1, relay);
+  registerFileRoutes(v1, catalog);
+  registerBatchRoutes(v1, relay);
+  registerPassthroughRoutes(v1, { catalog, metering, budgets, limiter, userPathHeader });
+  const handshakeTimeoutMs = settings.upstream.timeoutSeconds * 1000;
+  registerRealtimeRelay(v1, { ...relay, authenticator, userPathHeader, handshakeTimeoutMs, logger: dependencies.logger });
   registerSelfUsageRoute(v1, dependencies.usageEnabled ? dependencies.storage.usage : null, budgets, limiter);
   registerMcpRoutes(v1, { mcp: dependencies.mcp, limiter, budgets });
 }

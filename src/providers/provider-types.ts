@@ -43,3 +43,15 @@ export const providerTypeNames = Object.keys(providerTypes) as ProviderType[];
 export function isProviderType(value: string): value is ProviderType {
   return Object.hasOwn(providerTypes, value);
 }
+
+/**
+ * Types whose instances serve OpenAI's Files and Batch APIs (`/files`, `/batches`): the
+ * default instance for those endpoints is the first configured one of these types.
+ */
+export const filesAndBatchesTypes: ReadonlySet<string> = new Set<ProviderType>([
+  'openai',
+  'azure',
+  'groq',
+  'together',
+  'openai-compatible',
+]);

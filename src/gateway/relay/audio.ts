@@ -1,0 +1,86 @@
+import { invalidRequest } from '../../errors/gateway-error.ts';
+import { upstreamErrorOf } from '../../providers/upstream-body.ts';
+import type { UpstreamResponse } from '../../providers/upstream-client.ts';
+import type { ResolvedTarget } from '../../routing/resolve-model.ts';
+import type { ChatPipelineDependencies } from '../chat-completions.ts';
+import { runModelCall, type ModelCallOutcome } from '../model-call.ts';
+import { readModelFields, upstreamBodyOf } from '../model-fields.ts';
+import type { RequestContext } from '../request-context.ts';
+import { boundaryOf, editForm, fieldOf, readForm } from './multipart.ts';
+
+/** The two audio endpoints that take an uploaded file. */
+export type AudioUpload = 'transcriptions' | 'translations';
+
+/**
+ * `POST /v1/audio/speech`: a JSON body routed by its `model` like chat (rate limits, budgets,
+ * failover); the upstream's answer (audio bytes, or SSE with `stream_format: "sse"`) is
+ * handed back unread for the HTTP layer to stream.
+ */
+export async function runSpeech(
+  body: unknown,
+  context: RequestContext,
+  dependencies: ChatPipelineDependencies,
+): Promise<ModelCallOutcome<UpstreamResponse>> {
+  const request = readModelFields(body);
+  const upstreamBody = (target: ResolvedTarget): string => JSON.stringify(upstreamBodyOf(request.body, target.model));
+  return runModelCall(
+    {
+      endpoint: '/v1/audio/speech',
+      selector: request.selector,
+      hint: request.hint,
+      stream: request.body['stream_format'] === 'sse',
+      call: (target) => forwardAudio(target, 'audio/speech', 'application/json', upstreamBody(target), context),
+    },
+    context,
+    dependencies,
+  );
+}
+
+/**
+ * `POST /v1/audio/transcriptions` and `/v1/audio/translations`: a multipart upload routed
+ * by its `model` field. The upstream receives the same form, bytes intact, with `model`
+ * set to the target's bare id and the `provider` hint removed.
+ */
+export async function runAudioUpload(
+  kind: AudioUpload,
+  body: unknown,
+  contentType: string | undefined,
+  context: RequestContext,
+  dependencies: ChatPipelineDependencies,
+): Promise<ModelCallOutcome<UpstreamResponse>> {
+  if (!Buffer.isBuffer(body)) throw invalidRequest('expected a multipart/form-data body with a file', { code: 'invalid_body' });
+  const form = readForm(body, boundaryOf(contentType));
+  const selector = fieldOf(form, 'model');
+  if (selector === undefined || selector === '') {
+    throw invalidRequest('you must provide a model parameter', { code: 'missing_field', param: 'model' });
+  }
+  const hint = fieldOf(form, 'provider');
+  const upstreamForm = (target: ResolvedTarget): Buffer => editForm(form, { set: { model: target.model }, drop: ['provider'] });
+  return runModelCall(
+    {
+      endpoint: `/v1/audio/${kind}`,
+      selector,
+      hint: hint === '' ? undefined : hint,
+      stream: fieldOf(form, 'stream') === 'true',
+      call: (target) => forwardAudio(target, `audio/${kind}`, contentType as string, upstreamForm(target), context),
+    },
+    context,
+    dependencies,
+  );
+}
+
+/** One attempt: the request relayed to the target; an upstream error fails the attempt. */
+async function forwardAudio(
+  target: ResolvedTarget,
+  path: string,
+  contentType: string,
+  body: string | Buffer,
+  context: RequestContext,
+): Promise<UpstreamResponse> {
+  const response = await target.adapter.forward(
+    { method: 'POST', path, headers: { 'content-type': contentType }, body },
+    { signal: context.signal, requestId: context.requestId },
+  );
+  if (response.statusCode < 200 || response.statusCode > 299) throw await upstreamErrorOf(response, target.adapter.name);
+  return response;
+}

@@ -1,0 +1,102 @@
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { UsageObject } from '../../streaming/chat-chunk.ts';
+
+/** How much of a JSON answer is kept to read its `usage` once relayed. */
+export const usageCaptureLimit = 1024 * 1024;
+
+export interface RelayedResponse {
+  status: number;
+  headers: OutgoingHttpHeaders;
+  body: Readable;
+}
+
+export interface RelayResult {
+  /** `completed`, `client_closed` (the client left) or `upstream_error` (the body broke off). */
+  ending: 'completed' | 'client_closed' | 'upstream_error';
+  /** The status the usage record gets: 200, 499 or 502 (the relayed status when it completed). */
+  status: number;
+  /** The `usage` and `model` of a complete JSON answer, when it had them. */
+  usage: UsageObject | null;
+  model: string | null;
+}
+
+/**
+ * Streams an upstream answer to the client as it arrives (audio, files, passthrough), with
+ * backpressure, keeping a bounded copy of a plain JSON answer to read its `usage` at the end.
+ * Resolves once the response has ended, however it ended; the upstream body is destroyed
+ * when the client leaves.
+ */
+export async function relayResponse(raw: ServerResponse, response: RelayedResponse, signal: AbortSignal): Promise<RelayResult> {
+  raw.writeHead(response.status, response.headers);
+  const capture = capturable(response.headers) ? new BoundedCapture(usageCaptureLimit) : null;
+  try {
+    await (capture === null ? pipeline(response.body, raw) : pipeline(response.body, capture, raw));
+  } catch {
+    const ending = signal.aborted || raw.destroyed ? 'client_closed' : 'upstream_error';
+    if (!raw.destroyed) raw.destroy();
+    return { ending, status: ending === 'client_closed' ? 499 : 502, usage: null, model: null };
+  }
+  const summary = capture?.complete ? summaryOf(capture.text()) : null;
+  return { ending: 'completed', status: response.status, usage: summary?.usage ?? null, model: summary?.model ?? null };
+}
+
+/** Whether a response is JSON the gateway can read (not compressed, not a stream). */
+function capturable(headers: OutgoingHttpHeaders): boolean {
+  const type = String(headers['content-type'] ?? '').toLowerCase();
+  const encoding = String(headers['content-encoding'] ?? 'identity').toLowerCase();
+  return /^application\/([\w.+-]+\+)?json\b/.test(type) && encoding === 'identity';
+}
+
+/** The `usage` object and `model` of a JSON answer, if it is one. */
+export function summaryOf(text: string): { usage: UsageObject | null; model: string | null } | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
+  const answer = parsed as Record<string, unknown>;
+  const usage = answer['usage'];
+  const model = answer['model'];
+  return {
+    usage: typeof usage === 'object' && usage !== null && !Array.isArray(usage) ? (usage as UsageObject) : null,
+    model: typeof model === 'string' ? model : null,
+  };
+}
+
+/** Passes bytes through unchanged, keeping a copy until `limit` bytes. */
+class BoundedCapture extends Transform {
+  private readonly limit: number;
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private overflowed = false;
+
+  constructor(limit: number) {
+    super();
+    this.limit = limit;
+  }
+
+  get complete(): boolean {
+    return !this.overflowed;
+  }
+
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    if (!this.overflowed) {
+      this.size += chunk.length;
+      if (this.size > this.limit) {
+        this.overflowed = true;
+        this.chunks.length = 0;
+      } else {
+        this.chunks.push(chunk);
+      }
+    }
+    callback(null, chunk);
+  }
+}

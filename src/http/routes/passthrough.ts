@@ -1,0 +1,91 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { BudgetService } from '../../budgets/budget-service.ts';
+import { notFound } from '../../errors/gateway-error.ts';
+import { admitRequest } from '../../gateway/execute-plan.ts';
+import { modelOfBody, passthroughPath, queryOf } from '../../gateway/relay/passthrough.ts';
+import { clientResponseHeaders, upstreamRequestHeaders } from '../../gateway/relay/relay-headers.ts';
+import type { UpstreamResponse } from '../../providers/upstream-client.ts';
+import type { RateLimiter } from '../../ratelimit/rate-limiter.ts';
+import type { ModelCatalog } from '../../routing/model-catalog.ts';
+import type { Metering } from '../../usage/metering.ts';
+import { clientClosedRequest } from '../client-abort.ts';
+import { requestContextOf } from '../request-context.ts';
+import { relayToClient } from './relay-reply.ts';
+
+export interface PassthroughDependencies {
+  catalog: ModelCatalog;
+  limiter: RateLimiter | null;
+  budgets: BudgetService | null;
+  metering: Metering;
+  /** The user-path header, the gateway's own and never forwarded. */
+  userPathHeader: string;
+}
+
+interface PassthroughParams {
+  instance: string;
+  '*'?: string;
+}
+
+/**
+ * `/p/{instance}/{path...}`, any method: the request goes to the instance's base URL with
+ * its bytes untouched (a raw body parser in this scope alone, so JSON is never
+ * re-serialised), the query kept, the instance's credentials in place of the client's;
+ * the upstream's status, headers and body come back as they are, errors included.
+ */
+export function registerPassthroughRoutes(app: FastifyInstance, dependencies: PassthroughDependencies): void {
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    const handler = (request: FastifyRequest<{ Params: PassthroughParams }>, reply: FastifyReply): Promise<FastifyReply> =>
+      passthrough(request, reply, dependencies);
+    scope.all('/p/:instance', handler);
+    scope.all('/p/:instance/*', handler);
+  });
+}
+
+/**
+ * One relayed request. It counts as one request under the user-path and provider rules
+ * (and model rules when its JSON body names a `model`), after the budget check, and holds
+ * its concurrency slots until the response ends. Usage is recorded when the answer is JSON
+ * with a `usage` (streams are relayed without being read).
+ */
+async function passthrough(
+  request: FastifyRequest<{ Params: PassthroughParams }>,
+  reply: FastifyReply,
+  dependencies: PassthroughDependencies,
+): Promise<FastifyReply> {
+  const { instance } = request.params;
+  const adapter = dependencies.catalog.instances.get(instance)?.adapter;
+  if (adapter === undefined) {
+    throw notFound(`unknown provider instance "${instance}": no configured instance has that name`, { code: 'unknown_provider' });
+  }
+  const body = Buffer.isBuffer(request.body) && request.body.length > 0 ? request.body : undefined;
+  const model = modelOfBody(body, request.headers['content-type']);
+  const context = requestContextOf(request, reply);
+  const admission = await admitRequest(context, dependencies, model === undefined ? { provider: instance } : { provider: instance, model });
+  reply.raw.once('close', admission.release);
+  request.logFields = model === undefined ? { provider: instance } : { provider: instance, model };
+  const path = passthroughPath(request.params['*'] ?? '', queryOf(request.url), adapter.baseUrl);
+  const report = (status: number, usage: Record<string, unknown> | null, executed?: string | null): void =>
+    dependencies.metering.report({
+      context,
+      endpoint: `/p/${instance}/${path.split('?')[0] ?? ''}`,
+      provider: instance,
+      model: model ?? executed ?? '',
+      usage,
+      status,
+      stream: false,
+    });
+  let response: UpstreamResponse;
+  try {
+    const headers = upstreamRequestHeaders(request.headers, dependencies.userPathHeader);
+    response = await adapter.forward({ method: request.method, path, headers, body: body ?? null }, context);
+  } catch (error) {
+    report(context.signal.aborted ? 499 : 502, null);
+    throw context.signal.aborted ? clientClosedRequest() : error;
+  }
+  const headers = { ...clientResponseHeaders(response.headers), ...admission.headers };
+  const result = await relayToClient(request, reply, response, headers, context.signal);
+  report(result.status, result.usage, result.model);
+  return reply;
+}
