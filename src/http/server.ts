@@ -42,6 +42,7 @@ import { registerHealthRoutes } from './routes/health.ts';
 import { registerModelRoutes } from './routes/models.ts';
 import { registerPassthroughRoutes } from './routes/passthrough.ts';
 import { registerRealtimeRelay } from './routes/realtime.ts';
+import { registerResponsesRoutes } from './routes/responses.ts';
 import { registerMcpRoutes } from './routes/mcp.ts';
 import { registerSelfUsageRoute } from './routes/usage.ts';
 import { resolveUserPath } from './user-path.ts';
@@ -133,6 +134,7 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
   const { retries, retryBaseDelayMs } = settings.upstream;
   registerChatRoutes(v1, { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache, retries, retryBaseDelayMs });
   registerEmbeddingsRoutes(v1, { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache, retries, retryBaseDelayMs });
+  registerResponsesRoutes(v1, { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache, retries, retryBaseDelayMs });
   // Relay endpoints: audio, files, batches, passthrough and the realtime WebSocket.
   const relay = { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache, retries, retryBaseDelayMs };
   registerAudioRoutes(v1, relay);

@@ -10,6 +10,8 @@ export interface ProviderTypeProfile {
   requiresApiKey: boolean;
   /** How the credential is sent upstream: `Authorization: Bearer`, Azure's `api-key`, Anthropic's `x-api-key`. */
   authHeader: 'bearer' | 'api-key' | 'x-api-key';
+  /** Serves OpenAI's Responses API at `{base_url}/responses` (else /v1/responses is translated through chat). */
+  responsesApi?: boolean;
 }
 
 const cloud = (defaultBaseUrl: string): ProviderTypeProfile => ({
@@ -19,7 +21,7 @@ const cloud = (defaultBaseUrl: string): ProviderTypeProfile => ({
 });
 
 export const providerTypes = {
-  openai: cloud('https://api.openai.com/v1'),
+  openai: { ...cloud('https://api.openai.com/v1'), responsesApi: true },
   // Native Messages API (src/providers/anthropic/).
   anthropic: { defaultBaseUrl: 'https://api.anthropic.com/v1', requiresApiKey: true, authHeader: 'x-api-key' },
   gemini: cloud('https://generativelanguage.googleapis.com/v1beta/openai'),
@@ -42,6 +44,13 @@ export const providerTypeNames = Object.keys(providerTypes) as ProviderType[];
 
 export function isProviderType(value: string): value is ProviderType {
   return Object.hasOwn(providerTypes, value);
+}
+
+/** Whether instances of `type` answer `POST /responses` natively. */
+export function servesResponsesApi(type: string): boolean {
+  if (!isProviderType(type)) return false;
+  const profile: ProviderTypeProfile = providerTypes[type];
+  return profile.responsesApi === true;
 }
 
 /**
