@@ -61,18 +61,21 @@ export interface CacheMode {
   store: boolean;
 }
 
-const endpoint = '/v1/chat/completions';
+const chatEndpoint = '/v1/chat/completions';
 
 /**
  * The chat completions pipeline: read the request, answer from the response cache if it can
  * (before any limit, counting nothing), plan the route, execute it with admission, budgets,
  * retries and failover, meter every executed attempt, and store a successful answer.
+ * `endpoint` names the route in usage records and cache keys: `/v1/messages` runs its
+ * translated requests through here too.
  */
 export async function runChatCompletion(
   body: unknown,
   context: RequestContext,
   dependencies: ChatPipelineDependencies,
   cacheMode: CacheMode = { lookup: true, store: true },
+  endpoint: string = chatEndpoint,
 ): Promise<ChatOutcome> {
   const request = readChatRequest(body);
   const plan = await planRoute(request.selector, request.hint, dependencies);
@@ -81,7 +84,7 @@ export async function runChatCompletion(
   if (cache !== null && cacheKey !== null && cacheMode.lookup) {
     const cached = await cache.lookup(cacheKey);
     if (cached !== null) {
-      reportCacheHit(cached, context, request, dependencies);
+      reportCacheHit(cached, context, request, dependencies, endpoint);
       return { kind: 'cached', cached };
     }
   }
@@ -141,6 +144,7 @@ function reportCacheHit(
   context: RequestContext,
   request: ChatRequest,
   dependencies: ChatPipelineDependencies,
+  endpoint: string,
 ): void {
   let usage: UsageObject | null = null;
   if (cached.kind === 'json') {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { renderEnvelope, toGatewayError } from '../errors/envelope.ts';
 import { GatewayError, notFound } from '../errors/gateway-error.ts';
+import { isAnthropicDialectUrl, renderAnthropicError } from '../dialects/anthropic-messages/errors.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
 
 /**
@@ -18,7 +19,7 @@ export function installRequestHooks(app: FastifyInstance, metrics: GatewayMetric
     reply.header('x-request-id', request.id);
     if (!closing) return done();
     const error = new GatewayError('provider_error', 'the gateway is shutting down', { status: 503, code: 'shutting_down' });
-    void reply.code(503).header('connection', 'close').send(renderEnvelope(error));
+    void reply.code(503).header('connection', 'close').send(errorBody(request.url, error));
   });
   app.addHook('onResponse', (request, reply, done) => {
     const durationMs = reply.elapsedTime;
@@ -47,6 +48,14 @@ export function installRequestHooks(app: FastifyInstance, metrics: GatewayMetric
   });
 }
 
+/**
+ * Dialect switch: `/v1/messages` (Anthropic's Messages API) renders errors in Anthropic's
+ * envelope, every other route in the gateway's (CONTRACT section 4). Same status and headers.
+ */
+function errorBody(url: string, error: GatewayError): unknown {
+  return isAnthropicDialectUrl(url) ? renderAnthropicError(error) : renderEnvelope(error);
+}
+
 /** The one place errors become responses: every route, every framework error, unknown routes. */
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
@@ -56,10 +65,10 @@ export function installErrorHandlers(app: FastifyInstance): void {
     else if (gatewayError.code === 'storage_unavailable')
       request.log.error({ request_id: requestId, reason: String(gatewayError.cause) }, gatewayError.message);
     else request.log.debug({ request_id: requestId, code: gatewayError.code, status: gatewayError.status }, gatewayError.message);
-    return reply.code(gatewayError.status).headers(gatewayError.headers).send(renderEnvelope(gatewayError));
+    return reply.code(gatewayError.status).headers(gatewayError.headers).send(errorBody(request.url, gatewayError));
   });
   app.setNotFoundHandler((request, reply) => {
     const error = notFound(`unknown route: ${request.method} ${request.url.split('?')[0]}`, { code: 'unknown_route' });
-    return reply.code(404).send(renderEnvelope(error));
+    return reply.code(404).send(errorBody(request.url, error));
   });
 }

@@ -39,6 +39,7 @@ import { registerDashboardRoutes } from './routes/dashboard.ts';
 import { registerEmbeddingsRoutes } from './routes/embeddings.ts';
 import { registerFileRoutes } from './routes/files.ts';
 import { registerHealthRoutes } from './routes/health.ts';
+import { registerMessagesRoutes } from './routes/messages.ts';
 import { registerModelRoutes } from './routes/models.ts';
 import { registerPassthroughRoutes } from './routes/passthrough.ts';
 import { registerRealtimeRelay } from './routes/realtime.ts';
@@ -134,6 +135,7 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
   const { retries, retryBaseDelayMs } = settings.upstream;
   registerChatRoutes(v1, { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache, retries, retryBaseDelayMs });
   registerEmbeddingsRoutes(v1, { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache, retries, retryBaseDelayMs });
+  registerMessagesRoutes(v1, { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache, retries, retryBaseDelayMs });
   registerResponsesRoutes(v1, { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache, retries, retryBaseDelayMs });
   // Relay endpoints: audio, files, batches, passthrough and the realtime WebSocket.
   const relay = { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache, retries, retryBaseDelayMs };

@@ -1,0 +1,143 @@
+import type { ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import { toGatewayError } from '../../errors/envelope.ts';
+import { mapNetworkError } from '../../providers/upstream-client.ts';
+import type { UsageObject } from '../../streaming/chat-chunk.ts';
+import type { RelayResult } from '../../streaming/relay-chat-stream.ts';
+import { SseParser, type SseEvent } from '../../streaming/sse-parser.ts';
+import { anthropicErrorType } from './errors.ts';
+import type { MessagesStreamTranslator } from './stream-translator.ts';
+import { isObject, type JsonObject } from './wire.ts';
+
+export interface MessagesRelayOptions {
+  /** The instance serving the stream, for error messages. */
+  provider: string;
+  /** Keep a copy of the upstream's OpenAI frames up to this many characters (response cache). */
+  captureLimit?: number;
+}
+
+interface RelayState {
+  usage: UsageObject | null;
+  /** The upstream sent `[DONE]` or the translator ended the stream. */
+  done: boolean;
+  /** An error chunk the upstream sent inside the stream. */
+  upstreamError: unknown;
+  capture: string | null;
+}
+
+const doneFrame = 'data: [DONE]\n\n';
+
+/**
+ * Relays an upstream OpenAI chat stream to the client as Anthropic Messages events, with the
+ * chat relay's guarantees (relay-chat-stream.ts, ADR-0003): SSE parsed once, usage observed
+ * for metering, writes held back while the client's socket is full, the upstream aborted
+ * (through the request signal) when the client leaves, an `error` event when the upstream
+ * breaks off. The cache keeps the upstream's OpenAI frames, replayed on hits by
+ * `translateCapturedStream`. The caller has already written the response head.
+ */
+export async function relayMessagesStream(
+  upstream: Readable,
+  response: ServerResponse,
+  translator: MessagesStreamTranslator,
+  options: MessagesRelayOptions,
+  signal: AbortSignal,
+): Promise<RelayResult> {
+  const parser = new SseParser();
+  const state: RelayState = { usage: null, done: false, upstreamError: null, capture: options.captureLimit === undefined ? null : '' };
+  const limit = options.captureLimit ?? 0;
+  const render = (events: SseEvent[]): string => translateEvents(events, translator, state, limit);
+  try {
+    for await (const chunk of upstream) {
+      const text = render(parser.push(chunk as Buffer));
+      if (text !== '' && !response.write(text)) await waitForDrain(response);
+      if (signal.aborted || state.upstreamError !== null) break;
+    }
+    if (signal.aborted) return closed(response, state.usage);
+    if (state.upstreamError !== null) {
+      upstream.destroy();
+      response.end();
+      return { usage: state.usage, completed: false, clientClosed: false, error: state.upstreamError, captured: null };
+    }
+    response.end(render(parser.finish()) + translator.finish());
+    const captured = state.capture === null || state.capture.endsWith(doneFrame) ? state.capture : state.capture + doneFrame;
+    return { usage: state.usage, completed: true, clientClosed: false, error: null, captured };
+  } catch (error) {
+    if (signal.aborted) return closed(response, state.usage);
+    upstream.destroy();
+    const failure = toGatewayError(mapNetworkError(error, options.provider));
+    response.end(translator.fail(anthropicErrorType(failure), failure.message));
+    return { usage: state.usage, completed: false, clientClosed: false, error, captured: null };
+  }
+}
+
+/**
+ * A cached OpenAI stream (as captured above) replayed as Anthropic events, for a response
+ * cache hit on a streaming request.
+ */
+export function translateCapturedStream(sse: string, translator: MessagesStreamTranslator): string {
+  const parser = new SseParser();
+  const state: RelayState = { usage: null, done: false, upstreamError: null, capture: null };
+  const events = [...parser.push(Buffer.from(sse)), ...parser.finish()];
+  return translateEvents(events, translator, state, 0) + translator.finish();
+}
+
+function translateEvents(events: SseEvent[], translator: MessagesStreamTranslator, state: RelayState, limit: number): string {
+  let text = '';
+  for (const event of events) {
+    if (state.done) break;
+    if (state.capture !== null) {
+      const raw = `data: ${event.data.replaceAll('\n', '\ndata: ')}\n\n`;
+      state.capture = state.capture.length + raw.length > limit ? null : state.capture + raw;
+    }
+    if (event.data === '[DONE]') {
+      state.done = true;
+      text += translator.finish();
+      continue;
+    }
+    const chunk = parseChunk(event.data);
+    if (chunk === null) continue;
+    if (isObject(chunk['usage'])) state.usage = chunk['usage'];
+    if (isObject(chunk['error']) && !Array.isArray(chunk['choices'])) {
+      state.done = true;
+      state.upstreamError = chunk['error'];
+      state.capture = null;
+      text += translator.fail('api_error', upstreamMessage(chunk['error']));
+      continue;
+    }
+    text += translator.push(chunk);
+  }
+  return text;
+}
+
+function parseChunk(data: string): JsonObject | null {
+  if (data.charCodeAt(0) !== 123) return null; // not an object (keep-alives, comments)
+  try {
+    const parsed: unknown = JSON.parse(data);
+    return isObject(parsed) ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+function upstreamMessage(error: JsonObject): string {
+  const message = error['message'];
+  return typeof message === 'string' && message !== '' ? message : 'the upstream stream reported an error';
+}
+
+function closed(response: ServerResponse, usage: UsageObject | null): RelayResult {
+  if (!response.destroyed) response.destroy();
+  return { usage, completed: false, clientClosed: true, error: null, captured: null };
+}
+
+/** Resolves when the socket drains or closes, whichever comes first. */
+function waitForDrain(response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      response.off('drain', done);
+      response.off('close', done);
+      resolve();
+    };
+    response.on('drain', done);
+    response.on('close', done);
+  });
+}
