@@ -50,7 +50,7 @@ export function createSessionServer(context: SessionServerContext): Server {
       const target = readCallTool(args);
       if (typeof target === 'string') return toolError(target);
       return callTool(context, view(), target.name, target.arguments, extra.signal).catch((error: unknown) =>
-        toolError(error instanceof Error ? error.message : String(error)),
+        toolError(plainMessage(error)),
       );
     }
     return callTool(context, view(), name, args ?? {}, extra.signal);
@@ -130,6 +130,12 @@ async function relay<Result>(context: SessionServerContext, slug: string, operat
     if (error instanceof McpError) throw error;
     throw new McpError(ErrorCode.InternalError, `mcp server "${slug}": ${describeUpstreamError(error)}`);
   }
+}
+
+/** An error's message without the SDK's `MCP error <code>: ` prefix (call_tool reports it as a tool error). */
+function plainMessage(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return error instanceof McpError ? message.replace(/^MCP error -?\d+: /, '') : message;
 }
 
 /**

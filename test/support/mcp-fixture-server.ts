@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+
+/**
+ * A real MCP server for the end-to-end tests: the SDK's McpServer over Streamable HTTP on loopback
+ * (stateful sessions), with a few tools, a prompt and a resource. Every answer names the fixture's
+ * `label`, so a test sees which upstream served a call through the gateway.
+ */
+export interface McpFixture {
+  /** The MCP endpoint, `http://127.0.0.1:<port>/mcp`. */
+  readonly url: string;
+  readonly label: string;
+  /** Headers of every HTTP request received, in order. */
+  readonly requests: Array<{ method: string; headers: IncomingHttpHeaders }>;
+  /** Sessions currently open. */
+  sessionCount(): number;
+  close(): Promise<void>;
+}
+
+export type FixtureTool = 'echo' | 'add' | 'create_issue' | 'list_issues' | 'whoami' | 'fail';
+
+export interface McpFixtureOptions {
+  label: string;
+  tools?: readonly FixtureTool[];
+  instructions?: string;
+}
+
+const defaultTools: readonly FixtureTool[] = ['echo', 'add', 'whoami', 'fail'];
+
+export async function startMcpFixture(options: McpFixtureOptions): Promise<McpFixture> {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const requests: McpFixture['requests'] = [];
+  const server = createServer((request, response) => {
+    requests.push({ method: request.method ?? '', headers: request.headers });
+    void handle(request, sessions, options).then(
+      ({ transport, body }) => {
+        if (transport === null) {
+          response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"unknown session"}');
+          return;
+        }
+        return transport.handleRequest(request, response, body);
+      },
+      (error: unknown) => response.writeHead(500).end(String(error)),
+    );
+  });
+  const port = await listen(server);
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    label: options.label,
+    requests,
+    sessionCount: () => sessions.size,
+    close: async () => {
+      await Promise.all([...sessions.values()].map((transport) => transport.close()));
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function handle(
+  request: IncomingMessage,
+  sessions: Map<string, StreamableHTTPServerTransport>,
+  options: McpFixtureOptions,
+): Promise<{ transport: StreamableHTTPServerTransport | null; body: unknown }> {
+  const body = request.method === 'POST' ? await readJson(request) : undefined;
+  const sessionId = request.headers['mcp-session-id'];
+  if (typeof sessionId === 'string') return { transport: sessions.get(sessionId) ?? null, body };
+  if (!isInitializeRequest(body)) return { transport: null, body };
+  const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    onsessioninitialized: (id) => void sessions.set(id, transport),
+  });
+  transport.onclose = () => {
+    if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+  };
+  await buildServer(options).connect(transport);
+  return { transport, body };
+}
+
+function buildServer({ label, tools = defaultTools, instructions }: McpFixtureOptions): McpServer {
+  const server = new McpServer({ name: `fixture-${label}`, version: '1.0.0' }, instructions === undefined ? {} : { instructions });
+  const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
+  const definitions: Record<FixtureTool, () => void> = {
+    echo: () =>
+      server.registerTool('echo', { description: `Echo the text back (${label}).`, inputSchema: { text: z.string() } }, ({ text: value }) =>
+        text(`${label}: ${value}`),
+      ),
+    add: () =>
+      server.registerTool(
+        'add',
+        { title: 'Add numbers', description: 'Add two numbers and return the sum.', inputSchema: { a: z.number(), b: z.number() } },
+        ({ a, b }) => text(`${label}: ${a + b}`),
+      ),
+    create_issue: () =>
+      server.registerTool(
+        'create_issue',
+        { description: 'Create a new issue in the tracker.', inputSchema: { title: z.string(), body: z.string().optional() } },
+        ({ title }) => text(`${label}: created issue "${title}"`),
+      ),
+    list_issues: () =>
+      server.registerTool(
+        'list_issues',
+        { description: 'List the open issues of the tracker.', inputSchema: { state: z.string().optional() } },
+        () => text(`${label}: no issues`),
+      ),
+    whoami: () =>
+      server.registerTool('whoami', { description: 'Report the credentials the server received.' }, (extra) => {
+        const headers = extra.requestInfo?.headers ?? {};
+        return text(JSON.stringify({ label, authorization: headers['authorization'] ?? null, token: headers['x-fixture-token'] ?? null }));
+      }),
+    fail: () =>
+      server.registerTool('fail', { description: 'Always fails with a tool error.' }, () => ({
+        ...text(`${label}: failed on purpose`),
+        isError: true,
+      })),
+  };
+  for (const tool of tools) definitions[tool]();
+  server.registerPrompt('greeting', { description: 'Greet someone.', argsSchema: { name: z.string() } }, ({ name }) => ({
+    messages: [{ role: 'user', content: { type: 'text', text: `Hello ${name}, from ${label}` } }],
+  }));
+  server.registerResource('readme', `fixture://${label}/readme`, { description: 'The fixture readme.', mimeType: 'text/plain' }, (uri) => ({
+    contents: [{ uri: uri.href, text: `readme of ${label}` }],
+  }));
+  return server;
+}
+
+async function readJson(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text === '' ? undefined : (JSON.parse(text) as unknown);
+}
+
+function listen(server: HttpServer): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  });
+}
