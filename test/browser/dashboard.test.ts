@@ -31,6 +31,7 @@ describe('dashboard in chromium', { timeout: 90_000 }, () => {
   beforeAll(async () => {
     [sample, browser] = await Promise.all([startDashboardGateway(), launchChromium()]);
     watched = await openPage(browser, 1280, 800);
+    await signIn(watched.page, sample.gateway);
   }, 90_000);
 
   afterAll(async () => {
@@ -64,7 +65,7 @@ describe('dashboard in chromium', { timeout: 90_000 }, () => {
   });
 
   it('refuses a wrong master key with a readable sign-in error and keeps nothing', async () => {
-    const { page } = watched;
+    const { page, context, problems } = await openPage(browser, 1280, 800);
     await page.goto(`${sample.gateway.url}/dashboard`);
     await page.getByLabel('Master key').fill('not-the-key');
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -73,11 +74,12 @@ describe('dashboard in chromium', { timeout: 90_000 }, () => {
     expect(await error.textContent()).toMatch(/refused this key: invalid credentials/);
     expect(await page.evaluate('sessionStorage.length')).toBe(0);
     expect(page.url()).not.toContain('not-the-key');
+    expect(problems).toEqual([]);
+    await context.close();
   });
 
   it('signs in with the master key, keeps it in sessionStorage only, and signs out', async () => {
     const { page } = watched;
-    await signIn(page, sample.gateway);
     expect(await page.evaluate('Object.values(sessionStorage)')).toEqual([MASTER_KEY]);
     expect(page.url()).not.toContain(MASTER_KEY);
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -189,6 +191,50 @@ describe('dashboard in chromium', { timeout: 90_000 }, () => {
     await page.locator('tr', { hasText: 'browser-key' }).waitFor();
     const models = await fetch(`${sample.gateway.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
     expect(models.status).toBe(200);
+  });
+
+  it('creates a virtual MCP server and sees it listed with its missing members; edits and deletes it', async () => {
+    const { page } = watched;
+    await page.goto(`${sample.gateway.url}/dashboard#/mcp`);
+    await page.getByRole('button', { name: 'New virtual server' }).click();
+    const dialog = page.locator('dialog[data-testid="mcp-virtual-dialog"]');
+    await dialog.locator('input[name="name"]').fill('Browser-Tools');
+    await dialog.locator('input[name="description"]').fill('Made in the browser');
+    await dialog.getByLabel('Other member slugs').fill('docs, tickets');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    const row = page.locator('tr[data-name="browser-tools"]');
+    await row.waitFor();
+    expect(await row.locator('[data-cell="members"]').textContent()).toBe('docs · missingtickets · missing');
+    expect(await row.locator('[data-cell="tool-discovery"]').textContent()).toBe('off gateway default');
+    const listed = (await admin(sample.gateway, 'GET', '/admin/mcp-virtual-servers')) as Array<Record<string, unknown>>;
+    expect(listed.find((virtual) => virtual['name'] === 'browser-tools')).toEqual({
+      name: 'browser-tools',
+      description: 'Made in the browser',
+      servers: ['docs', 'tickets'],
+      missing_servers: ['docs', 'tickets'],
+      conflict: '',
+      managed: true,
+      configured_tool_discovery: '',
+      tool_discovery: 'off',
+    });
+
+    await row.getByRole('button', { name: 'Edit' }).click();
+    await dialog.locator('select[name="tool_discovery"]').selectOption('search');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => row.locator('[data-cell="tool-discovery"]').textContent()).toBe('search');
+
+    await page.getByRole('button', { name: 'New virtual server' }).click();
+    await dialog.locator('input[name="name"]').fill('no members');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await dialog.locator('.form-error').waitFor();
+    expect(await dialog.locator('.form-error').textContent()).toMatch(/^Error: .+\(name\)$/);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await page.locator('dialog[data-testid="confirm-dialog"]').getByRole('button', { name: 'Delete' }).click();
+    await row.waitFor({ state: 'detached' });
+    const after = (await admin(sample.gateway, 'GET', '/admin/mcp-virtual-servers')) as Array<Record<string, unknown>>;
+    expect(after.some((virtual) => virtual['name'] === 'browser-tools')).toBe(false);
   });
 
   it.each([
