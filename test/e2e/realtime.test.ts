@@ -9,7 +9,7 @@ import { MOCK_REALTIME_USAGE, startMockRealtime } from '../support/mock-realtime
 import type { MockRealtime } from '../support/mock-realtime.ts';
 import { startMockUpstream } from '../support/mock-upstream.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
-import { expectEnvelope, MASTER_KEY } from './helpers.ts';
+import { bearer, expectEnvelope, MASTER_KEY, rawRequest } from './helpers.ts';
 import type { RawReply } from './helpers.ts';
 import { usageOf } from './relay-helpers.ts';
 
@@ -280,6 +280,9 @@ rate_limits:
       socket.once('open', () => reject(new Error('upgraded')));
     });
     expect(other).toBe(404);
+    const plain = await rawRequest(`${gateway.url}/v1/realtime?model=rt/gpt-realtime`, { headers: bearer() });
+    expectEnvelope(plain, { status: 400, type: 'invalid_request_error', code: 'invalid_body' });
+    expectEnvelope(await rawRequest(`${gateway.url}/v1/realtime`), { status: 401, type: 'authentication_error' });
   });
 
   it('maps an upstream refusal to the envelope of its status, provider named', async () => {

@@ -76,6 +76,10 @@ export function registerRealtimeRelay(app: FastifyInstance, dependencies: Realti
       },
     );
   });
+  // A plain GET (no Upgrade header) reaches Fastify: say what the endpoint expects.
+  app.get(endpoint, async () => {
+    throw invalidRequest('GET /v1/realtime is a WebSocket endpoint: send an Upgrade: websocket request', { code: 'invalid_body' });
+  });
   // Sessions have no natural end: on shutdown they are told the gateway is going away.
   app.addHook('preClose', (done) => {
     closing = true;
