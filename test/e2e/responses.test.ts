@@ -85,7 +85,7 @@ describe('POST /v1/responses', () => {
     database = await createGatewayDatabase('sqlite');
     const configYaml = [
       'providers:',
-      '  openai: { type: openai, api_key: sk-native, base_url: "' + mock.url + '", models: [mock-model] }',
+      '  openai: { type: openai, api_key: sk-native, base_url: "' + mock.url + '", models: [mock-model, error-429] }',
       '  compat: { type: openai-compatible, api_key: sk-compat, base_url: "' + mock.url + '", models: [mock-model, tool-model] }',
       '  proxy: { type: openai, api_key: sk-proxy, base_url: "' + proxy.url + '", models: [proxied-model] }',
       '',
@@ -353,6 +353,47 @@ describe('POST /v1/responses', () => {
     const error = expectClientError(thrown, { status: 429, type: 'rate_limit_error', provider: 'ratelimit', code: 'rate_limit_exceeded' });
     expect(error.message).toBe('rate limit exceeded for /resp/limited: minute request limit of 1 reached');
     expect(chatRequests(mock)).toHaveLength(1);
+  });
+
+  it('validates the request before routing it', async () => {
+    const missingInput = await rawRequest(`${gateway.url}/v1/responses`, { headers: bearer(), body: { model: 'openai/mock-model' } });
+    expectEnvelope(missingInput, { status: 400, type: 'invalid_request_error', code: 'missing_field', param: 'input' });
+    const badInput = await rawRequest(`${gateway.url}/v1/responses`, {
+      headers: bearer(),
+      body: { model: 'compat/mock-model', input: 42 },
+    });
+    expectEnvelope(badInput, { status: 400, type: 'invalid_request_error', code: 'invalid_body', param: 'input' });
+    const missingModel = await rawRequest(`${gateway.url}/v1/responses`, { headers: bearer(), body: { input: 'hi' } });
+    expectEnvelope(missingModel, { status: 400, type: 'invalid_request_error', code: 'missing_field', param: 'model' });
+    const unknown = await rawRequest(`${gateway.url}/v1/responses`, { headers: bearer(), body: { model: 'nope/nothing', input: 'hi' } });
+    expectEnvelope(unknown, { status: 404, type: 'not_found_error', code: 'model_not_found' });
+    expect(mock.requests).toHaveLength(0);
+  });
+
+  it('maps upstream errors of both paths to the envelope', async () => {
+    mock.setBehavior('mock-model', {
+      kind: 'error',
+      status: 400,
+      body: { error: { message: 'bad thing', type: 'invalid_request_error' } },
+    });
+    const translated = await rawRequest(`${gateway.url}/v1/responses`, {
+      headers: bearer(),
+      body: { model: 'compat/mock-model', input: 'hi' },
+    });
+    const error = expectEnvelope(translated, { status: 400, type: 'invalid_request_error', provider: 'compat', code: 'upstream_error' });
+    expect(error.message).toBe('bad thing');
+    const streamed = await rawRequest(`${gateway.url}/v1/responses`, {
+      headers: bearer(),
+      body: { model: 'compat/mock-model', input: 'hi', stream: true },
+    });
+    expectEnvelope(streamed, { status: 400, type: 'invalid_request_error', provider: 'compat', code: 'upstream_error' });
+  });
+
+  it('maps a native upstream error without falling back to chat', async () => {
+    const thrown = await rejectionOf(client.responses.create({ model: 'openai/error-429', input: 'hi' }));
+    const error = expectClientError(thrown, { status: 429, type: 'rate_limit_error', provider: 'openai' });
+    expect(error.message).toBe('mock upstream responses error 429');
+    expect(chatRequests(mock)).toHaveLength(0);
   });
 
   it('stores nothing: retrieving a response by id is a 404', async () => {

@@ -122,12 +122,17 @@ function itemEvents(item: Record<string, unknown>): Record<string, unknown>[] {
   ];
 }
 
-/** OpenAI's native `POST /responses`, JSON or SSE (`event: X` + `data:` with `sequence_number`). */
+/** OpenAI's native `POST /responses`, JSON or SSE (`event: X` + `data:` with `sequence_number`); model `error-<status>` fails. */
 export function responsesHandler(): MockRouteHandler {
   return (request, response) => {
     const body = fields(request);
     if (typeof body['model'] !== 'string') {
       sendJson(response, 400, { error: { message: 'mock upstream: model is required', type: 'invalid_request_error' } });
+      return;
+    }
+    const failure = /^error-(\d{3})$/.exec(body['model']);
+    if (failure !== null) {
+      sendJson(response, Number(failure[1]), { error: { message: `mock upstream responses error ${failure[1]}`, type: 'server_error' } });
       return;
     }
     const output = outputOf(body);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import { invalidRequest } from '../../errors/gateway-error.ts';
 import { servesResponsesApi } from '../../providers/provider-types.ts';
 import { readBody, upstreamErrorOf } from '../../providers/upstream-body.ts';
 import type { ResolvedTarget } from '../../routing/resolve-model.ts';
@@ -49,6 +50,7 @@ export function createResponsesPipeline(dependencies: ChatPipelineDependencies):
   };
   return async (body, context) => {
     const fields = readModelFields(body);
+    checkInput(fields.body);
     const request: ResponsesRequest = { ...fields, stream: readStreamFlag(fields.body) };
     return runModelCall(
       {
@@ -62,6 +64,20 @@ export function createResponsesPipeline(dependencies: ChatPipelineDependencies):
       dependencies,
     );
   };
+}
+
+/**
+ * `input` is a string or a list of items; only a stored prompt or earlier state (which a
+ * native upstream may hold) lets a request go without it. Checked before any limit counts it.
+ */
+function checkInput(body: Record<string, unknown>): void {
+  const input = body['input'];
+  if (typeof input === 'string' || Array.isArray(input)) return;
+  if (input !== undefined && input !== null) {
+    throw invalidRequest('input must be a string or an array of items', { code: 'invalid_body', param: 'input' });
+  }
+  const stateful = ['prompt', 'previous_response_id', 'conversation'].some((field) => body[field] !== undefined && body[field] !== null);
+  if (!stateful) throw invalidRequest('you must provide an input parameter', { code: 'missing_field', param: 'input' });
 }
 
 /** Null when the instance has no `/responses` route (404/405). */
