@@ -42,6 +42,8 @@ async function main(): Promise<void> {
   await catalog.start(initialListingWaitMs);
 
   const metrics = settings.metrics.enabled ? new GatewayMetrics() : null;
+  const sharedCounters = services.rateLimitCounters;
+  if (sharedCounters !== null) metrics?.watchRateLimitStore(() => sharedCounters.status());
   const app = buildServer({
     settings,
     logger,
@@ -53,6 +55,7 @@ async function main(): Promise<void> {
     metering: services.metering,
     budgets: services.budgets,
     limiter: services.limiter,
+    rateLimitStore: sharedCounters,
     virtualModels: services.virtualModels,
     breakers: new CircuitBreakers({
       failureThreshold: settings.upstream.circuitBreakerFailures,

@@ -6,8 +6,9 @@ import { ResponseCache } from './cache/response-cache-service.ts';
 import type { Settings } from './config/settings.ts';
 import { ApiKeyService } from './keys/api-key-service.ts';
 import { McpGateway } from './mcp/mcp-gateway.ts';
-import { MemoryCounterStore } from './ratelimit/memory-counter-store.ts';
-import { RateLimiter } from './ratelimit/rate-limiter.ts';
+import type { RateLimiter } from './ratelimit/rate-limiter.ts';
+import { startRateLimiting } from './ratelimit/rate-limiting.ts';
+import type { ResilientCounterStore } from './ratelimit/resilient-counter-store.ts';
 import { VirtualModels } from './routing/virtual-models.ts';
 import { openStorage } from './storage/open-storage.ts';
 import type { Storage } from './storage/storage.ts';
@@ -21,6 +22,8 @@ export interface StatefulServices {
   budgets: BudgetService | null;
   /** Null when RATE_LIMITS_ENABLED is off. */
   limiter: RateLimiter | null;
+  /** The shared counter store behind the limiter; null unless RATE_LIMITS_STORE=redis. */
+  rateLimitCounters: ResilientCounterStore | null;
   apiKeys: ApiKeyService;
   metering: Metering;
   prices: PriceBook;
@@ -32,8 +35,6 @@ export interface StatefulServices {
   /** Stops timers, flushes buffered usage and closes the database, in that order. */
   close(): Promise<void>;
 }
-
-const apiKeyRefreshMs = 3_000;
 
 /** Opens the database and starts the services that keep state in it. */
 export async function startStatefulServices(settings: Settings, logger: Logger): Promise<StatefulServices> {
@@ -50,12 +51,18 @@ export async function startStatefulServices(settings: Settings, logger: Logger):
   recorder?.start();
   const budgets = createBudgets(settings, storage, recorder, logger);
   await budgets?.start();
-  const apiKeys = new ApiKeyService({ store: storage.apiKeys, refreshIntervalMs: apiKeyRefreshMs, logger });
+  const apiKeys = new ApiKeyService({ store: storage.apiKeys, refreshIntervalMs: settings.reloadIntervalMs, logger });
   await apiKeys.start();
-  const limiter = await createLimiter(settings, storage, recorder !== null, logger);
+  const rateLimiting = await startRateLimiting({ settings, ruleStore: storage.rateLimitRules, usageEnabled: recorder !== null, logger });
+  const limiter = rateLimiting?.limiter ?? null;
   const prices = new PriceBook(new Map(Object.entries(settings.pricing)));
   const metering = new Metering({ recorder, budgets, limiter, prices });
-  const virtualModels = new VirtualModels({ store: storage.virtualModels, configModels: settings.virtualModels, logger });
+  const virtualModels = new VirtualModels({
+    store: storage.virtualModels,
+    configModels: settings.virtualModels,
+    logger,
+    reloadIntervalMs: settings.reloadIntervalMs,
+  });
   await virtualModels.start();
   const cache = await createResponseCache(settings, logger);
   const mcp = settings.mcp.enabled ? await McpGateway.start({ settings: settings.mcp, storage, logger }) : null;
@@ -64,6 +71,7 @@ export async function startStatefulServices(settings: Settings, logger: Logger):
     recorder,
     budgets,
     limiter,
+    rateLimitCounters: rateLimiting?.sharedCounters ?? null,
     apiKeys,
     metering,
     prices,
@@ -74,6 +82,8 @@ export async function startStatefulServices(settings: Settings, logger: Logger):
       await mcp?.close();
       budgets?.stop();
       apiKeys.stop();
+      virtualModels.stop();
+      await rateLimiting?.close();
       await recorder?.stop();
       await storage.close();
       await cache?.close();
@@ -95,25 +105,6 @@ function createBudgets(settings: Settings, storage: Storage, recorder: UsageReco
     refreshIntervalMs: settings.budgets.refreshIntervalMs,
     logger,
   });
-}
-
-async function createLimiter(settings: Settings, storage: Storage, usageEnabled: boolean, logger: Logger): Promise<RateLimiter | null> {
-  if (!settings.rateLimits.enabled) return null;
-  const limiter = new RateLimiter({
-    counters: new MemoryCounterStore(),
-    ruleStore: storage.rateLimitRules,
-    configRules: settings.rateLimits.rules,
-    enforceTokens: usageEnabled,
-    logger,
-  });
-  await limiter.start();
-  if (!usageEnabled && limiter.hasTokenRules()) {
-    logger.warn(
-      'token rate limits are configured but USAGE_ENABLED is off: max_tokens limits are not enforced (request and concurrency limits are)',
-    );
-  }
-  logger.info({ rules: limiter.ruleCount }, 'rate limits ready');
-  return limiter;
 }
 
 async function createResponseCache(settings: Settings, logger: Logger): Promise<ResponseCache | null> {

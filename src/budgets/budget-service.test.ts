@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { userPathCovers } from '../core/user-path.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import type { BudgetRow, BudgetStore } from './budget-store.ts';
+import type { BudgetRow, BudgetStore, SpendSlice } from './budget-store.ts';
 import { BudgetService } from './budget-service.ts';
 
 /** A budget store whose "database" spend is a list of (path, cost, at) the test controls. */
@@ -23,10 +23,22 @@ class MemoryBudgets implements BudgetStore {
     this.rows = this.rows.filter((item) => item.userPath.toLowerCase() !== userPath.toLowerCase() || item.periodSeconds !== periodSeconds);
     return this.rows.length < before;
   }
-  async spentSince(userPath: string, from: number) {
+  /** Queries made, to check that shared refreshes stay incremental. */
+  fullSums = 0;
+  async spentSince(userPath: string, from: number, to = Number.POSITIVE_INFINITY) {
+    this.fullSums += 1;
     return this.spend
-      .filter((item) => item.at >= from && userPathCovers(userPath, item.path))
+      .filter((item) => item.at >= from && item.at < to && userPathCovers(userPath, item.path))
       .reduce((total, item) => total + item.cost, 0);
+  }
+  async spendBySecond(from: number) {
+    const slices = new Map<string, SpendSlice>();
+    for (const item of this.spend.filter((one) => one.at >= from)) {
+      const slice = { userPath: item.path.toLowerCase(), second: Math.floor(item.at / 1000), cost: item.cost };
+      const key = `${slice.userPath} ${slice.second}`;
+      slices.set(key, { ...slice, cost: (slices.get(key)?.cost ?? 0) + slice.cost });
+    }
+    return [...slices.values()];
   }
 }
 
@@ -112,6 +124,63 @@ describe('BudgetService', () => {
     await service.refresh();
     expect(service.statuses()[0]?.spent).toBeCloseTo(0.75);
     service.stop();
+  });
+
+  it('follows another replica’s spend on a shared database with one cheap query per refresh', async () => {
+    const { clock, store, service } = await setup({ shared: true });
+    const start = clock.now;
+    store.spend.push({ path: '/team/a', cost: 0.125, at: start - 500 });
+    await service.refresh();
+    expect(service.statuses()[0]?.spent).toBeCloseTo(0.125);
+    const fullSums = store.fullSums;
+    // Spend written by others over the next minutes: each refresh sees it, without summing the day again.
+    for (let minute = 1; minute <= 4; minute += 1) {
+      clock.now = start + minute * 60_000;
+      store.spend.push({ path: '/team/b', cost: 0.125, at: clock.now - 500 });
+      await service.refresh();
+      expect(service.statuses()[0]?.spent).toBeCloseTo(0.125 * (minute + 1));
+    }
+    expect(store.fullSums).toBe(fullSums);
+    // A record written long after its timestamp (a backlog) is missed until the periodic full read.
+    store.spend.push({ path: '/team/c', cost: 0.25, at: start });
+    clock.now += 2_000;
+    await service.refresh();
+    expect(service.statuses()[0]?.spent).toBeCloseTo(0.625);
+    clock.now = start + 5 * 60_000 + 1;
+    await service.refresh();
+    expect(service.statuses()[0]?.spent).toBeCloseTo(0.875);
+    expect(() => service.check('/team')).not.toThrow();
+    store.spend.push({ path: '/TEAM/d', cost: 0.125, at: clock.now });
+    await service.refresh();
+    expect(() => service.check('/team')).toThrow(GatewayError);
+    service.stop();
+  });
+
+  it('picks up budget rules created, edited and deleted through another replica', async () => {
+    const { store, service: first } = await setup({ rules: [] });
+    const second = new BudgetService({
+      store,
+      configRules: [],
+      whileSettled: (read) => read(0),
+      sharedDatabase: false,
+      refreshIntervalMs: 60_000,
+      logger: pino({ level: 'silent' }),
+      now: () => Date.parse('2026-11-21T10:00:00Z'),
+    });
+    await second.start();
+    await first.upsert('/shared', 3600, 2);
+    store.spend.push({ path: '/shared/x', cost: 1.5, at: Date.parse('2026-11-21T10:00:00Z') });
+    await second.refresh();
+    expect(second.statuses().map((status) => [status.rule.userPath, status.rule.amount, status.spent])).toEqual([['/shared', 2, 1.5]]);
+    await first.upsert('/shared', 3600, 1);
+    await second.refresh();
+    expect(() => second.check('/shared/x')).toThrow(GatewayError);
+    await first.remove('/shared', 3600);
+    await second.refresh();
+    expect(second.statuses()).toEqual([]);
+    expect(() => second.check('/shared/x')).not.toThrow();
+    first.stop();
+    second.stop();
   });
 
   it('manages manual rules: upsert keeps spend, config rules are read-only, unknown deletes are 404', async () => {

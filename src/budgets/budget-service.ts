@@ -5,6 +5,7 @@ import { GatewayError, invalidRequest, notFound } from '../errors/gateway-error.
 import type { BudgetStore } from './budget-store.ts';
 import { budgetIdentity, makeBudgetRule, type BudgetRule } from './budget-rules.ts';
 import { periodWindow } from './periods.ts';
+import { SharedSpend } from './shared-spend.ts';
 import { SpendLedger } from './spend-ledger.ts';
 
 export interface BudgetServiceOptions {
@@ -15,7 +16,10 @@ export interface BudgetServiceOptions {
    * which usage records are in the database (UsageRecorder.whileSettled).
    */
   whileSettled: <T>(read: (settledThrough: number) => Promise<T>) => Promise<T>;
-  /** True when other gateway processes write to the same database (PostgreSQL). */
+  /**
+   * True when other gateway processes write to the same database (PostgreSQL): their spend is
+   * followed incrementally (shared-spend.ts) at every refresh.
+   */
   sharedDatabase: boolean;
   refreshIntervalMs: number;
   logger: Logger;
@@ -42,10 +46,14 @@ export class BudgetService {
   private readonly now: () => number;
   private timer: NodeJS.Timeout | null = null;
   private refreshing: Promise<void> | null = null;
+  /** Bumped by every local rule write, so a rule reload that read the store before it is dropped. */
+  private writes = 0;
+  private readonly sharedSpend: SharedSpend;
 
   constructor(options: BudgetServiceOptions) {
     this.options = options;
     this.now = options.now ?? Date.now;
+    this.sharedSpend = new SharedSpend(options.store);
   }
 
   async start(): Promise<void> {
@@ -132,6 +140,7 @@ export class BudgetService {
       updatedAt: at,
     });
     await this.options.store.upsert({ userPath, period: rule.period, periodSeconds, amount, createdAt: rule.createdAt, updatedAt: at });
+    this.writes += 1;
     if (existing) {
       existing.rule = rule;
       return;
@@ -148,10 +157,14 @@ export class BudgetService {
       throw notFound(`no budget for ${userPath} with a period of ${periodSeconds}s`, { code: 'budget_not_found' });
     if (existing.rule.origin === 'config') throw readOnly(existing.rule);
     await this.options.store.remove(userPath, periodSeconds);
+    this.writes += 1;
     this.ledgers.delete(identity);
   }
 
-  /** Re-reads spend from the database (shared database, or a period that rolled over). */
+  /**
+   * Re-reads the rules (changed through another replica's admin API) and the spend (other
+   * replicas' on a shared database, or a period that rolled over).
+   */
   refresh(): Promise<void> {
     this.refreshing ??= this.refreshAll().finally(() => {
       this.refreshing = null;
@@ -160,14 +173,42 @@ export class BudgetService {
   }
 
   private async refreshAll(): Promise<void> {
+    await this.reloadRules();
     const now = this.now();
     await this.options.whileSettled(async (settled) => {
-      for (const ledger of [...this.ledgers.values()]) {
-        if (this.options.sharedDatabase || !ledger.isCurrent(now)) await this.rebaseSettled(ledger, settled);
+      const ledgers = [...this.ledgers.values()];
+      const shared = this.options.sharedDatabase ? await this.sharedSpend.read(ledgers, now) : null;
+      for (const ledger of ledgers) {
+        if (shared !== null)
+          this.applyBaseline(ledger, periodWindow(ledger.rule.periodSeconds, now).start, shared.get(ledger) ?? 0, settled);
+        else if (!ledger.isCurrent(now)) await this.rebaseSettled(ledger, settled);
         else ledger.fold(settled);
       }
       this.unsettled = this.unsettled.filter((charge) => charge.seq > settled);
     });
+  }
+
+  /**
+   * Applies the stored manual rules as another replica left them: new ones get a ledger (read at
+   * once by the refresh), an amount edit keeps the period's spend, deleted ones go.
+   */
+  private async reloadRules(): Promise<void> {
+    const writesBefore = this.writes;
+    const rows = await this.options.store.list();
+    if (this.writes !== writesBefore) return;
+    const stored = new Set<string>();
+    for (const row of rows) {
+      const identity = budgetIdentity(row.userPath, row.periodSeconds);
+      stored.add(identity);
+      const existing = this.ledgers.get(identity);
+      if (existing?.rule.origin === 'config') continue;
+      const rule = makeBudgetRule({ ...row, origin: 'manual' });
+      if (existing === undefined) this.ledgers.set(identity, new SpendLedger(rule));
+      else existing.rule = rule;
+    }
+    for (const [identity, ledger] of this.ledgers) {
+      if (ledger.rule.origin === 'manual' && !stored.has(identity)) this.ledgers.delete(identity);
+    }
   }
 
   private rebase(ledger: SpendLedger): Promise<void> {
@@ -182,7 +223,11 @@ export class BudgetService {
   private async rebaseSettled(ledger: SpendLedger, settled: number): Promise<void> {
     const window = periodWindow(ledger.rule.periodSeconds, this.now());
     const baseline = await this.options.store.spentSince(ledger.rule.userPath, window.start);
-    ledger.rebase(window.start, baseline, Number.POSITIVE_INFINITY);
+    this.applyBaseline(ledger, window.start, baseline, settled);
+  }
+
+  private applyBaseline(ledger: SpendLedger, windowStart: number, baseline: number, settled: number): void {
+    ledger.rebase(windowStart, baseline, Number.POSITIVE_INFINITY);
     for (const charge of this.unsettled) {
       if (charge.seq > settled && userPathCovers(ledger.rule.userPath, charge.userPath)) ledger.charge(charge.seq, charge.cost, charge.at);
     }

@@ -22,7 +22,22 @@ export interface BudgetStore {
   remove(userPath: string, periodSeconds: number): Promise<boolean>;
   /**
    * Sum of known costs of usage whose user path is `userPath` or below it (case-insensitive),
-   * with `from <= timestamp`, in USD.
+   * with `from <= timestamp` (and `timestamp < to` when given), in USD.
    */
-  spentSince(userPath: string, from: number): Promise<number>;
+  spentSince(userPath: string, from: number, to?: number): Promise<number>;
+  /**
+   * Known costs with `from <= timestamp`, summed per lower-cased user path and whole second of
+   * the timestamp: how a replica follows the spend other replicas write, with one cheap query
+   * over the last minute instead of a sum over each budget's whole period.
+   */
+  spendBySecond(from: number): Promise<SpendSlice[]>;
+}
+
+/** The known cost of one user path (lower-cased) in one second. */
+export interface SpendSlice {
+  readonly userPath: string;
+  /** Epoch seconds: the costs of timestamps in [second × 1000, second × 1000 + 1000). */
+  readonly second: number;
+  /** USD. */
+  readonly cost: number;
 }

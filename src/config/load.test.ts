@@ -129,7 +129,26 @@ describe('numbers from variables', () => {
     expect(settings.budgets.rules[0]?.amount).toBe(5.5);
   });
 
-  it('refuses RATE_LIMITS_STORE=redis while shared counters are not available', () => {
+  it('keeps rate-limit counters in memory by default; the redis store needs REDIS_URL', () => {
+    expect(load().settings.rateLimits).toMatchObject({ store: 'memory', redisUrl: null, failMode: 'open', leaseTtlMs: 30_000 });
     expect(thrown(ConfigError, () => load({ RATE_LIMITS_STORE: 'redis' })).key).toBe('RATE_LIMITS_STORE');
+    const shared = load({
+      RATE_LIMITS_STORE: 'redis',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      RATE_LIMITS_FAIL_MODE: 'closed',
+      RATE_LIMITS_LEASE_TTL_SECONDS: '5',
+      RATE_LIMITS_REDIS_PREFIX: 'gw:{eu}:',
+    }).settings.rateLimits;
+    expect(shared).toMatchObject({ store: 'redis', redisUrl: 'redis://127.0.0.1:6379', failMode: 'closed', leaseTtlMs: 5000 });
+    expect(shared.redisPrefix).toBe('gw:{eu}:');
+    expect(thrown(ConfigError, () => load({ RATE_LIMITS_FAIL_MODE: 'maybe' })).key).toBe('RATE_LIMITS_FAIL_MODE');
+    const yaml = 'rate_limits:\n  store: redis\n  fail_mode: closed\nredis:\n  url: redis://r:6379\n';
+    expect(load({}, yaml).settings.rateLimits).toMatchObject({ store: 'redis', failMode: 'closed', redisUrl: 'redis://r:6379' });
+  });
+
+  it('re-reads state changed by other replicas every 2 s unless told otherwise', () => {
+    expect(load().settings.reloadIntervalMs).toBe(2000);
+    expect(load({ RELOAD_INTERVAL_SECONDS: '5' }).settings.reloadIntervalMs).toBe(5000);
+    expect(thrown(ConfigError, () => load({ RELOAD_INTERVAL_SECONDS: '0' })).key).toBe('RELOAD_INTERVAL_SECONDS');
   });
 });

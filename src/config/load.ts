@@ -45,6 +45,10 @@ const scalarVariables: ReadonlyArray<readonly [variable: string, path: readonly 
   ['BUDGETS_ENABLED', ['budgets', 'enabled']],
   ['RATE_LIMITS_ENABLED', ['rate_limits', 'enabled']],
   ['RATE_LIMITS_STORE', ['rate_limits', 'store']],
+  ['RATE_LIMITS_FAIL_MODE', ['rate_limits', 'fail_mode']],
+  ['RATE_LIMITS_LEASE_TTL_SECONDS', ['rate_limits', 'lease_ttl_seconds']],
+  ['RATE_LIMITS_REDIS_PREFIX', ['rate_limits', 'redis_prefix']],
+  ['RELOAD_INTERVAL_SECONDS', ['storage', 'reload_interval_seconds']],
   ['BUDGETS_REFRESH_INTERVAL_SECONDS', ['budgets', 'refresh_interval_seconds']],
   ['UPSTREAM_TIMEOUT_SECONDS', ['upstream', 'timeout_seconds']],
   ['UPSTREAM_CONNECT_TIMEOUT_SECONDS', ['upstream', 'connect_timeout_seconds']],
@@ -82,7 +86,6 @@ export function loadSettings(options: LoadOptions): LoadedSettings {
   const origins = applyEnvironment(document, options.env);
   const parsed = configSchema.safeParse(document);
   if (!parsed.success) throw toConfigError(parsed.error, origins);
-  checkRateLimitStore(parsed.data, origins);
   const settings = buildSettings(parsed.data, configFile, origins, warnings, options.env);
   return { settings: deepFreeze(settings), warnings };
 }
@@ -197,11 +200,8 @@ function buildSettings(
       refreshIntervalMs: document.budgets.refresh_interval_seconds * 1000,
       rules: buildBudgetRules(document.budgets.user_paths, env),
     },
-    rateLimits: {
-      enabled: document.rate_limits.enabled,
-      // Disabled rate limits ignore their declarations entirely (nothing is validated).
-      rules: document.rate_limits.enabled ? buildRateLimitRules(document.rate_limits, env) : [],
-    },
+    rateLimits: buildRateLimitSettings(document, origins, env),
+    reloadIntervalMs: document.storage.reload_interval_seconds * 1000,
     pricing: buildPricing(document),
     ...buildProvidersAndVirtualModels(document, origins, warnings, env),
     models: {
@@ -241,14 +241,22 @@ function buildUpstream(document: ConfigDocument): Settings['upstream'] {
   };
 }
 
-function checkRateLimitStore(document: ConfigDocument, origins: Map<string, string>): void {
-  if (document.rate_limits.enabled && document.rate_limits.store === 'redis') {
-    // Say so rather than silently counting per process while the operator expects shared counters.
-    throw new ConfigError(
-      origins.get('rate_limits.store') ?? 'rate_limits.store',
-      'shared (redis) rate-limit counters are not available in this version; use memory',
-    );
+function buildRateLimitSettings(document: ConfigDocument, origins: Map<string, string>, env: Env): Settings['rateLimits'] {
+  const limits = document.rate_limits;
+  const redisUrl = document.redis.url ? document.redis.url : null;
+  if (limits.enabled && limits.store === 'redis' && redisUrl === null) {
+    throw new ConfigError(origins.get('rate_limits.store') ?? 'rate_limits.store', 'the redis store needs REDIS_URL (redis.url)');
   }
+  return {
+    enabled: limits.enabled,
+    // Disabled rate limits ignore their declarations entirely (nothing is validated).
+    rules: limits.enabled ? buildRateLimitRules(limits, env) : [],
+    store: limits.store,
+    redisUrl: limits.store === 'redis' ? redisUrl : null,
+    redisPrefix: limits.redis_prefix ? limits.redis_prefix : null,
+    failMode: limits.fail_mode,
+    leaseTtlMs: limits.lease_ttl_seconds * 1000,
+  };
 }
 
 function buildResponseCache(document: ConfigDocument, origins: Map<string, string>): Settings['responseCache'] {

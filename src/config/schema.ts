@@ -98,6 +98,8 @@ export const configSchema = z.object({
       type: z.enum(['sqlite', 'postgresql'], { error: 'expected sqlite or postgresql' }).default('sqlite'),
       sqlite_path: z.string().trim().min(1).default('./data/gateway.db'),
       database_url: optionalString,
+      /** How often rules, budgets, keys and virtual models changed by another replica are re-read. */
+      reload_interval_seconds: integer(1, 3600, 2),
     })
     .prefault({}),
   usage: z
@@ -118,6 +120,9 @@ export const configSchema = z.object({
     .object({
       enabled: booleanValue.default(true),
       store: z.enum(['memory', 'redis'], { error: 'expected memory or redis' }).default('memory'),
+      fail_mode: z.enum(['open', 'closed'], { error: 'expected open or closed' }).default('open'),
+      lease_ttl_seconds: integer(1, 3600, 30),
+      redis_prefix: optionalString,
       user_paths: z.unknown().optional(),
       providers: z.unknown().optional(),
       models: z.unknown().optional(),

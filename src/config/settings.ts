@@ -35,7 +35,22 @@ export interface Settings {
   readonly storage: StorageSettings;
   readonly usage: { readonly enabled: boolean; readonly flushIntervalMs: number; readonly batchSize: number };
   readonly budgets: { readonly enabled: boolean; readonly refreshIntervalMs: number; readonly rules: readonly BudgetRuleSettings[] };
-  readonly rateLimits: { readonly enabled: boolean; readonly rules: readonly RuleDraft[] };
+  readonly rateLimits: {
+    readonly enabled: boolean;
+    readonly rules: readonly RuleDraft[];
+    /** Where counters live: this process (`memory`, the default) or Redis, shared by replicas. */
+    readonly store: 'memory' | 'redis';
+    /** Set when `store` is `redis`. */
+    readonly redisUrl: string | null;
+    /** Key prefix in Redis; null for the default. */
+    readonly redisPrefix: string | null;
+    /** While Redis does not answer: `open` counts locally, `closed` refuses limited requests (503). */
+    readonly failMode: 'open' | 'closed';
+    /** How long a concurrency slot held in Redis outlives its last renewal. */
+    readonly leaseTtlMs: number;
+  };
+  /** How often state changed through another replica's admin API is re-read from the database. */
+  readonly reloadIntervalMs: number;
   /** YAML `pricing:` overrides, by `<model>` or `<instance>/<model>`. */
   readonly pricing: Readonly<Record<string, ModelPrice>>;
   readonly providers: readonly ProviderSettings[];

@@ -38,7 +38,7 @@ import { registerChatRoutes } from './routes/chat-completions.ts';
 import { registerDashboardRoutes } from './routes/dashboard.ts';
 import { registerEmbeddingsRoutes } from './routes/embeddings.ts';
 import { registerFileRoutes } from './routes/files.ts';
-import { registerHealthRoutes } from './routes/health.ts';
+import { registerHealthRoutes, type RateLimitStoreHealth } from './routes/health.ts';
 import { registerMessagesRoutes } from './routes/messages.ts';
 import { registerModelRoutes } from './routes/models.ts';
 import { registerPassthroughRoutes } from './routes/passthrough.ts';
@@ -73,6 +73,8 @@ export interface ServerDependencies {
   budgets: BudgetService | null;
   /** Null when rate limits are off. */
   limiter: RateLimiter | null;
+  /** The shared rate-limit counter store (RATE_LIMITS_STORE=redis), reported by /health/ready. */
+  rateLimitStore?: RateLimitStoreHealth | null;
   /** Whether usage records are kept (USAGE_ENABLED). */
   usageEnabled: boolean;
   virtualModels: VirtualModels;
@@ -109,7 +111,7 @@ export function buildServer(dependencies: ServerDependencies): FastifyInstance {
   installRequestHooks(app, metrics, dependencies.logger.isLevelEnabled('info'));
   installErrorHandlers(app);
 
-  registerHealthRoutes(app, catalog, storage, dependencies.cache);
+  registerHealthRoutes(app, catalog, storage, dependencies.cache, dependencies.rateLimitStore ?? null);
   registerDashboardRoutes(app);
   if (metrics !== null) {
     app.get('/metrics', async (_request, reply) => reply.header('content-type', metrics.registry.contentType).send(await metrics.render()));

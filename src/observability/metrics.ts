@@ -1,4 +1,5 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { CounterStoreStatus } from '../ratelimit/resilient-counter-store.ts';
 
 export interface RequestObservation {
   /** The route pattern, e.g. `/v1/chat/completions` (never the raw URL: bounded labels). */
@@ -36,6 +37,37 @@ export class GatewayMetrics {
     const stream = observation.stream ? 'true' : 'false';
     this.requests.inc({ endpoint: observation.endpoint, provider: observation.provider, status: String(observation.status), stream });
     this.duration.observe({ endpoint: observation.endpoint, provider: observation.provider, stream }, observation.durationSeconds);
+  }
+
+  /**
+   * `gateway_rate_limit_store_up` (1 while the shared counter store answers) and
+   * `gateway_rate_limit_local_admissions_total` (admissions decided by local counters because
+   * it did not: Envoy's `failure_mode_allowed`), read from `status` at each scrape.
+   */
+  watchRateLimitStore(status: () => CounterStoreStatus): void {
+    new Gauge({
+      name: 'gateway_rate_limit_store_up',
+      help: 'Whether the shared rate-limit counter store (Redis) answers: 1 up, 0 down (fail mode applies).',
+      labelNames: ['store', 'fail_mode'],
+      registers: [this.registry],
+      collect() {
+        const current = status();
+        this.reset();
+        this.set({ store: current.store, fail_mode: current.failMode }, current.available ? 1 : 0);
+      },
+    });
+    let reported = 0;
+    new Counter({
+      name: 'gateway_rate_limit_local_admissions_total',
+      help: 'Admissions decided by this replica’s local counters while the shared store was down (fail-open).',
+      labelNames: ['store'],
+      registers: [this.registry],
+      collect() {
+        const current = status();
+        this.inc({ store: current.store }, current.localAdmissions - reported);
+        reported = current.localAdmissions;
+      },
+    });
   }
 
   render(): Promise<string> {

@@ -110,7 +110,7 @@ describe('RedisCounterStore', () => {
   });
 
   it('resets windows but not slots; forgets a deleted rule; resetAll stays within its prefix', async () => {
-    const [store] = replicas(1);
+    const [store] = replicas(1) as [RedisCounterStore];
     const other = freshRedisStore();
     const minute = rule('reset', 60, 1);
     const slots = rule('reset-slots', 0, 1);

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { invalidRequest, notFound, type GatewayError } from '../errors/gateway-error.ts';
-import type { VirtualModelDefinition, VirtualModelStore } from './virtual-model.ts';
+import type { VirtualModelDefinition, VirtualModelRow, VirtualModelStore } from './virtual-model.ts';
 
 export interface VirtualModel extends VirtualModelDefinition {
   readonly origin: 'config' | 'manual';
@@ -13,6 +13,8 @@ export interface VirtualModelsOptions {
   configModels: readonly VirtualModelDefinition[];
   logger: Logger;
   now?: () => number;
+  /** How often stored virtual models are re-read (changes made through another replica); never when absent. */
+  reloadIntervalMs?: number;
 }
 
 /**
@@ -24,6 +26,9 @@ export class VirtualModels {
   private readonly now: () => number;
   private readonly models = new Map<string, VirtualModel>();
   private readonly positions = new Map<string, number>();
+  /** Bumped by every local write, so a reload that read the store before it is dropped. */
+  private writes = 0;
+  private timer: NodeJS.Timeout | null = null;
 
   constructor(options: VirtualModelsOptions) {
     this.options = options;
@@ -40,6 +45,35 @@ export class VirtualModels {
         continue;
       }
       this.models.set(row.name, { ...row, origin: 'manual' });
+    }
+    const interval = this.options.reloadIntervalMs;
+    if (interval === undefined) return;
+    this.timer = setInterval(
+      () => void this.reload().catch((error: unknown) => this.options.logger.warn({ err: error }, 'virtual model reload failed')),
+      interval,
+    );
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Applies the stored virtual models as another replica left them; configuration ones stay. */
+  async reload(): Promise<void> {
+    const writesBefore = this.writes;
+    const rows = await this.options.store.list();
+    if (this.writes !== writesBefore) return;
+    const stored = new Map<string, VirtualModelRow>(rows.map((row) => [row.name, row]));
+    for (const [name, model] of this.models) {
+      if (model.origin === 'manual' && !stored.has(name)) {
+        this.models.delete(name);
+        this.positions.delete(name);
+      }
+    }
+    for (const row of rows) {
+      if (this.models.get(row.name)?.origin !== 'config') this.models.set(row.name, { ...row, origin: 'manual' });
     }
   }
 
@@ -61,6 +95,7 @@ export class VirtualModels {
     const at = this.now();
     const row = { ...definition, createdAt: existing?.createdAt ?? at, updatedAt: at };
     await this.options.store.upsert(row);
+    this.writes += 1;
     const model: VirtualModel = { ...row, origin: 'manual' };
     this.models.set(definition.name, model);
     return model;
@@ -71,6 +106,7 @@ export class VirtualModels {
     if (existing === undefined) throw notFound(`no virtual model named ${name}`, { code: 'virtual_model_not_found' });
     if (existing.origin === 'config') throw readOnly(name);
     await this.options.store.remove(name);
+    this.writes += 1;
     this.models.delete(name);
     this.positions.delete(name);
   }

@@ -58,5 +58,28 @@ describe.each(backends)('BudgetStore conformance: $name', (backend) => {
     expect(await storage.budgets.spentSince('/', baseTime)).toBe(27);
     expect(await storage.budgets.spentSince('/team', baseTime + 11)).toBe(0);
     expect(await storage.budgets.spentSince('/nobody', 0)).toBe(0);
+    expect(await storage.budgets.spentSince('/team', baseTime - 1, baseTime + 10)).toBe(5);
+    expect(await storage.budgets.spentSince('/', baseTime, baseTime + 1)).toBe(25);
+  });
+
+  it('spendBySecond sums known costs per lower-cased path and second, from the bound on', async () => {
+    const { storage } = fresh();
+    const second = Math.floor(baseTime / 1000);
+    await storage.usage.insertMany([
+      usageRecord({ userPath: '/Team', timestamp: second * 1000, costUsd: 1 }),
+      usageRecord({ userPath: '/team', timestamp: second * 1000 + 999, costUsd: 2 }),
+      usageRecord({ userPath: '/team', timestamp: second * 1000 + 1000, costUsd: 4 }),
+      usageRecord({ userPath: '/team/app', timestamp: second * 1000 + 5, costUsd: null }),
+      usageRecord({ userPath: '/other', timestamp: second * 1000 + 10, costUsd: 8 }),
+      usageRecord({ userPath: '/team', timestamp: second * 1000 - 1, costUsd: 16 }),
+    ]);
+    const slices = await storage.budgets.spendBySecond(second * 1000);
+    const sorted = [...slices].sort((left, right) => left.userPath.localeCompare(right.userPath) || left.second - right.second);
+    expect(sorted).toEqual([
+      { userPath: '/other', second, cost: 8 },
+      { userPath: '/team', second, cost: 3 },
+      { userPath: '/team', second: second + 1, cost: 4 },
+    ]);
+    expect(await storage.budgets.spendBySecond(second * 1000 + 2000)).toEqual([]);
   });
 });

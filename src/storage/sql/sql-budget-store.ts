@@ -1,4 +1,4 @@
-import type { BudgetRow, BudgetStore } from '../../budgets/budget-store.ts';
+import type { BudgetRow, BudgetStore, SpendSlice } from '../../budgets/budget-store.ts';
 import type { SqlExecutor } from './sql-executor.ts';
 import { SqlParameters, toNumber } from './sql-executor.ts';
 import { userPathSubtreeCondition } from './user-path-subtree.ts';
@@ -48,14 +48,27 @@ export class SqlBudgetStore implements BudgetStore {
     return (await this.#executor.execute(text, parameters.values)) > 0;
   }
 
-  async spentSince(userPath: string, from: number): Promise<number> {
+  async spentSince(userPath: string, from: number, to?: number): Promise<number> {
     const parameters = new SqlParameters(this.#executor);
     const conditions = [`ts >= ${parameters.add(from)}`];
+    if (to !== undefined) conditions.push(`ts < ${parameters.add(to)}`);
     const subtree = userPathSubtreeCondition(userPath, parameters);
     if (subtree !== null) conditions.push(subtree);
     const text = `SELECT COALESCE(SUM(cost_usd), 0) AS spent FROM usage_records WHERE ${conditions.join(' AND ')}`;
     const rows = await this.#executor.query<{ readonly spent: number | string }>(text, parameters.values);
     return toNumber(rows[0]?.spent ?? 0);
+  }
+
+  async spendBySecond(from: number): Promise<SpendSlice[]> {
+    const parameters = new SqlParameters(this.#executor);
+    // Integer division in both dialects (BIGINT / INTEGER); timestamps are after 1970, so it floors.
+    const text = `SELECT user_path_lower AS path, ts / 1000 AS second, SUM(cost_usd) AS cost FROM usage_records
+      WHERE ts >= ${parameters.add(from)} AND cost_usd IS NOT NULL GROUP BY user_path_lower, ts / 1000`;
+    const rows = await this.#executor.query<{ readonly path: string; readonly second: number | string; readonly cost: number | string }>(
+      text,
+      parameters.values,
+    );
+    return rows.map((row) => ({ userPath: row.path, second: toNumber(row.second), cost: toNumber(row.cost) }));
   }
 }
 
