@@ -3,7 +3,7 @@ import { invalidRequest } from '../errors/gateway-error.ts';
 import type { McpGateway } from '../mcp/mcp-gateway.ts';
 import type { McpServer } from '../mcp/mcp-registry.ts';
 import { canonicalMcpName, checkMcpName, parseMcpServerFields } from '../mcp/mcp-validation.ts';
-import { invalidParameter, isoTime, objectBody, registerFeatureRoutes } from './admin-errors.ts';
+import { featureUnavailable, invalidParameter, isoTime, objectBody, registerFeatureRoutes } from './admin-errors.ts';
 import { asBadRequest } from './mcp-virtual-servers-routes.ts';
 
 /** Header and environment values are secrets: views show `***`, and a PUT sending `***` keeps the stored value. */
@@ -54,20 +54,27 @@ const viewOnlyFields = [
 /** `GET|PUT /admin/mcp-servers`, `DELETE /admin/mcp-servers/{slug}`; 503 when MCP is off. */
 export function registerMcpServerRoutes(app: FastifyInstance, mcp: McpGateway | null): void {
   registerFeatureRoutes(app, { enabled: mcp !== null, name: 'the MCP gateway', setting: 'MCP_ENABLED' }, (scope) => {
-    if (mcp === null) return;
-    const { registry } = mcp;
-    scope.get('/admin/mcp-servers', async () => registry.serverList().map((server) => renderMcpServer(mcp, server)));
+    // Registered even when MCP is off, so that the scope's hook answers them with 503.
+    const gateway = (): McpGateway => {
+      if (mcp === null) throw featureUnavailable('the MCP gateway', 'MCP_ENABLED');
+      return mcp;
+    };
+    scope.get('/admin/mcp-servers', async () => {
+      const current = gateway();
+      return current.registry.serverList().map((server) => renderMcpServer(current, server));
+    });
 
     scope.put('/admin/mcp-servers', async (request) => {
       const { slug, fields } = readServerBody(objectBody(request.body));
       const definition = asBadRequest(() => parseMcpServerFields(fields, slug, '', false));
-      const existing = registry.server(slug);
+      const current = gateway();
+      const existing = current.registry.server(slug);
       const headers = keepRedactedHeaders(definition.headers, existing?.origin === 'manual' ? existing.headers : {});
-      return renderMcpServer(mcp, await registry.upsertServer({ ...definition, headers }));
+      return renderMcpServer(current, await current.registry.upsertServer({ ...definition, headers }));
     });
 
     scope.delete<{ Params: { slug: string } }>('/admin/mcp-servers/:slug', async (request, reply) => {
-      await registry.removeServer(canonicalMcpName(request.params.slug));
+      await gateway().registry.removeServer(canonicalMcpName(request.params.slug));
       return reply.code(204).send();
     });
   });

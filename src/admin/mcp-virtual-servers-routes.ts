@@ -3,7 +3,7 @@ import { invalidRequest } from '../errors/gateway-error.ts';
 import type { McpGateway } from '../mcp/mcp-gateway.ts';
 import type { McpRegistry, McpVirtualServer } from '../mcp/mcp-registry.ts';
 import { canonicalMcpName, checkMcpName, McpValidationError, parseMcpVirtualServerFields } from '../mcp/mcp-validation.ts';
-import { invalidParameter, objectBody, registerFeatureRoutes } from './admin-errors.ts';
+import { featureUnavailable, invalidParameter, objectBody, registerFeatureRoutes } from './admin-errors.ts';
 
 /**
  * One virtual MCP server as `GET /admin/mcp-virtual-servers` lists it (SEED-SPEC
@@ -29,20 +29,25 @@ const viewOnlyFields = ['missing_servers', 'conflict', 'managed'];
 /** `GET|PUT /admin/mcp-virtual-servers`, `DELETE /admin/mcp-virtual-servers/{name}`; 503 when MCP is off. */
 export function registerMcpVirtualServerRoutes(app: FastifyInstance, mcp: McpGateway | null): void {
   registerFeatureRoutes(app, { enabled: mcp !== null, name: 'the MCP gateway', setting: 'MCP_ENABLED' }, (scope) => {
-    if (mcp === null) return;
-    const { registry } = mcp;
-    scope.get('/admin/mcp-virtual-servers', async () =>
-      registry.virtualServerList().map((virtual) => renderVirtualServer(registry, virtual)),
-    );
+    // Registered even when MCP is off, so that the scope's hook answers them with 503.
+    const gateway = (): McpGateway => {
+      if (mcp === null) throw featureUnavailable('the MCP gateway', 'MCP_ENABLED');
+      return mcp;
+    };
+    scope.get('/admin/mcp-virtual-servers', async () => {
+      const { registry } = gateway();
+      return registry.virtualServerList().map((virtual) => renderVirtualServer(registry, virtual));
+    });
 
     scope.put('/admin/mcp-virtual-servers', async (request) => {
       const { name, fields } = readVirtualServerBody(objectBody(request.body));
       const definition = asBadRequest(() => parseMcpVirtualServerFields(fields, name, ''));
+      const { registry } = gateway();
       return renderVirtualServer(registry, await registry.upsertVirtualServer(definition));
     });
 
     scope.delete<{ Params: { name: string } }>('/admin/mcp-virtual-servers/:name', async (request, reply) => {
-      await registry.removeVirtualServer(canonicalMcpName(request.params.name));
+      await gateway().registry.removeVirtualServer(canonicalMcpName(request.params.name));
       return reply.code(204).send();
     });
   });

@@ -145,7 +145,8 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
   registerFileRoutes(v1, catalog);
   registerBatchRoutes(v1, relay);
   registerPassthroughRoutes(v1, { catalog, metering, budgets, limiter, userPathHeader });
-  const handshakeTimeoutMs = settings.upstream.timeoutSeconds * 1000;
+  // The upgrade is answered at once by a healthy upstream: three connect timeouts at most.
+  const handshakeTimeoutMs = Math.min(settings.upstream.timeoutSeconds, 3 * settings.upstream.connectTimeoutSeconds) * 1000;
   registerRealtimeRelay(v1, { ...relay, authenticator, userPathHeader, handshakeTimeoutMs, logger: dependencies.logger });
   registerSelfUsageRoute(v1, dependencies.usageEnabled ? dependencies.storage.usage : null, budgets, limiter);
   registerMcpRoutes(v1, { mcp: dependencies.mcp, limiter, budgets });

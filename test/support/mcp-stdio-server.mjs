@@ -2,6 +2,7 @@
 // (`command: node`, `args: [this file]`). Plain JavaScript so that no loader is needed.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import process from 'node:process';
 import { z } from 'zod';
 
 const server = new McpServer({ name: 'fixture-stdio', version: '1.0.0' }, { instructions: 'A local stdio fixture.' });
