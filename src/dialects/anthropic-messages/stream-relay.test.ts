@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { PassThrough, Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
+import { providerError } from '../../errors/gateway-error.ts';
 import type { RelayResult } from '../../streaming/relay-chat-stream.ts';
 import { relayMessagesStream, type MessagesRelayOptions } from './stream-relay.ts';
 import { MessagesStreamTranslator } from './stream-translator.ts';
@@ -82,6 +83,19 @@ describe('relayMessagesStream', () => {
     const relay = await result;
     expect(relay.completed).toBe(false);
     expect(relay.error).toBeInstanceOf(Error);
+  });
+
+  it("keeps the upstream's own error when a translating adapter fails the stream", async () => {
+    const upstream = new PassThrough();
+    const { url, result } = await serve(upstream);
+    upstream.write(chunk({ content: 'partial' }));
+    const response = await request(url);
+    setTimeout(() => upstream.destroy(providerError('Overloaded', { provider: 'claude', status: 529 })), 50);
+    const text = await response.body.text();
+    expect(text.split('\n\n').at(-2)).toBe(
+      'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
+    );
+    expect((await result).error).toBeInstanceOf(Error);
   });
 
   it('stops at an error chunk from the upstream and reports it', async () => {

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { toGatewayError } from '../../errors/envelope.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
 import { mapNetworkError } from '../../providers/upstream-client.ts';
 import type { UsageObject } from '../../streaming/chat-chunk.ts';
 import type { RelayResult } from '../../streaming/relay-chat-stream.ts';
@@ -64,7 +65,8 @@ export async function relayMessagesStream(
   } catch (error) {
     if (signal.aborted) return closed(response, state.usage);
     upstream.destroy();
-    const failure = toGatewayError(mapNetworkError(error, options.provider));
+    // An adapter that translates the stream (native Anthropic) fails it with the upstream's own error.
+    const failure = error instanceof GatewayError ? error : toGatewayError(mapNetworkError(error, options.provider));
     response.end(translator.fail(anthropicErrorType(failure), failure.message));
     return { usage: state.usage, completed: false, clientClosed: false, error, captured: null };
   }
