@@ -65,7 +65,9 @@ export async function startStatefulServices(settings: Settings, logger: Logger):
   });
   await virtualModels.start();
   const cache = await createResponseCache(settings, logger);
-  const mcp = settings.mcp.enabled ? await McpGateway.start({ settings: settings.mcp, storage, logger }) : null;
+  const mcp = settings.mcp.enabled
+    ? await McpGateway.start({ settings: settings.mcp, storage, logger, reloadIntervalMs: settings.reloadIntervalMs })
+    : null;
   return {
     storage,
     recorder,

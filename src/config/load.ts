@@ -66,6 +66,7 @@ const scalarVariables: ReadonlyArray<readonly [variable: string, path: readonly 
   ['REDIS_URL', ['redis', 'url']],
   ['MCP_ENABLED', ['mcp', 'enabled']],
   ['MCP_TOOL_DISCOVERY', ['mcp', 'tool_discovery']],
+  ['MCP_ALLOWED_ORIGINS', ['mcp', 'allowed_origins']],
 ];
 
 const knownTopLevelKeys = new Set(Object.keys(configSchema.shape));

@@ -39,11 +39,16 @@ mcp:
 
 describe('MCP settings', () => {
   it('defaults to enabled, discovery off, nothing declared', () => {
-    expect(load().settings.mcp).toEqual({ enabled: true, toolDiscovery: 'off', servers: [], virtualServers: [] });
+    expect(load().settings.mcp).toEqual({ enabled: true, toolDiscovery: 'off', allowedOrigins: [], servers: [], virtualServers: [] });
+    expect(load({ MCP_ALLOWED_ORIGINS: 'https://App.example.com/, *' }).settings.mcp.allowedOrigins).toEqual([
+      'https://app.example.com',
+      '*',
+    ]);
     expect(load({ MCP_TOOL_DISCOVERY: 'SEARCH' }).settings.mcp.toolDiscovery).toBe('search');
     expect(load({ MCP_ENABLED: 'false' }, yaml).settings.mcp).toEqual({
       enabled: false,
       toolDiscovery: 'off',
+      allowedOrigins: [],
       servers: [],
       virtualServers: [],
     });

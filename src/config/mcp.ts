@@ -18,6 +18,11 @@ export interface McpSettings {
   readonly enabled: boolean;
   /** `MCP_TOOL_DISCOVERY` / `mcp.tool_discovery`: the default of servers and virtual servers that set none. */
   readonly toolDiscovery: ToolDiscoveryMode;
+  /**
+   * `MCP_ALLOWED_ORIGINS` / `mcp.allowed_origins`: browser origins (`https://app.example.com`) allowed on
+   * /mcp; `*` allows any. Empty (the default) refuses every request that carries an Origin header.
+   */
+  readonly allowedOrigins: readonly string[];
   /** `mcp.servers` merged with `MCP_SERVERS` (the variable wins per slug), by slug. */
   readonly servers: readonly McpServerDefinition[];
   /** `mcp.virtual_servers` merged with `MCP_VIRTUAL_SERVERS` (the variable wins per name), by name. */
@@ -26,6 +31,7 @@ export interface McpSettings {
 
 export interface McpDocument {
   readonly enabled: boolean;
+  readonly allowed_origins: readonly string[];
   readonly tool_discovery?: unknown;
   readonly servers?: unknown;
   readonly virtual_servers?: unknown;
@@ -40,7 +46,8 @@ export function buildMcpSettings(document: McpDocument, env: Env, origins: Reado
   const toolDiscovery = withConfigErrors(
     () => parseToolDiscovery(document.tool_discovery, origins.get('mcp.tool_discovery') ?? 'mcp.tool_discovery') || 'off',
   );
-  if (!document.enabled) return { enabled: false, toolDiscovery, servers: [], virtualServers: [] };
+  const allowedOrigins = document.allowed_origins.map((origin) => (origin === '*' ? origin : origin.replace(/\/+$/, '').toLowerCase()));
+  if (!document.enabled) return { enabled: false, toolDiscovery, allowedOrigins, servers: [], virtualServers: [] };
   const servers = mergeDeclarations(
     declarationsOf(document.servers, 'mcp.servers', 'server slug', (value, slug, key) => parseMcpServerFields(value, slug, key, true)),
     envDeclarations(env, 'MCP_SERVERS', 'server slug', (value, slug, key) => parseMcpServerFields(value, slug, key, true)),
@@ -52,7 +59,7 @@ export function buildMcpSettings(document: McpDocument, env: Env, origins: Reado
     (server) => server.name,
   );
   checkVirtualMembers(servers, virtualServers, warnings);
-  return { enabled: true, toolDiscovery, servers, virtualServers };
+  return { enabled: true, toolDiscovery, allowedOrigins, servers, virtualServers };
 }
 
 type Parse<Definition> = (value: unknown, name: string, key: string) => Definition;

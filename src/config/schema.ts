@@ -158,6 +158,8 @@ export const configSchema = z.object({
     .object({
       enabled: booleanValue.default(true),
       tool_discovery: z.unknown().optional(),
+      /** Browser origins allowed on /mcp (`*` for any); requests without an Origin header are not affected. */
+      allowed_origins: z.union([z.array(z.string().trim()), z.string().transform((list) => splitList(list))]).default([]),
       servers: z.unknown().optional(),
       virtual_servers: z.unknown().optional(),
     })

@@ -22,11 +22,14 @@ export class McpGateway {
   readonly registry: McpRegistry;
   readonly upstreams: UpstreamManager;
   readonly sessions: McpSessions;
+  /** Browser origins allowed on /mcp (`*`: any). */
+  readonly allowedOrigins: readonly string[];
   private readonly logger: Logger;
   private timer: NodeJS.Timeout | null = null;
 
   private constructor(options: McpGatewayOptions) {
     this.logger = options.logger;
+    this.allowedOrigins = options.settings.allowedOrigins;
     this.registry = new McpRegistry({
       serverStore: options.storage.mcpServers,
       virtualStore: options.storage.mcpVirtualServers,

@@ -58,7 +58,13 @@ mcp:
 `;
     gateway = await startGateway({
       configYaml,
-      env: { MASTER_KEY, FIXTURE_TOKEN: 'tok-123', OPENAI_API_KEY: 'sk-secret-upstream', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' },
+      env: {
+        MASTER_KEY,
+        MCP_ALLOWED_ORIGINS: 'https://app.example',
+        FIXTURE_TOKEN: 'tok-123',
+        OPENAI_API_KEY: 'sk-secret-upstream',
+        OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+      },
     });
     await waitForConnected(gateway, ['alpha', 'beta', 'local']);
   });
@@ -198,6 +204,10 @@ mcp:
     expectEnvelope(wrongKey, { status: 401, type: 'authentication_error', code: 'invalid_credentials' });
     const sessionless = await rawMcpPost(gateway, '/mcp/alpha', { id: 1, method: 'tools/list' }, {});
     expectEnvelope(sessionless, { status: 400, type: 'invalid_request_error', code: 'missing_field', param: 'Mcp-Session-Id' });
+    const foreign = await rawMcpPost(gateway, '/mcp/alpha', { id: 1, method: 'tools/list' }, { origin: 'https://attacker.example' });
+    expectEnvelope(foreign, { status: 403, type: 'permission_error', code: 'origin_not_allowed' });
+    const allowed = await rawMcpPost(gateway, '/mcp/alpha', { id: 1, method: 'tools/list' }, { origin: 'https://app.example' });
+    expectEnvelope(allowed, { status: 400, type: 'invalid_request_error', code: 'missing_field' });
     const connection = await rejectionOf(connectMcp(gateway, 'alpha', { token: null }));
     expect(connection).toBeInstanceOf(StreamableHTTPError);
     expect((connection as StreamableHTTPError).code).toBe(401);

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { registerFeatureRoutes } from '../../admin/admin-errors.ts';
 import type { BudgetService } from '../../budgets/budget-service.ts';
 import { renderEnvelope, toGatewayError } from '../../errors/envelope.ts';
-import { invalidRequest, notFound } from '../../errors/gateway-error.ts';
+import { invalidRequest, notFound, permissionError } from '../../errors/gateway-error.ts';
 import type { ToolDiscoveryMode } from '../../mcp/mcp-definitions.ts';
 import type { McpGateway } from '../../mcp/mcp-gateway.ts';
 import type { McpEndpoint } from '../../mcp/mcp-registry.ts';
@@ -50,6 +50,7 @@ async function serveMcp(
   request: FastifyRequest<{ Params: { name?: string } }>,
   reply: FastifyReply,
 ): Promise<void> {
+  checkOrigin(mcp, request);
   const name = canonicalMcpName(request.params.name ?? '');
   const endpoint = mcp.registry.resolveEndpoint(name);
   if (endpoint === null) throw notFound(`unknown MCP server or virtual server: ${name}`, { code: 'mcp_endpoint_not_found' });
@@ -119,6 +120,17 @@ async function openSession(
   };
   await server.connect(transport);
   return transport;
+}
+
+/**
+ * A page in a browser must not drive the gateway's MCP sessions (DNS rebinding, a local gateway in
+ * open mode): a request carrying an Origin that MCP_ALLOWED_ORIGINS does not list is refused.
+ */
+function checkOrigin(mcp: McpGateway, request: FastifyRequest): void {
+  const origin = headerValue(request, 'origin');
+  if (origin === undefined || mcp.allowedOrigins.includes('*')) return;
+  if (mcp.allowedOrigins.includes(origin.replace(/\/+$/, '').toLowerCase())) return;
+  throw permissionError(`origin ${origin} is not allowed to call /mcp (MCP_ALLOWED_ORIGINS)`, { code: 'origin_not_allowed' });
 }
 
 function startsSession(body: unknown): boolean {
