@@ -58,6 +58,8 @@ export class McpRegistry {
   private readonly listeners: Array<(servers: readonly McpServer[]) => void> = [];
   /** Bumped by every local write, so that a reload read before the write does not undo it. */
   private generation = 0;
+  /** Shadowed store rows already logged (a reload every few seconds would repeat the warning). */
+  private readonly shadowed = new Set<string>();
 
   constructor(options: McpRegistryOptions) {
     this.options = options;
@@ -197,7 +199,14 @@ export class McpRegistry {
 
   private shadowWarning(kind: 'server' | 'virtual'): (name: string) => void {
     const field = kind === 'server' ? 'mcp_server' : 'mcp_virtual_server';
-    return (name) => this.options.logger.warn({ [field]: name }, `a stored MCP ${kind} server is shadowed by a configuration one`);
+    return (name) => {
+      if (this.shadowed.has(`${kind}/${name}`)) return;
+      this.shadowed.add(`${kind}/${name}`);
+      this.options.logger.warn(
+        { [field]: name },
+        `a stored ${kind === 'server' ? 'MCP server' : 'virtual MCP server'} is shadowed by a configuration one`,
+      );
+    };
   }
 }
 
