@@ -150,8 +150,11 @@ function route() {
   const hash = location.hash.replace(/^#\/?/, '').split('?')[0];
   const page = pages.find((candidate) => candidate.hash === hash) ?? pages[0];
   for (const link of document.querySelectorAll('.nav a')) {
-    if (link.dataset.page === page.hash) link.setAttribute('aria-current', 'page');
-    else link.removeAttribute('aria-current');
+    if (link.dataset.page === page.hash) {
+      link.setAttribute('aria-current', 'page');
+      // On a narrow screen the navigation scrolls sideways: keep the current page in view.
+      link.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    } else link.removeAttribute('aria-current');
   }
   unmount();
   main.replaceChildren();

@@ -66,6 +66,8 @@ export function table(headers, rows, options = {}) {
   for (const row of rows) {
     [...row.children].forEach((cell, index) => {
       if (headers[index]) cell.dataset.label = headers[index];
+      // One box per cell: beside its label in the narrow layout (display: contents otherwise).
+      cell.append(h('div', { class: 'cell-body' }, [...cell.childNodes]));
     });
   }
   return h(

@@ -45,7 +45,7 @@ export function virtualModelDialog(model, catalog, reload) {
       h('div', { class: 'field' }, h('span', { class: 'field-label', text: 'Targets' }), list, modelIds),
       h('button', {
         type: 'button',
-        class: 'small ghost',
+        class: 'small ghost add-target',
         text: 'Add target',
         onclick: () => addTarget({ provider: null, model: '', weight: 1 }),
       }),

@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { startMcpFixture } from '../support/mcp-fixture-server.ts';
 import { MASTER_KEY, admin, chatAs, launchChromium, openPage, signIn, startDashboardGateway } from './browser-support.ts';
 import type { DashboardGateway, WatchedPage } from './browser-support.ts';
 
@@ -193,48 +194,99 @@ describe('dashboard in chromium', { timeout: 90_000 }, () => {
     expect(models.status).toBe(200);
   });
 
-  it('creates a virtual MCP server and sees it listed with its missing members; edits and deletes it', async () => {
+  it('creates a budget and shows its spend; changes its amount', async () => {
     const { page } = watched;
-    await page.goto(`${sample.gateway.url}/dashboard#/mcp`);
-    await page.getByRole('button', { name: 'New virtual server' }).click();
-    const dialog = page.locator('dialog[data-testid="mcp-virtual-dialog"]');
-    await dialog.locator('input[name="name"]').fill('Browser-Tools');
-    await dialog.locator('input[name="description"]').fill('Made in the browser');
-    await dialog.getByLabel('Other member slugs').fill('docs, tickets');
-    await dialog.getByRole('button', { name: 'Create' }).click();
-    const row = page.locator('tr[data-name="browser-tools"]');
-    await row.waitFor();
-    expect(await row.locator('[data-cell="members"]').textContent()).toBe('docs · missingtickets · missing');
-    expect(await row.locator('[data-cell="tool-discovery"]').textContent()).toBe('off gateway default');
-    const listed = (await admin(sample.gateway, 'GET', '/admin/mcp-virtual-servers')) as Array<Record<string, unknown>>;
-    expect(listed.find((virtual) => virtual['name'] === 'browser-tools')).toEqual({
-      name: 'browser-tools',
-      description: 'Made in the browser',
-      servers: ['docs', 'tickets'],
-      missing_servers: ['docs', 'tickets'],
-      conflict: '',
-      managed: true,
-      configured_tool_discovery: '',
-      tool_discovery: 'off',
-    });
-
-    await row.getByRole('button', { name: 'Edit' }).click();
-    await dialog.locator('select[name="tool_discovery"]').selectOption('search');
+    await page.goto(`${sample.gateway.url}/dashboard#/usage`);
+    await page.getByRole('button', { name: 'New budget' }).click();
+    const dialog = page.locator('dialog[data-testid="budget-dialog"]');
+    await dialog.locator('input[name="user_path"]').fill('/browser/budget');
+    await dialog.locator('select[name="period"]').selectOption('daily');
+    await dialog.locator('input[name="amount"]').fill('-1');
     await dialog.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => row.locator('[data-cell="tool-discovery"]').textContent()).toBe('search');
-
-    await page.getByRole('button', { name: 'New virtual server' }).click();
-    await dialog.locator('input[name="name"]').fill('no members');
-    await dialog.getByRole('button', { name: 'Create' }).click();
     await dialog.locator('.form-error').waitFor();
-    expect(await dialog.locator('.form-error').textContent()).toMatch(/^Error: .+\(name\)$/);
-    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(await dialog.locator('.form-error').textContent()).toContain('amount must be a number of dollars above 0');
+    await dialog.locator('input[name="amount"]').fill('25');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    const row = page.locator('tr[data-user-path="/browser/budget"]');
+    await row.waitFor();
+    expect(await row.textContent()).toContain('$25.00');
+    await row.getByRole('button', { name: 'Edit' }).click();
+    await dialog.locator('input[name="amount"]').fill('30');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => row.textContent()).toContain('$30.00');
+    const { budgets } = (await admin(sample.gateway, 'GET', '/admin/budgets')) as { budgets: Array<Record<string, unknown>> };
+    expect(budgets.find((budget) => budget['user_path'] === '/browser/budget')).toMatchObject({
+      period: 'daily',
+      amount: 30,
+      origin: 'manual',
+    });
+  });
 
-    await row.getByRole('button', { name: 'Delete' }).click();
-    await page.locator('dialog[data-testid="confirm-dialog"]').getByRole('button', { name: 'Delete' }).click();
-    await row.waitFor({ state: 'detached' });
-    const after = (await admin(sample.gateway, 'GET', '/admin/mcp-virtual-servers')) as Array<Record<string, unknown>>;
-    expect(after.some((virtual) => virtual['name'] === 'browser-tools')).toBe(false);
+  it('creates a virtual MCP server, lists its missing members, adds a real server it then finds; edits and deletes both', async () => {
+    const { page } = watched;
+    const fixture = await startMcpFixture({ label: 'docs', tools: ['echo', 'add', 'create_issue'] });
+    try {
+      await page.goto(`${sample.gateway.url}/dashboard#/mcp`);
+      await page.getByRole('button', { name: 'New virtual server' }).click();
+      const dialog = page.locator('dialog[data-testid="mcp-virtual-dialog"]');
+      await dialog.locator('input[name="name"]').fill('Browser-Tools');
+      await dialog.locator('input[name="description"]').fill('Made in the browser');
+      await dialog.getByLabel('Other member slugs').fill('docs, tickets');
+      await dialog.getByRole('button', { name: 'Create' }).click();
+      const row = page.locator('tr[data-name="browser-tools"]');
+      await row.waitFor();
+      expect(await row.locator('[data-cell="members"]').textContent()).toBe('docs · missingtickets · missing');
+      expect(await row.locator('[data-cell="tool-discovery"]').textContent()).toBe('off gateway default');
+      const listed = (await admin(sample.gateway, 'GET', '/admin/mcp-virtual-servers')) as Array<Record<string, unknown>>;
+      expect(listed.find((virtual) => virtual['name'] === 'browser-tools')).toEqual({
+        name: 'browser-tools',
+        description: 'Made in the browser',
+        servers: ['docs', 'tickets'],
+        missing_servers: ['docs', 'tickets'],
+        conflict: '',
+        managed: true,
+        configured_tool_discovery: '',
+        tool_discovery: 'off',
+      });
+
+      // A real upstream named docs: it connects, its tools are counted, and the member is found.
+      await page.getByRole('button', { name: 'Add server' }).click();
+      const serverDialog = page.locator('dialog[data-testid="mcp-server-dialog"]');
+      await serverDialog.locator('input[name="slug"]').fill('docs');
+      await serverDialog.locator('input[name="url"]').fill(fixture.url);
+      await serverDialog.getByRole('button', { name: 'Add server' }).click();
+      const server = page.locator('tr[data-slug="docs"]');
+      await server.waitFor();
+      await expect.poll(() => server.locator('[data-cell="tools"]').textContent(), { timeout: 20_000 }).toBe('3');
+      expect(await server.textContent()).toContain('connected');
+      await expect.poll(() => row.locator('[data-cell="members"]').textContent(), { timeout: 10_000 }).toBe('docstickets · missing');
+
+      await row.getByRole('button', { name: 'Edit' }).click();
+      await dialog.locator('select[name="tool_discovery"]').selectOption('search');
+      await dialog.getByRole('button', { name: 'Save' }).click();
+      await expect.poll(() => row.locator('[data-cell="tool-discovery"]').textContent()).toBe('search');
+
+      await page.getByRole('button', { name: 'New virtual server' }).click();
+      await dialog.locator('input[name="name"]').fill('no members');
+      await dialog.getByRole('button', { name: 'Create' }).click();
+      await dialog.locator('.form-error').waitFor();
+      expect(await dialog.locator('.form-error').textContent()).toMatch(/^Error: .+\(name\)$/);
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+      for (const [target, label] of [
+        [row, 'browser-tools'],
+        [server, 'docs'],
+      ] as const) {
+        await target.getByRole('button', { name: 'Delete' }).click();
+        await page.locator('dialog[data-testid="confirm-dialog"]').getByRole('button', { name: 'Delete' }).click();
+        await target.waitFor({ state: 'detached' });
+        expect(await page.locator(`tr[data-name="${label}"], tr[data-slug="${label}"]`).count()).toBe(0);
+      }
+      expect(await admin(sample.gateway, 'GET', '/admin/mcp-virtual-servers')).toEqual([]);
+      expect(await admin(sample.gateway, 'GET', '/admin/mcp-servers')).toEqual([]);
+    } finally {
+      await fixture.close();
+    }
   });
 
   it.each([

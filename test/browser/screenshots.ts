@@ -7,6 +7,7 @@ import type { Page } from 'playwright-core';
 import { openStorage } from '../../src/storage/open-storage.ts';
 import type { UsageRecord } from '../../src/usage/usage-store.ts';
 
+import { startMcpFixture, type McpFixture } from '../support/mcp-fixture-server.ts';
 import { admin, chatAs, launchChromium, openPage, signIn, startDashboardGateway } from './browser-support.ts';
 import type { DashboardGateway } from './browser-support.ts';
 
@@ -18,7 +19,7 @@ const outputDirectory = resolve(import.meta.dirname, '..', '..', 'docs', 'images
 const pages = ['rate-limits', 'models', 'mcp', 'usage', 'api-keys'] as const;
 
 /** Rules, virtual models, keys, budgets and some traffic, so that no page is empty. */
-async function seed({ gateway }: DashboardGateway): Promise<void> {
+async function seed({ gateway }: DashboardGateway): Promise<McpFixture[]> {
   await admin(gateway, 'PUT', '/admin/rate-limits', {
     user_path: '/acme',
     limit_key: { period: 'minute' },
@@ -51,7 +52,6 @@ async function seed({ gateway }: DashboardGateway): Promise<void> {
   await admin(gateway, 'PUT', '/admin/budgets', { user_path: '/acme/support', period: 'daily', amount: 0.5 });
   await admin(gateway, 'POST', '/admin/api-keys', { name: 'support-bot', user_path: '/acme/support' });
   await admin(gateway, 'POST', '/admin/api-keys', { name: 'analytics' });
-  await seedMcp(gateway);
   const traffic: Array<[string, string, number]> = [
     ['/acme/support', 'openai/mock-model', 9],
     ['/acme/sales', 'openai-east/mock-model', 6],
@@ -60,6 +60,7 @@ async function seed({ gateway }: DashboardGateway): Promise<void> {
   ];
   for (const [userPath, model, times] of traffic) for (let index = 0; index < times; index += 1) await chatAs(gateway, userPath, model);
   await seedHistory(gateway.cwd);
+  return seedMcp(gateway);
 }
 
 /** A day of earlier usage records written straight into the gateway's SQLite file, for the charts. */
@@ -120,18 +121,28 @@ function historyRecord(
   };
 }
 
-/** MCP declarations when the gateway has the MCP admin API (ignored otherwise). */
-async function seedMcp(gateway: DashboardGateway['gateway']): Promise<void> {
-  try {
-    await admin(gateway, 'PUT', '/admin/mcp-virtual-servers', {
-      name: 'workspace',
-      description: 'Tools for the support team',
-      servers: ['docs', 'tickets'],
-      tool_discovery: 'search',
+/** Two real MCP servers (the SDK fixture), a virtual server over them plus a missing member, and a conflict. */
+async function seedMcp(gateway: DashboardGateway['gateway']): Promise<McpFixture[]> {
+  const fixtures = await Promise.all([
+    startMcpFixture({ label: 'docs', tools: ['echo', 'add'] }),
+    startMcpFixture({ label: 'tickets', tools: ['create_issue', 'list_issues', 'whoami'] }),
+  ]);
+  for (const fixture of fixtures) {
+    await admin(gateway, 'PUT', '/admin/mcp-servers', {
+      slug: fixture.label,
+      description: `The ${fixture.label} tools`,
+      transport: 'http',
+      url: fixture.url,
     });
-  } catch (error) {
-    console.warn(`no MCP sample data: ${(error as Error).message}`);
   }
+  await admin(gateway, 'PUT', '/admin/mcp-virtual-servers', {
+    name: 'workspace',
+    description: 'Tools for the support team',
+    servers: ['docs', 'tickets', 'wiki'],
+    tool_discovery: 'search',
+  });
+  await admin(gateway, 'PUT', '/admin/mcp-virtual-servers', { name: 'docs', description: 'An older bundle', servers: ['docs'] });
+  return fixtures;
 }
 
 async function shoot(page: Page, url: string, name: string): Promise<void> {
@@ -148,13 +159,16 @@ async function main(): Promise<void> {
   mkdirSync(outputDirectory, { recursive: true });
   const sample = await startDashboardGateway();
   const browser = await launchChromium();
+  const fixtures: McpFixture[] = [];
   try {
-    await seed(sample);
+    fixtures.push(...(await seed(sample)));
     const wide = await openPage(browser, 1280, 800);
     await wide.page.goto(`${sample.gateway.url}/dashboard`);
     await wide.page.getByLabel('Master key').waitFor();
     await wide.page.screenshot({ path: join(outputDirectory, 'dashboard-sign-in.png') });
     await signIn(wide.page, sample.gateway);
+    // Let the MCP servers connect and list their tools.
+    await wide.page.waitForTimeout(1500);
     for (const name of pages) await shoot(wide.page, `${sample.gateway.url}/dashboard#/${name}`, `dashboard-${name}`);
     const narrow = await openPage(browser, 400, 800);
     await signIn(narrow.page, sample.gateway);
@@ -165,6 +179,7 @@ async function main(): Promise<void> {
   } finally {
     await browser.close();
     await sample.stop();
+    await Promise.all(fixtures.map((fixture) => fixture.close()));
   }
 }
 
