@@ -19,6 +19,8 @@ export interface McpFixture {
   readonly requests: Array<{ method: string; headers: IncomingHttpHeaders }>;
   /** Sessions currently open. */
   sessionCount(): number;
+  /** Registers one more tool on every open session (the SDK then sends `notifications/tools/list_changed`). */
+  addTool(name: string): void;
   close(): Promise<void>;
 }
 
@@ -28,16 +30,19 @@ export interface McpFixtureOptions {
   label: string;
   tools?: readonly FixtureTool[];
   instructions?: string;
+  /** Listen on this port (to restart a fixture where it was); a free one when absent. */
+  port?: number;
 }
 
 const defaultTools: readonly FixtureTool[] = ['echo', 'add', 'whoami', 'fail'];
 
 export async function startMcpFixture(options: McpFixtureOptions): Promise<McpFixture> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const servers: McpServer[] = [];
   const requests: McpFixture['requests'] = [];
   const server = createServer((request, response) => {
     requests.push({ method: request.method ?? '', headers: request.headers });
-    void handle(request, sessions, options).then(
+    void handle(request, sessions, options, servers).then(
       ({ transport, body }) => {
         if (transport === null) {
           response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"unknown session"}');
@@ -48,12 +53,19 @@ export async function startMcpFixture(options: McpFixtureOptions): Promise<McpFi
       (error: unknown) => response.writeHead(500).end(String(error)),
     );
   });
-  const port = await listen(server);
+  const port = await listen(server, options.port ?? 0);
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     label: options.label,
     requests,
     sessionCount: () => sessions.size,
+    addTool: (name) => {
+      for (const mcp of servers) {
+        mcp.registerTool(name, { description: `Added later (${options.label}).` }, () => ({
+          content: [{ type: 'text', text: `${options.label}: ${name}` }],
+        }));
+      }
+    },
     close: async () => {
       await Promise.all([...sessions.values()].map((transport) => transport.close()));
       server.closeAllConnections();
@@ -66,6 +78,7 @@ async function handle(
   request: IncomingMessage,
   sessions: Map<string, StreamableHTTPServerTransport>,
   options: McpFixtureOptions,
+  servers: McpServer[],
 ): Promise<{ transport: StreamableHTTPServerTransport | null; body: unknown }> {
   const body = request.method === 'POST' ? await readJson(request) : undefined;
   const sessionId = request.headers['mcp-session-id'];
@@ -78,7 +91,9 @@ async function handle(
   transport.onclose = () => {
     if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
   };
-  await buildServer(options).connect(transport);
+  const mcp = buildServer(options);
+  servers.push(mcp);
+  await mcp.connect(transport);
   return { transport, body };
 }
 
@@ -136,9 +151,9 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
   return text === '' ? undefined : (JSON.parse(text) as unknown);
 }
 
-function listen(server: HttpServer): Promise<number> {
+function listen(server: HttpServer, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+    server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
   });
 }
