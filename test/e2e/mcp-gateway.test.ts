@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startGateway } from '../support/gateway-process.ts';
 import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMcpFixture } from '../support/mcp-fixture-server.ts';
+import { startMcpFixture, startMcpSseFixture } from '../support/mcp-fixture-server.ts';
 import type { McpFixture } from '../support/mcp-fixture-server.ts';
 import { expectEnvelope, MASTER_KEY, rejectionOf } from './helpers.ts';
 import { connectMcp, rawMcpPost, textOf, waitForConnected } from './mcp-helpers.ts';
@@ -21,6 +21,7 @@ const stdioScript = resolve(import.meta.dirname, '..', 'support', 'mcp-stdio-ser
 describe('MCP gateway: pinned, virtual and search endpoints', () => {
   let alpha: McpFixture;
   let beta: McpFixture;
+  let legacy: McpFixture;
   let gateway: GatewayProcess;
   const connections: McpConnection[] = [];
 
@@ -33,6 +34,7 @@ describe('MCP gateway: pinned, virtual and search endpoints', () => {
   beforeAll(async () => {
     alpha = await startMcpFixture({ label: 'alpha', tools: ['echo', 'add', 'whoami', 'fail'], instructions: 'Alpha does arithmetic.' });
     beta = await startMcpFixture({ label: 'beta', tools: ['echo', 'create_issue', 'list_issues'] });
+    legacy = await startMcpSseFixture({ label: 'legacy', tools: ['echo', 'whoami'] });
     const configYaml = `
 mcp:
   servers:
@@ -42,6 +44,10 @@ mcp:
       description: Alpha fixture
     beta:
       url: ${beta.url}
+    legacy:
+      url: ${legacy.url}
+      transport: sse
+      headers: { X-Fixture-Token: sse-token }
     local:
       command: ${JSON.stringify(process.execPath)}
       args: [${JSON.stringify(stdioScript)}]
@@ -66,7 +72,7 @@ mcp:
         OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
       },
     });
-    await waitForConnected(gateway, ['alpha', 'beta', 'local']);
+    await waitForConnected(gateway, ['alpha', 'beta', 'legacy', 'local']);
   });
 
   afterAll(async () => {
@@ -74,6 +80,7 @@ mcp:
     await gateway?.stop();
     await alpha?.close();
     await beta?.close();
+    await legacy?.close();
   });
 
   it('a pinned server keeps its own tool names and relays calls, tool errors, prompts and resources', async () => {
@@ -180,6 +187,14 @@ mcp:
     expect(names).toContain('FIXTURE_MODE');
     expect(names).toContain('PATH');
     for (const secret of ['MASTER_KEY', 'OPENAI_API_KEY', 'FIXTURE_TOKEN', 'PORT']) expect(names).not.toContain(secret);
+  });
+
+  it('relays to a server over the legacy SSE transport, with its headers', async () => {
+    const { client } = await connect('legacy');
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['echo', 'whoami']);
+    expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'old' } }))).toBe('legacy: old');
+    const seen = JSON.parse(textOf(await client.callTool({ name: 'whoami', arguments: {} }))) as Record<string, unknown>;
+    expect(seen).toMatchObject({ authorization: null, token: 'sse-token' });
   });
 
   it('/mcp aggregates every server namespaced', async () => {

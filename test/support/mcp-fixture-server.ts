@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -65,6 +66,44 @@ export async function startMcpFixture(options: McpFixtureOptions): Promise<McpFi
           content: [{ type: 'text', text: `${options.label}: ${name}` }],
         }));
       }
+    },
+    close: async () => {
+      await Promise.all([...sessions.values()].map((transport) => transport.close()));
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** The same tools over the legacy HTTP+SSE transport: `GET /sse` opens a session, `POST /messages` feeds it. */
+export async function startMcpSseFixture(options: McpFixtureOptions): Promise<McpFixture> {
+  const sessions = new Map<string, SSEServerTransport>();
+  const requests: McpFixture['requests'] = [];
+  const server = createServer((request, response) => {
+    requests.push({ method: request.method ?? '', headers: request.headers });
+    const url = new URL(request.url ?? '/', 'http://fixture');
+    if (request.method === 'GET' && url.pathname === '/sse') {
+      const transport = new SSEServerTransport('/messages', response);
+      sessions.set(transport.sessionId, transport);
+      response.once('close', () => sessions.delete(transport.sessionId));
+      void buildServer(options).connect(transport);
+      return;
+    }
+    const transport = sessions.get(url.searchParams.get('sessionId') ?? '');
+    if (request.method !== 'POST' || url.pathname !== '/messages' || transport === undefined) {
+      response.writeHead(404).end('unknown session');
+      return;
+    }
+    void transport.handlePostMessage(request, response);
+  });
+  const port = await listen(server, options.port ?? 0);
+  return {
+    url: `http://127.0.0.1:${port}/sse`,
+    label: options.label,
+    requests,
+    sessionCount: () => sessions.size,
+    addTool: () => {
+      throw new Error('not supported over SSE');
     },
     close: async () => {
       await Promise.all([...sessions.values()].map((transport) => transport.close()));
