@@ -45,9 +45,12 @@ virtual_models:
 
 /**
  * Two provider instances in front of one mock upstream, usage and budgets on, and the master
- * key unless `masterKey` is null (open mode).
+ * key unless `masterKey` is null (open mode); `env` adds or overrides settings.
  */
-export async function startDashboardGateway(masterKey: string | null = MASTER_KEY): Promise<DashboardGateway> {
+export async function startDashboardGateway(
+  masterKey: string | null = MASTER_KEY,
+  env: Record<string, string> = {},
+): Promise<DashboardGateway> {
   const mock = await startMockUpstream();
   const gateway = await startGateway({
     configYaml,
@@ -60,6 +63,7 @@ export async function startDashboardGateway(masterKey: string | null = MASTER_KE
       OPENAI_EAST_BASE_URL: mock.url,
       OPENAI_EAST_MODELS: 'mock-model',
       SET_RATE_LIMIT_CONFIGURED: 'rpm=600',
+      ...env,
     },
     startTimeoutMs: 30_000,
   });

@@ -312,9 +312,9 @@ describe('dashboard in chromium', { timeout: 90_000 }, () => {
   });
 });
 
-describe('dashboard without a master key', { timeout: 90_000 }, () => {
-  it('says the admin API is open and signs in with no key', async () => {
-    const open = await startDashboardGateway(null);
+describe('dashboard without a master key, MCP and usage off', { timeout: 90_000 }, () => {
+  it('says the admin API is open, signs in with no key, and shows switched-off features as such', async () => {
+    const open = await startDashboardGateway(null, { MCP_ENABLED: 'false', USAGE_ENABLED: 'false' });
     const browser = await launchChromium();
     try {
       const { page, problems } = await openPage(browser, 1280, 800);
@@ -323,10 +323,17 @@ describe('dashboard without a master key', { timeout: 90_000 }, () => {
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.locator('nav.nav').waitFor();
       await page.locator('tr[data-subject="/configured"]').waitFor();
+      await page.goto(`${open.gateway.url}/dashboard#/mcp`);
+      expect(await page.locator('.banner-off').first().textContent()).toContain('MCP_ENABLED is off');
+      expect(await page.getByRole('button', { name: 'New virtual server' }).isDisabled()).toBe(true);
+      await page.goto(`${open.gateway.url}/dashboard#/usage`);
+      await page.locator('[data-testid="usage-chart"] .banner-off').waitFor();
+      expect(await page.locator('[data-testid="usage-chart"]').textContent()).toContain('USAGE_ENABLED is off');
+      expect(await page.locator('.banner-error').count()).toBe(0);
       expect(problems).toEqual([]);
     } finally {
       await browser.close();
       await open.stop();
     }
-  }, 90_000);
+  });
 });
