@@ -90,7 +90,8 @@ export function parseMcpVirtualServerFields(value: unknown, name: string, key: s
 /** `off`, `search`, or `''` (inherit); case-insensitive. */
 export function parseToolDiscovery(value: unknown, field: string): ConfiguredToolDiscovery {
   if (value === undefined || value === null) return '';
-  const mode = typeof value === 'string' ? value.trim().toLowerCase() : value;
+  // YAML 1.1 readers turn a bare `off` into false.
+  const mode = typeof value === 'string' ? value.trim().toLowerCase() : value === false ? 'off' : value;
   if (mode === '') return '';
   const known = toolDiscoveryModes.find((candidate) => candidate === mode);
   if (known === undefined) throw new McpValidationError(field, `tool_discovery must be "off" or "search", got ${JSON.stringify(value)}`);
