@@ -87,7 +87,7 @@ export interface WatchedPage {
 export async function openPage(browser: Browser, width: number, height: number): Promise<WatchedPage & { context: BrowserContext }> {
   const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: 1 });
   const page = await context.newPage();
-  page.setDefaultTimeout(20_000);
+  page.setDefaultTimeout(30_000);
   const problems: string[] = [];
   page.on('console', (message: ConsoleMessage) => {
     // Admin API refusals (a wrong key, an invalid form) are logged by the browser as failed

@@ -112,7 +112,9 @@ describe('dashboard in chromium', { timeout: 90_000 }, () => {
     await dialog.locator('input[name="max_requests"]').fill('5');
     expect(await dialog.locator('.banner-warn').isHidden()).toBe(true);
     await dialog.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => ruleRow(page, '/browser/limited').locator('[data-cell="requests"]').textContent()).toContain('1 / 5');
+    await expect
+      .poll(() => ruleRow(page, '/browser/limited').locator('[data-cell="requests"]').textContent(), { timeout: 15_000 })
+      .toContain('1 / 5');
     const edited = (await rules(sample)).find((rule) => rule.subject === '/browser/limited');
     expect(edited).toMatchObject({ max_requests: 5, requests_used: 1 });
     expect(await chatAs(sample.gateway, '/browser/limited')).toBe(200);
@@ -213,7 +215,7 @@ describe('dashboard in chromium', { timeout: 90_000 }, () => {
     await row.getByRole('button', { name: 'Edit' }).click();
     await dialog.locator('input[name="amount"]').fill('30');
     await dialog.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => row.textContent()).toContain('$30.00');
+    await expect.poll(() => row.textContent(), { timeout: 15_000 }).toContain('$30.00');
     const { budgets } = (await admin(sample.gateway, 'GET', '/admin/budgets')) as { budgets: Array<Record<string, unknown>> };
     expect(budgets.find((budget) => budget['user_path'] === '/browser/budget')).toMatchObject({
       period: 'daily',
@@ -259,12 +261,12 @@ describe('dashboard in chromium', { timeout: 90_000 }, () => {
       await server.waitFor();
       await expect.poll(() => server.locator('[data-cell="tools"]').textContent(), { timeout: 20_000 }).toBe('3');
       expect(await server.textContent()).toContain('connected');
-      await expect.poll(() => row.locator('[data-cell="members"]').textContent(), { timeout: 10_000 }).toBe('docstickets · missing');
+      await expect.poll(() => row.locator('[data-cell="members"]').textContent(), { timeout: 15_000 }).toBe('docstickets · missing');
 
       await row.getByRole('button', { name: 'Edit' }).click();
       await dialog.locator('select[name="tool_discovery"]').selectOption('search');
       await dialog.getByRole('button', { name: 'Save' }).click();
-      await expect.poll(() => row.locator('[data-cell="tool-discovery"]').textContent()).toBe('search');
+      await expect.poll(() => row.locator('[data-cell="tool-discovery"]').textContent(), { timeout: 15_000 }).toBe('search');
 
       await page.getByRole('button', { name: 'New virtual server' }).click();
       await dialog.locator('input[name="name"]').fill('no members');
