@@ -127,6 +127,8 @@ export class BudgetService {
 
   /** Creates or updates a manual rule; editing the amount keeps the period's spend. */
   async upsert(userPath: string, periodSeconds: number, amount: number): Promise<void> {
+    // Catch up with the database first: the rule may have been made through another replica.
+    await this.reloadRules();
     const identity = budgetIdentity(userPath, periodSeconds);
     const existing = this.ledgers.get(identity);
     if (existing?.rule.origin === 'config') throw readOnly(existing.rule);
@@ -151,6 +153,7 @@ export class BudgetService {
   }
 
   async remove(userPath: string, periodSeconds: number): Promise<void> {
+    await this.reloadRules();
     const identity = budgetIdentity(userPath, periodSeconds);
     const existing = this.ledgers.get(identity);
     if (existing === undefined)

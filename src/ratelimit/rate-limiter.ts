@@ -222,9 +222,13 @@ export class RateLimiter {
     return rules.map((rule, index) => ({ rule, counts: counts[index] as RuleCounts }));
   }
 
-  /** Creates or updates a manual rule; same identity keeps its counters. */
+  /**
+   * Creates or updates a manual rule; same identity keeps its counters. Admin operations first
+   * catch up with the database, so they act on what another replica just did too.
+   */
   async upsert(draft: RuleDraft): Promise<void> {
     const valid = validateRule(draft);
+    await this.reloadOnce();
     const existing = this.rules.get(ruleId(valid.scope, valid.subject, valid.periodSeconds));
     if (existing?.origin === 'config') throw readOnly(existing);
     const at = this.now();
@@ -238,6 +242,7 @@ export class RateLimiter {
 
   /** Deletes a manual rule and its counters. */
   async remove(scope: RateLimitScope, subject: string, periodSeconds: number): Promise<void> {
+    await this.reloadOnce();
     const rule = this.find(scope, subject, periodSeconds);
     if (rule.origin === 'config') throw readOnly(rule);
     await this.options.ruleStore.remove(rule.scope, rule.subject, rule.periodSeconds);
@@ -249,6 +254,7 @@ export class RateLimiter {
   }
 
   async resetOne(scope: RateLimitScope, subject: string, periodSeconds: number): Promise<void> {
+    await this.reloadOnce();
     await this.options.counters.reset(this.find(scope, subject, periodSeconds));
   }
 

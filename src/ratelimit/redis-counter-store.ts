@@ -20,6 +20,8 @@ import type { RateLimitRule } from './rules.ts';
  */
 export const defaultRateLimitPrefix = 'gateway:ratelimit:{counters}:';
 export const defaultLeaseTtlMs = 30_000;
+/** How long a counter script may take before the store counts as unreachable. */
+export const defaultCommandTimeoutMs = 200;
 
 /** Keys per script call when renewing: bounds how long one renewal holds Redis. */
 const renewBatch = 500;
@@ -30,6 +32,8 @@ export interface RedisCounterStoreOptions {
   readonly prefix?: string;
   /** How long a concurrency slot outlives its last renewal (a dead replica's slots come back after it). */
   readonly leaseTtlMs?: number;
+  /** How long a script or ping may take before it fails (default 200 ms). */
+  readonly commandTimeoutMs?: number;
 }
 
 /**
@@ -52,6 +56,7 @@ export class RedisCounterStore implements RateLimitCounterStore {
   readonly client: Redis;
   readonly prefix: string;
   readonly leaseTtlMs: number;
+  private readonly commandTimeoutMs: number;
   /** Lease ids: unique to this process, short, and cheap to make. */
   private readonly leasePrefix = randomBytes(6).toString('base64url');
   private leaseSequence = 0;
@@ -60,6 +65,7 @@ export class RedisCounterStore implements RateLimitCounterStore {
     this.client = options.client;
     this.prefix = options.prefix ?? defaultRateLimitPrefix;
     this.leaseTtlMs = options.leaseTtlMs ?? defaultLeaseTtlMs;
+    this.commandTimeoutMs = options.commandTimeoutMs ?? defaultCommandTimeoutMs;
     // Scripts are loaded first thing on every connection: an EVALSHA answered NOSCRIPT is sent
     // again as EVAL after later commands, which could reorder a release and the next admission.
     this.client.on('ready', () => this.loadScripts());
@@ -71,7 +77,14 @@ export class RedisCounterStore implements RateLimitCounterStore {
     const lease = options.holdSlot && rules.some((rule) => rule.periodSeconds === 0) ? this.newLease() : undefined;
     const args = [at, flag(options.holdSlot), flag(options.enforceTokens), lease?.id ?? '', this.leaseTtlMs];
     for (const rule of rules) args.push(rule.periodSeconds, rule.maxRequests ?? -1, rule.maxTokens ?? -1);
-    const reply = await this.run(counterScripts.admit, rules.map(this.keyOf), args);
+    let reply: number[];
+    try {
+      reply = await this.run(counterScripts.admit, rules.map(this.keyOf), args);
+    } catch (error) {
+      // The script may have run (a reply that came too late): take the lease back, best effort.
+      if (lease !== undefined) void this.release(rules, lease).catch(() => undefined);
+      throw error;
+    }
     const states = statesOf(reply, 1, rules.length);
     if (reply[0] !== 1) return { admitted: false, breach: longestBreach(rules, states, options, at) ?? unexplained(rules, at) };
     const now = Math.floor(at / 1000);
@@ -147,7 +160,12 @@ export class RedisCounterStore implements RateLimitCounterStore {
   }
 
   async ping(): Promise<boolean> {
-    return (await this.client.ping()) === 'PONG';
+    return (await this.withinDeadline(this.client.ping())) === 'PONG';
+  }
+
+  /** Calls `listener` each time the connection is (re)established. */
+  onAvailable(listener: () => void): void {
+    this.client.on('ready', listener);
   }
 
   /** Quits the connection (or drops it when Redis is unreachable). */
@@ -161,6 +179,10 @@ export class RedisCounterStore implements RateLimitCounterStore {
 
   /** `<prefix>w:<counterKey>` for a window hash, `<prefix>s:<counterKey>` for a slot set. */
   readonly keyOf = (rule: RateLimitRule): string => `${this.prefix}${rule.periodSeconds === 0 ? 's' : 'w'}:${rule.counterKey}`;
+
+  private withinDeadline<T>(pending: Promise<T>): Promise<T> {
+    return deadline(pending, this.commandTimeoutMs);
+  }
 
   private loadScripts(): void {
     for (const script of Object.values(counterScripts)) void this.client.script('LOAD', script.source).catch(() => undefined);
@@ -181,10 +203,10 @@ export class RedisCounterStore implements RateLimitCounterStore {
   private async run(script: CounterScript, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<number[]> {
     let reply: unknown;
     try {
-      reply = await this.client.evalsha(script.sha, keys.length, ...keys, ...args);
+      reply = await this.withinDeadline(this.client.evalsha(script.sha, keys.length, ...keys, ...args));
     } catch (error) {
       if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      reply = await this.client.eval(script.source, keys.length, ...keys, ...args);
+      reply = await this.withinDeadline(this.client.eval(script.source, keys.length, ...keys, ...args));
     }
     if (typeof reply === 'number') return [reply];
     if (!Array.isArray(reply) || !reply.every((item) => typeof item === 'number')) {
@@ -195,6 +217,28 @@ export class RedisCounterStore implements RateLimitCounterStore {
 }
 
 const flag = (value: boolean): number => (value ? 1 : 0);
+
+/**
+ * Rejects when `pending` has not settled `timeoutMs` after the call. The deadline is checked
+ * from a setImmediate after the timer, that is after the event loop has read the sockets: a
+ * reply that arrived while the loop was busy (a CPU-bound burst) still wins, so a busy replica
+ * does not take itself for cut off from Redis.
+ */
+function deadline<T>(pending: Promise<T>, timeoutMs: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => setImmediate(() => reject(new Error(`Redis did not answer within ${timeoutMs} ms`))), timeoutMs);
+    pending.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
 
 /** The 7-integer states of `count` rules starting at `offset` in a script's reply. */
 function statesOf(reply: readonly number[], offset: number, count: number): RuleState[] {
@@ -227,15 +271,15 @@ function escapeGlob(text: string): string {
 export interface RedisClientOptions {
   /** `redis://[user:password@]host:port[/db]` or `rediss://...`. */
   readonly url: string;
-  /** How long one command may take before the store counts as unreachable (default 200 ms). */
-  readonly commandTimeoutMs?: number;
   readonly connectTimeoutMs?: number;
 }
 
 /**
  * A client for the request path: commands fail at once while disconnected (no offline queue
- * piling up) and after `commandTimeoutMs` when Redis hangs; it reconnects in the background.
- * Resolves once the first connection attempt has settled, whatever its outcome.
+ * piling up); it reconnects in the background. The store sets its own short deadline on each
+ * command; the client's `commandTimeout` is only a backstop that keeps commands sent to a hung
+ * server from queueing for ever. Resolves once the first connection attempt has settled,
+ * whatever its outcome.
  */
 export async function connectRedisForCounters(options: RedisClientOptions): Promise<Redis> {
   const connectTimeoutMs = options.connectTimeoutMs ?? 1_000;
@@ -244,7 +288,7 @@ export async function connectRedisForCounters(options: RedisClientOptions): Prom
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
     connectTimeout: connectTimeoutMs,
-    commandTimeout: options.commandTimeoutMs ?? 200,
+    commandTimeout: 5_000,
     retryStrategy: (attempt: number) => Math.min(attempt * 100, 1_000),
   });
   // The resilient store reports outages; without a listener ioredis would print each error.

@@ -41,8 +41,8 @@ afterAll(async () => {
 async function resilient(failMode: RateLimitFailMode): Promise<{ store: ResilientCounterStore; logs: Array<Record<string, unknown>> }> {
   const logs: Array<Record<string, unknown>> = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => logs.push(JSON.parse(line) as Record<string, unknown>) });
-  const client = await connectRedisForCounters({ url: redis.url, commandTimeoutMs: 200 });
-  const shared = new RedisCounterStore({ client, prefix: `resilient:${failMode}:{t}:` });
+  const client = await connectRedisForCounters({ url: redis.url });
+  const shared = new RedisCounterStore({ client, prefix: `resilient:${failMode}:{t}:`, commandTimeoutMs: 200 });
   const store = new ResilientCounterStore({
     shared,
     store: 'redis',

@@ -11,6 +11,8 @@ export type RateLimitFailMode = 'open' | 'closed';
 export interface SharedCounterStore extends RateLimitCounterStore {
   ping(): Promise<boolean>;
   close(): Promise<void>;
+  /** Calls `listener` each time the store's connection is (re)established. */
+  onAvailable?(listener: () => void): void;
 }
 
 export interface CounterStoreStatus {
@@ -68,6 +70,8 @@ export class ResilientCounterStore implements RateLimitCounterStore {
     this.options = options;
     this.shared = options.shared;
     this.available = true;
+    // A reconnection is tried at once rather than at the next probe.
+    this.shared.onAvailable?.(() => void this.check());
     if (!options.availableAtStart) this.markDown(new Error('not reachable at startup'));
   }
 

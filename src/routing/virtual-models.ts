@@ -90,6 +90,8 @@ export class VirtualModels {
   }
 
   async upsert(definition: VirtualModelDefinition): Promise<VirtualModel> {
+    // Catch up with the database first: the model may have been made through another replica.
+    await this.reload();
     const existing = this.models.get(definition.name);
     if (existing?.origin === 'config') throw readOnly(definition.name);
     const at = this.now();
@@ -102,6 +104,7 @@ export class VirtualModels {
   }
 
   async remove(name: string): Promise<void> {
+    await this.reload();
     const existing = this.models.get(name);
     if (existing === undefined) throw notFound(`no virtual model named ${name}`, { code: 'virtual_model_not_found' });
     if (existing.origin === 'config') throw readOnly(name);
