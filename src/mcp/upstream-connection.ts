@@ -1,4 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ErrorCode,
@@ -67,7 +68,11 @@ export class UpstreamConnection {
     void this.connect();
   }
 
-  /** Runs `operation` on the connected client; a transport failure reconnects and retries once. */
+  /**
+   * Runs `operation` on the connected client. A transport failure drops the client (the next call
+   * reconnects); the operation is tried again at once only when the upstream provably did not run
+   * it (it forgot our session, or refused the connection), so a tool never runs twice.
+   */
   async use<Result>(operation: (client: Client) => Promise<Result>): Promise<Result> {
     const client = await this.connectedClient();
     try {
@@ -79,6 +84,7 @@ export class UpstreamConnection {
         'mcp upstream call failed: reconnecting',
       );
       if (this.client === client) this.dropClient(client);
+      if (!notDelivered(error)) throw error;
       return operation(await this.connectedClient());
     }
   }
@@ -206,6 +212,14 @@ export class UpstreamConnection {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
   }
+}
+
+/** The upstream never processed the request: its session was unknown (404) or nobody listened. */
+function notDelivered(error: unknown): boolean {
+  if (error instanceof StreamableHTTPError) return error.code === 404;
+  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
+  if (cause?.code === 'ECONNREFUSED') return true;
+  return error instanceof Error && /\(HTTP 404\)/.test(error.message);
 }
 
 /** Not an answer of the upstream server (those are McpErrors with a JSON-RPC code) but a broken channel. */
