@@ -116,6 +116,16 @@ describe('MCP settings', () => {
     ]);
   });
 
+  it('also accepts lists of declarations that carry their name', () => {
+    const env = {
+      MCP_SERVERS: JSON.stringify([{ slug: 'One', url: 'http://127.0.0.1:1/mcp' }]),
+      MCP_VIRTUAL_SERVERS: JSON.stringify([{ name: 'Both', servers: ['one', 'two'] }]),
+    };
+    const { mcp } = load(env, 'mcp:\n  servers:\n    - { name: two, command: node }\n').settings;
+    expect(mcp.servers.map((server) => `${server.slug}:${server.transport}`)).toEqual(['one:http', 'two:stdio']);
+    expect(mcp.virtualServers).toEqual([{ name: 'both', description: '', servers: ['one', 'two'], toolDiscovery: '' }]);
+  });
+
   it('a virtual server named like a server is accepted with a warning', () => {
     const { warnings } = load(
       {},
@@ -128,7 +138,8 @@ describe('MCP settings', () => {
     [{ MCP_TOOL_DISCOVERY: 'semantic' }, undefined, 'MCP_TOOL_DISCOVERY', 'tool_discovery must be "off" or "search", got "semantic"'],
     [{ MCP_ENABLED: 'maybe' }, undefined, 'MCP_ENABLED', 'MCP_ENABLED: '],
     [{ MCP_SERVERS: '{' }, undefined, 'MCP_SERVERS', 'not valid JSON'],
-    [{ MCP_SERVERS: '[]' }, undefined, 'MCP_SERVERS', 'expected a JSON object'],
+    [{ MCP_SERVERS: '"x"' }, undefined, 'MCP_SERVERS', 'expected a JSON object'],
+    [{ MCP_SERVERS: '[{"url":"http://h/"}]' }, undefined, 'MCP_SERVERS.0.name', 'name is required'],
     [
       { MCP_SERVERS: '{"A":{"url":"http://h/"},"a":{"url":"http://h/"}}' },
       undefined,
@@ -173,7 +184,8 @@ describe('MCP settings', () => {
       'mcp.virtual_servers.v.servers.0',
       'member "w" is a virtual server',
     ],
-    [{}, 'mcp:\n  servers: [a]\n', 'mcp.servers', 'expected a mapping'],
+    [{}, 'mcp:\n  servers: 3\n', 'mcp.servers', 'expected a mapping'],
+    [{}, 'mcp:\n  servers: [a]\n', 'mcp.servers.0', 'expected a declaration object'],
   ])('rejects %j %j at %s', (env, document, key, message) => {
     const error = configError(env, document);
     expect(error.key).toBe(key);

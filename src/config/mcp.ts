@@ -64,13 +64,13 @@ export function buildMcpSettings(document: McpDocument, env: Env, origins: Reado
 
 type Parse<Definition> = (value: unknown, name: string, key: string) => Definition;
 
-/** A YAML map of canonical name -> declaration; two keys with the same canonical name are an error. */
+/**
+ * Declarations as a map of name -> declaration (the documented form), or as a list of
+ * declarations carrying their `name` (or `slug`). Two entries with the same canonical name are an error.
+ */
 function declarationsOf<Definition>(value: unknown, key: string, what: string, parse: Parse<Definition>): Definition[] {
-  if (value === undefined || value === null) return [];
-  if (typeof value !== 'object' || Array.isArray(value)) throw new ConfigError(key, 'expected a mapping of name -> declaration');
   const seen = new Map<string, string>();
-  return Object.entries(value as Record<string, unknown>).map(([rawName, entry]) => {
-    const entryKey = `${key}.${rawName}`;
+  return entriesOf(value, key).map(([rawName, entry, entryKey]) => {
     const name = withConfigErrors(() => checkMcpName(canonicalMcpName(rawName), entryKey, what));
     const earlier = seen.get(name);
     if (earlier !== undefined) {
@@ -84,6 +84,22 @@ function declarationsOf<Definition>(value: unknown, key: string, what: string, p
   });
 }
 
+/** `[raw name, declaration without its name, key for errors]` of each entry. */
+function entriesOf(value: unknown, key: string): Array<[string, unknown, string]> {
+  if (value === undefined || value === null) return [];
+  if (typeof value !== 'object') throw new ConfigError(key, 'expected a mapping of name -> declaration');
+  if (!Array.isArray(value))
+    return Object.entries(value as Record<string, unknown>).map(([name, entry]) => [name, entry, `${key}.${name}`]);
+  return value.map((item: unknown, index): [string, unknown, string] => {
+    const entryKey = `${key}.${index}`;
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) throw new ConfigError(entryKey, 'expected a declaration object');
+    const { name, slug, ...entry } = item as Record<string, unknown>;
+    const rawName = name ?? slug;
+    if (typeof rawName !== 'string') throw new ConfigError(`${entryKey}.name`, 'name is required');
+    return [rawName, entry, entryKey];
+  });
+}
+
 function envDeclarations<Definition>(env: Env, variable: string, what: string, parse: Parse<Definition>): Definition[] {
   const raw = env[variable]?.trim();
   if (!raw) return [];
@@ -93,9 +109,7 @@ function envDeclarations<Definition>(env: Env, variable: string, what: string, p
   } catch (error) {
     throw new ConfigError(variable, `not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new ConfigError(variable, 'expected a JSON object of name -> declaration');
-  }
+  if (typeof parsed !== 'object' || parsed === null) throw new ConfigError(variable, 'expected a JSON object of name -> declaration');
   return declarationsOf(expandVariables(parsed, env), variable, what, parse);
 }
 
