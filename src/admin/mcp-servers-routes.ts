@@ -4,7 +4,7 @@ import type { McpGateway } from '../mcp/mcp-gateway.ts';
 import type { McpServer } from '../mcp/mcp-registry.ts';
 import { canonicalMcpName, checkMcpName, parseMcpServerFields } from '../mcp/mcp-validation.ts';
 import { featureUnavailable, invalidParameter, isoTime, objectBody, registerFeatureRoutes } from './admin-errors.ts';
-import { asBadRequest } from './mcp-virtual-servers-routes.ts';
+import { asBadRequest, requiredText } from './mcp-virtual-servers-routes.ts';
 
 /** Header and environment values are secrets: views show `***`, and a PUT sending `***` keeps the stored value. */
 const redacted = '***';
@@ -75,6 +75,13 @@ export function registerMcpServerRoutes(app: FastifyInstance, mcp: McpGateway | 
 
     scope.delete<{ Params: { slug: string } }>('/admin/mcp-servers/:slug', async (request, reply) => {
       await gateway().registry.removeServer(canonicalMcpName(request.params.slug));
+      return reply.code(204).send();
+    });
+
+    scope.delete('/admin/mcp-servers', async (request, reply) => {
+      const body = objectBody(request.body);
+      const slug = typeof body['slug'] === 'string' ? body['slug'] : requiredText(body, 'name');
+      await gateway().registry.removeServer(canonicalMcpName(slug));
       return reply.code(204).send();
     });
   });

@@ -50,6 +50,12 @@ export function registerMcpVirtualServerRoutes(app: FastifyInstance, mcp: McpGat
       await gateway().registry.removeVirtualServer(canonicalMcpName(request.params.name));
       return reply.code(204).send();
     });
+
+    // The body form of /admin/virtual-models, for clients that send `{"name": ...}`.
+    scope.delete('/admin/mcp-virtual-servers', async (request, reply) => {
+      await gateway().registry.removeVirtualServer(canonicalMcpName(requiredText(objectBody(request.body), 'name')));
+      return reply.code(204).send();
+    });
   });
 }
 
@@ -69,6 +75,13 @@ function readVirtualServerBody(body: Record<string, unknown>): { name: string; f
   const toolDiscovery = configured !== undefined ? configured : discovery;
   if (toolDiscovery !== undefined) fields['tool_discovery'] = toolDiscovery;
   return { name, fields };
+}
+
+export function requiredText(body: Record<string, unknown>, field: string): string {
+  const value = body[field];
+  if (typeof value !== 'string' || value.trim() === '')
+    throw invalidRequest(`${field} is required`, { code: 'missing_field', param: field });
+  return value;
 }
 
 export function asBadRequest<Result>(action: () => Result): Result {

@@ -163,6 +163,10 @@ mcp:
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['alpha_add', 'alpha_echo']);
     const deleted = await call(gateway, '/admin/mcp-virtual-servers/roundtrip', { method: 'DELETE' });
     expect(deleted.status).toBe(204);
+    expect((await putVirtual(gateway, { name: 'by-body', servers: ['alpha'] })).status).toBe(200);
+    expect((await call(gateway, '/admin/mcp-virtual-servers', { method: 'DELETE', body: { name: 'By-Body' } })).status).toBe(204);
+    const noName = await call(gateway, '/admin/mcp-virtual-servers', { method: 'DELETE', body: {} });
+    expectEnvelope(noName, { status: 400, type: 'invalid_request_error', code: 'missing_field', param: 'name' });
     expect((await listVirtualServers(gateway)).map((entry) => entry.name)).not.toContain('roundtrip');
     await expect(client.listTools()).rejects.toThrow();
     await client.close();
