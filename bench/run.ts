@@ -4,8 +4,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 
+import { compareCounterStores, printCounterStores, type CounterStoreComparison } from './counter-stores.ts';
 import { measureLoad, round, startGateway, startMock, type MeasuredLoad } from './harness.ts';
-import { PROJECT_ROOT as ROOT, clockTicksPerSecond, killChildrenOnExit, memoryMegabytes, stopAllChildren } from './processes.ts';
+import { PROJECT_ROOT as ROOT, clockTicksPerSecond, killChildrenOnExit, memoryMegabytes, stopAllChildren, stopChild } from './processes.ts';
 
 // `npm run bench`: mock upstream, gateway and load generator as separate processes; every
 // scenario runs once direct (load -> mock) and once through the gateway. See bench/README.md.
@@ -115,6 +116,17 @@ function checkBudgets(results: ScenarioResult[]): Budget[] {
   ];
 }
 
+/** Issue 8: the Redis round trip adds at most 0.5 ms at p50 over the memory store. */
+function counterStoreBudget(comparison: CounterStoreComparison): Budget {
+  const value = comparison.p50_difference_ms;
+  return {
+    name: 'redis counter store adds at most 0.5 ms at p50 over memory (c=1, user-path rule)',
+    value,
+    limit: 0.5,
+    pass: value <= 0.5,
+  };
+}
+
 function errorShare(result: MeasuredLoad): number {
   return result.errors / Math.max(1, result.requests + result.errors);
 }
@@ -207,11 +219,16 @@ async function main(): Promise<number> {
     addComparisons(results);
     const budgets = checkBudgets(results);
     const memory = memoryMegabytes(gateway.child.pid);
+    await stopChild(gateway.child);
+    const counterStores = await compareCounterStores(settings, { url: mock.url, pid: mock.child.pid });
+    if (counterStores !== null) budgets.push(counterStoreBudget(counterStores));
     printReport(results, budgets, memory);
+    if (counterStores !== null) process.stdout.write(`${printCounterStores(counterStores).join('\n')}\n`);
     const path = await writeResults(settings, {
       scenarios: results,
       budgets,
       gateway_memory: memory,
+      counter_stores: counterStores,
     });
     process.stderr.write(`bench: wrote ${path}\n`);
     return results.some((result) => errorShare(result) > 0.01) ? 1 : 0;
