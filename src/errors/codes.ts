@@ -12,6 +12,7 @@ export const errorCodes = {
   unsupported_endpoint: 'No configured instance serves the endpoint (files and batches need an OpenAI-style instance).',
   model_not_found: 'No configured instance serves the requested model.',
   unknown_route: 'No route matches the method and path.',
+  invalid_path: 'A `/p/{instance}/...` path segment or a file or batch id is `.` or `..`, encoded or not.',
   missing_credentials: 'No `Authorization: Bearer` or `x-api-key` credential was sent.',
   invalid_credentials: 'The credential is not the master key nor an active API key.',
   admin_required: 'The route needs the master key; API keys cannot call it.',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { modelOfBody, passthroughPath, queryOf } from './passthrough.ts';
+import { modelOfBody, passthroughPath, queryOf, rawRestOf } from './passthrough.ts';
 
 describe('passthroughPath', () => {
   it('keeps the path and query under the base URL', () => {
@@ -36,5 +36,28 @@ describe('modelOfBody', () => {
     expect(modelOfBody(Buffer.from('["model"]'), json)).toBeUndefined();
     expect(modelOfBody(undefined, json)).toBeUndefined();
     expect(modelOfBody(Buffer.from(`{"model":"m","pad":"${'x'.repeat(1024 * 1024)}"}`), json)).toBeUndefined();
+  });
+});
+
+describe('passthroughPath: dot segments', () => {
+  const base = 'https://proxy.example/tenant-a/v1';
+  it('refuses a path that would climb out of the base URL, encoded or not', () => {
+    for (const rest of ['../x', 'a/../../x', '%2e%2e/x', '.%2E/x', 'a/..%2f..%2fx', '%2E%2E%2F%2E%2E%2Fx', '..', './x', 'a\\..\\..\\x']) {
+      expect(() => passthroughPath(rest, '', base), rest).toThrow(expect.objectContaining({ status: 400, code: 'invalid_path' }));
+    }
+  });
+
+  it('keeps dots that are not whole segments and encoded separators as they came', () => {
+    expect(passthroughPath('files/a..b/.well-known', '', base)).toBe('files/a..b/.well-known');
+    expect(passthroughPath('things%3Fa=1/x%2Fy', '?q=1', base)).toBe('things%3Fa=1/x%2Fy?q=1');
+  });
+});
+
+describe('rawRestOf', () => {
+  it('is the path after /p/{instance}/ as sent, encoding kept, query excluded', () => {
+    expect(rawRestOf('/p/openai/things%3Fa=1/x?y=2')).toBe('things%3Fa=1/x');
+    expect(rawRestOf('/p/openai')).toBe('');
+    expect(rawRestOf('/p/openai/')).toBe('');
+    expect(rawRestOf('/p/openai/v1/models')).toBe('v1/models');
   });
 });

@@ -1,3 +1,5 @@
+import { invalidRequest } from '../../errors/gateway-error.ts';
+
 /**
  * The pure parts of the passthrough `/p/{instance}/{path...}`: where a request goes under
  * the instance's base URL, and which model it names (for model rate-limit rules and usage).
@@ -6,12 +8,35 @@
 /**
  * The upstream path relative to the base URL, query kept. A leading `v1/` is dropped when
  * the base URL already ends in `/v1`, so `/p/openai/v1/chat/completions` and
- * `/p/openai/chat/completions` reach the same upstream route.
+ * `/p/openai/chat/completions` reach the same upstream route. `rest` is the path as the
+ * client sent it (still percent-encoded); a `.` or `..` segment, encoded or not, is refused:
+ * URL resolution would take the request (and the instance's credentials) out of the base URL.
  */
 export function passthroughPath(rest: string, query: string, baseUrl: string): string {
   let path = rest.replace(/^\/+/, '');
+  if (hasDotSegment(path)) {
+    throw invalidRequest('the passthrough path must not contain "." or ".." segments', { code: 'invalid_path' });
+  }
   if (/\/v1\/?$/.test(new URL(baseUrl).pathname) && /^v1(\/|$)/.test(path)) path = path.slice(3);
   return `${path}${query}`;
+}
+
+/** The path after `/p/{instance}/` exactly as the client sent it (percent-encoding kept), query excluded. */
+export function rawRestOf(url: string): string {
+  const path = url.split('?', 1)[0] ?? '';
+  return /^\/p\/[^/]*\/?(.*)$/s.exec(path)?.[1] ?? '';
+}
+
+/** Whether a path has a `.` or `..` segment once percent-decoded (`%2e%2e`, `..%2f`, `\` too). */
+export function hasDotSegment(path: string): boolean {
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    // A malformed escape is left as it is; the raw segments are still checked.
+  }
+  // Once decoded a segment may still read `%2e` (double encoding): the URL parser takes that as a dot too.
+  return [path, decoded].some((text) => text.split(/[\\/]/).some((segment) => /^(\.|%2e){1,2}$/i.test(segment)));
 }
 
 /** The query string of a request URL, `?` included, or ''. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { summaryOf } from './relay-response.ts';
-import { splitQuery } from './resources.ts';
+import { resourcePath, splitQuery } from './resources.ts';
 
 describe('splitQuery', () => {
   it('takes the provider hint out of the query and keeps the rest', () => {
@@ -17,5 +17,18 @@ describe('summaryOf', () => {
     expect(summaryOf('{"text":"hi"}')).toEqual({ model: null, usage: null });
     expect(summaryOf('[1]')).toBeNull();
     expect(summaryOf('not json')).toBeNull();
+  });
+});
+
+describe('resourcePath', () => {
+  it('encodes an id into one path segment', () => {
+    expect(resourcePath('files', 'file-abc', 'content')).toBe('files/file-abc/content');
+    expect(resourcePath('batches', 'a/b?c')).toBe('batches/a%2Fb%3Fc');
+  });
+
+  it('refuses an id that is a dot segment (the URL would climb out of the resource)', () => {
+    for (const id of ['.', '..']) {
+      expect(() => resourcePath('files', id), id).toThrow(expect.objectContaining({ status: 400, code: 'invalid_path' }));
+    }
   });
 });

@@ -44,6 +44,17 @@ export function splitQuery(url: string): { hint: string | undefined; query: stri
   return { hint: hint === '' ? undefined : hint, query: query === '' ? '' : `?${query}` };
 }
 
+/**
+ * `files/{id}` (and a sub-resource) with the id as one encoded segment. An id of `.` or `..`
+ * is refused: URL resolution would turn `files/..` into the base URL itself.
+ */
+export function resourcePath(collection: string, id: string, ...rest: string[]): string {
+  if (id === '.' || id === '..') {
+    throw invalidRequest(`"${id}" is not a valid id`, { code: 'invalid_path' });
+  }
+  return [collection, encodeURIComponent(id), ...rest].join('/');
+}
+
 export interface ResourceRequest {
   method: 'GET' | 'POST' | 'DELETE';
   /** Relative to the instance's base URL, query included (`files?purpose=batch`). */

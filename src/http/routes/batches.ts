@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { invalidRequest } from '../../errors/gateway-error.ts';
 import { admitRequest } from '../../gateway/execute-plan.ts';
 import type { ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
+import { resourcePath } from '../../gateway/relay/resources.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { relayResource } from './files.ts';
 
@@ -39,9 +40,9 @@ export function registerBatchRoutes(app: FastifyInstance, dependencies: ChatPipe
   });
   app.get('/v1/batches', (request, reply) => relayResource(request, reply, catalog, { method: 'GET', path: 'batches' }));
   app.get<{ Params: BatchParams }>('/v1/batches/:id', (request, reply) =>
-    relayResource(request, reply, catalog, { method: 'GET', path: `batches/${encodeURIComponent(request.params.id)}` }),
+    relayResource(request, reply, catalog, { method: 'GET', path: resourcePath('batches', request.params.id) }),
   );
   app.post<{ Params: BatchParams }>('/v1/batches/:id/cancel', (request, reply) =>
-    relayResource(request, reply, catalog, { method: 'POST', path: `batches/${encodeURIComponent(request.params.id)}/cancel` }),
+    relayResource(request, reply, catalog, { method: 'POST', path: resourcePath('batches', request.params.id, 'cancel') }),
   );
 }

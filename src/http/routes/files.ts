@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { invalidRequest } from '../../errors/gateway-error.ts';
 import { boundaryOf, editForm, fieldOf, readForm } from '../../gateway/relay/multipart.ts';
-import { chooseResourceInstance, forwardResource, splitQuery, type ResourceRequest } from '../../gateway/relay/resources.ts';
+import { chooseResourceInstance, forwardResource, resourcePath, splitQuery, type ResourceRequest } from '../../gateway/relay/resources.ts';
 import type { RequestContext } from '../../gateway/request-context.ts';
 import type { Admission } from '../../ratelimit/rate-limiter.ts';
 import type { ModelCatalog } from '../../routing/model-catalog.ts';
@@ -30,13 +30,13 @@ export function registerFileRoutes(app: FastifyInstance, catalog: ModelCatalog):
   });
   app.get('/v1/files', (request, reply) => relayResource(request, reply, catalog, { method: 'GET', path: 'files' }));
   app.get<{ Params: FileParams }>('/v1/files/:id', (request, reply) =>
-    relayResource(request, reply, catalog, { method: 'GET', path: `files/${encodeURIComponent(request.params.id)}` }),
+    relayResource(request, reply, catalog, { method: 'GET', path: resourcePath('files', request.params.id) }),
   );
   app.delete<{ Params: FileParams }>('/v1/files/:id', (request, reply) =>
-    relayResource(request, reply, catalog, { method: 'DELETE', path: `files/${encodeURIComponent(request.params.id)}` }),
+    relayResource(request, reply, catalog, { method: 'DELETE', path: resourcePath('files', request.params.id) }),
   );
   app.get<{ Params: FileParams }>('/v1/files/:id/content', (request, reply) =>
-    relayResource(request, reply, catalog, { method: 'GET', path: `files/${encodeURIComponent(request.params.id)}/content` }),
+    relayResource(request, reply, catalog, { method: 'GET', path: resourcePath('files', request.params.id, 'content') }),
   );
 }
 

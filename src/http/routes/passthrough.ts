@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { BudgetService } from '../../budgets/budget-service.ts';
 import { notFound } from '../../errors/gateway-error.ts';
 import { admitRequest } from '../../gateway/execute-plan.ts';
-import { modelOfBody, passthroughPath, queryOf } from '../../gateway/relay/passthrough.ts';
+import { modelOfBody, passthroughPath, queryOf, rawRestOf } from '../../gateway/relay/passthrough.ts';
 import { clientResponseHeaders, upstreamRequestHeaders } from '../../gateway/relay/relay-headers.ts';
 import type { UpstreamResponse } from '../../providers/upstream-client.ts';
 import type { RateLimiter } from '../../ratelimit/rate-limiter.ts';
@@ -59,13 +59,14 @@ async function passthrough(
   if (adapter === undefined) {
     throw notFound(`unknown provider instance "${instance}": no configured instance has that name`, { code: 'unknown_provider' });
   }
+  // The path as sent, not Fastify's decoded parameter: `%2F` and `%3F` stay what they were.
+  const path = passthroughPath(rawRestOf(request.url), queryOf(request.url), adapter.baseUrl);
   const body = Buffer.isBuffer(request.body) && request.body.length > 0 ? request.body : undefined;
   const model = modelOfBody(body, request.headers['content-type']);
   const context = requestContextOf(request, reply);
   const admission = await admitRequest(context, dependencies, model === undefined ? { provider: instance } : { provider: instance, model });
   reply.raw.once('close', admission.release);
   request.logFields = model === undefined ? { provider: instance } : { provider: instance, model };
-  const path = passthroughPath(request.params['*'] ?? '', queryOf(request.url), adapter.baseUrl);
   const report = (status: number, usage: Record<string, unknown> | null, executed?: string | null): void =>
     dependencies.metering.report({
       context,
