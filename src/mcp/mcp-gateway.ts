@@ -46,6 +46,7 @@ export class McpGateway {
   static async start(options: McpGatewayOptions): Promise<McpGateway> {
     const gateway = new McpGateway(options);
     gateway.registry.onServersChanged((servers) => gateway.upstreams.apply(servers));
+    gateway.registry.onChanged(() => gateway.sessions.closeWhere((binding) => !gateway.registry.serves(binding.endpoint)));
     await gateway.registry.reload();
     gateway.upstreams.apply(gateway.registry.serverList());
     gateway.logProblems();

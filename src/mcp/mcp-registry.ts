@@ -56,6 +56,8 @@ export class McpRegistry {
   private servers = new Map<string, McpServer>();
   private virtuals = new Map<string, McpVirtualServer>();
   private readonly listeners: Array<(servers: readonly McpServer[]) => void> = [];
+  /** Told after any change of servers or virtual servers (open sessions of a removed endpoint end). */
+  private readonly changeListeners: Array<() => void> = [];
   /** Bumped by every local write, so that a reload read before the write does not undo it. */
   private generation = 0;
   /** Shadowed store rows already logged (a reload every few seconds would repeat the warning). */
@@ -77,6 +79,7 @@ export class McpRegistry {
     const [serverRows, virtualRows] = await Promise.all([this.options.serverStore.list(), this.options.virtualStore.list()]);
     if (generation !== this.generation) return;
     const before = JSON.stringify(this.serverList());
+    const virtualsBefore = JSON.stringify(this.virtualServerList());
     this.servers = merge(this.options.configServers, serverRows, this.startedAt, (server) => server.slug, this.shadowWarning('server'));
     this.virtuals = merge(
       this.options.configVirtualServers,
@@ -86,11 +89,24 @@ export class McpRegistry {
       this.shadowWarning('virtual'),
     );
     if (JSON.stringify(this.serverList()) !== before) this.notify();
+    else if (JSON.stringify(this.virtualServerList()) !== virtualsBefore) this.changed();
   }
 
   /** Called with the whole server list whenever it changes. */
   onServersChanged(listener: (servers: readonly McpServer[]) => void): void {
     this.listeners.push(listener);
+  }
+
+  /** Called after any change of servers or virtual servers. */
+  onChanged(listener: () => void): void {
+    this.changeListeners.push(listener);
+  }
+
+  /** Whether the endpoint a session was opened on (its `endpointKey`) is still served under that identity. */
+  serves(key: string): boolean {
+    const name = key === 'aggregate' ? '' : key.slice(key.indexOf('/') + 1);
+    const endpoint = this.resolveEndpoint(name);
+    return endpoint !== null && endpointKey(endpoint) === key;
   }
 
   serverList(): McpServer[] {
@@ -167,6 +183,7 @@ export class McpRegistry {
     await this.options.virtualStore.upsert(row);
     const virtual: McpVirtualServer = { ...row, origin: 'manual' };
     this.virtuals.set(definition.name, virtual);
+    this.changed();
     return virtual;
   }
 
@@ -177,6 +194,7 @@ export class McpRegistry {
     this.generation += 1;
     await this.options.virtualStore.remove(name);
     this.virtuals.delete(name);
+    this.changed();
   }
 
   /** Virtual servers cannot nest: a member must name a real server (or none yet: it is then missing). */
@@ -195,6 +213,11 @@ export class McpRegistry {
   private notify(): void {
     const servers = this.serverList();
     for (const listener of this.listeners) listener(servers);
+    this.changed();
+  }
+
+  private changed(): void {
+    for (const listener of this.changeListeners) listener();
   }
 
   private shadowWarning(kind: 'server' | 'virtual'): (name: string) => void {
@@ -208,6 +231,11 @@ export class McpRegistry {
       );
     };
   }
+}
+
+/** What a session is bound to: `server/<slug>`, `virtual/<name>` or `aggregate`. */
+export function endpointKey(endpoint: McpEndpoint): string {
+  return endpoint.kind === 'aggregate' ? 'aggregate' : `${endpoint.kind}/${endpoint.name}`;
 }
 
 /** Byte order, as the stores list (names are lower-case ASCII anyway). */

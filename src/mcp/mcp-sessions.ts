@@ -64,6 +64,16 @@ export class McpSessions {
     for (const session of this.sessions.values()) session.transport.closeStandaloneSSEStream();
   }
 
+  /** Ends the sessions whose binding `ended` says is gone (their endpoint was removed or taken by another kind). */
+  closeWhere(ended: (binding: SessionBinding) => boolean): void {
+    for (const session of this.sessions.values()) {
+      if (!ended(session.binding)) continue;
+      this.sessions.delete(session.id);
+      this.logger.debug({ mcp_session: session.id }, 'mcp session closed: its endpoint is no longer served');
+      void closeSession(session);
+    }
+  }
+
   async closeAll(): Promise<void> {
     clearInterval(this.timer);
     const sessions = [...this.sessions.values()];

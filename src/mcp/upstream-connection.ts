@@ -1,5 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ErrorCode,
@@ -35,6 +35,8 @@ export const defaultUpstreamTimings: UpstreamTimings = {
 };
 
 const listChangedDebounceMs = 100;
+/** How long a closing connection waits for the upstream to acknowledge the end of its session. */
+const terminateTimeoutMs = 2_000;
 
 /**
  * One upstream MCP server behind one shared SDK Client. It connects in the background, keeps its
@@ -94,7 +96,7 @@ export class UpstreamConnection {
     this.clearTimer();
     const client = this.client;
     this.client = null;
-    await client?.close().catch(() => undefined);
+    if (client !== null) await endSession(client);
   }
 
   private async connectedClient(): Promise<Client> {
@@ -125,7 +127,7 @@ export class UpstreamConnection {
       this.pipeStderr(transport);
       await client.connect(transport, { timeout: this.timings.connectTimeoutMs });
       const catalog = await listCatalog(client, this.timings.listTimeoutMs);
-      if (this.closed) return void (await client.close());
+      if (this.closed) return void (await endSession(client));
       this.installListChangedHandlers(client);
       this.client = client;
       this.catalog = catalog;
@@ -212,6 +214,21 @@ export class UpstreamConnection {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
   }
+}
+
+/**
+ * Closes a client for good. A Streamable HTTP upstream is first told that our session ended (DELETE,
+ * bounded in time), so that it does not keep the session until its own idle timeout.
+ */
+async function endSession(client: Client): Promise<void> {
+  const { transport } = client;
+  if (transport instanceof StreamableHTTPClientTransport) {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, terminateTimeoutMs)));
+    await Promise.race([transport.terminateSession().catch(() => undefined), timeout]);
+    clearTimeout(timer);
+  }
+  await client.close().catch(() => undefined);
 }
 
 /** The upstream never processed the request: its session was unknown (404) or nobody listened. */

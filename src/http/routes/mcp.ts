@@ -8,7 +8,7 @@ import { renderEnvelope, toGatewayError } from '../../errors/envelope.ts';
 import { invalidRequest, notFound, permissionError } from '../../errors/gateway-error.ts';
 import type { ToolDiscoveryMode } from '../../mcp/mcp-definitions.ts';
 import type { McpGateway } from '../../mcp/mcp-gateway.ts';
-import type { McpEndpoint } from '../../mcp/mcp-registry.ts';
+import { endpointKey } from '../../mcp/mcp-registry.ts';
 import type { McpSession, SessionBinding } from '../../mcp/mcp-sessions.ts';
 import { canonicalMcpName } from '../../mcp/mcp-validation.ts';
 import { createSessionServer } from '../../mcp/session-server.ts';
@@ -135,10 +135,6 @@ function checkOrigin(mcp: McpGateway, request: FastifyRequest): void {
 
 function startsSession(body: unknown): boolean {
   return Array.isArray(body) ? body.some((message) => isInitializeRequest(message)) : isInitializeRequest(body);
-}
-
-function endpointKey(endpoint: McpEndpoint): string {
-  return endpoint.kind === 'aggregate' ? 'aggregate' : `${endpoint.kind}/${endpoint.name}`;
 }
 
 function credentialOf(request: FastifyRequest): string {
