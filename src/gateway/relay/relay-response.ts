@@ -1,6 +1,7 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { UsageObject } from '../../streaming/chat-chunk.ts';
 
 /** How much of a JSON answer is kept to read its `usage` once relayed. */
@@ -38,15 +39,38 @@ export async function relayResponse(raw: ServerResponse, response: RelayedRespon
     if (!raw.destroyed) raw.destroy();
     return { ending, status: ending === 'client_closed' ? 499 : 502, usage: null, model: null };
   }
-  const summary = capture?.complete ? summaryOf(capture.text()) : null;
+  const summary = capture?.complete ? summaryOf(decoded(capture.bytes(), encodingOf(response.headers))) : null;
   return { ending: 'completed', status: response.status, usage: summary?.usage ?? null, model: summary?.model ?? null };
 }
 
-/** Whether a response is JSON the gateway can read (not compressed, not a stream). */
+/** Content codings the gateway can undo on its copy (providers compress JSON for clients that accept it). */
+const decoders: Readonly<Record<string, ((bytes: Buffer) => Buffer) | undefined>> = {
+  identity: (bytes) => bytes,
+  gzip: (bytes) => gunzipSync(bytes, { maxOutputLength: usageCaptureLimit }),
+  'x-gzip': (bytes) => gunzipSync(bytes, { maxOutputLength: usageCaptureLimit }),
+  deflate: (bytes) => inflateSync(bytes, { maxOutputLength: usageCaptureLimit }),
+  br: (bytes) => brotliDecompressSync(bytes, { maxOutputLength: usageCaptureLimit }),
+};
+
+function encodingOf(headers: OutgoingHttpHeaders): string {
+  return String(headers['content-encoding'] ?? 'identity')
+    .trim()
+    .toLowerCase();
+}
+
+/** Whether a response is JSON the gateway can read (in a coding it can undo, not a stream). */
 function capturable(headers: OutgoingHttpHeaders): boolean {
   const type = String(headers['content-type'] ?? '').toLowerCase();
-  const encoding = String(headers['content-encoding'] ?? 'identity').toLowerCase();
-  return /^application\/([\w.+-]+\+)?json\b/.test(type) && encoding === 'identity';
+  return /^application\/([\w.+-]+\+)?json\b/.test(type) && decoders[encodingOf(headers)] !== undefined;
+}
+
+/** The captured copy as text, decompressed (bounded); '' when it cannot be decoded. */
+function decoded(bytes: Buffer, encoding: string): string {
+  try {
+    return (decoders[encoding]?.(bytes) ?? Buffer.alloc(0)).toString('utf8');
+  } catch {
+    return '';
+  }
 }
 
 /** The `usage` object and `model` of a JSON answer, if it is one. */
@@ -83,8 +107,8 @@ class BoundedCapture extends Transform {
     return !this.overflowed;
   }
 
-  text(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
+  bytes(): Buffer {
+    return Buffer.concat(this.chunks);
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
