@@ -122,4 +122,28 @@ describe('MCP credentials and lifecycle', () => {
     const revived = await rawMcpPost(gateway, '/mcp/short', { id: 4, method: 'tools/list' }, { 'mcp-session-id': sessionId });
     expectEnvelope(revived, { status: 404, type: 'not_found_error' });
   });
+  it('a virtual session is dead once an admin server takes the name, which the listing reports as a conflict', async () => {
+    const put = (path: string, body: unknown) => call(gateway, path, { method: 'PUT', body });
+    expect((await put('/admin/mcp-virtual-servers', { name: 'taken', servers: ['alpha'] })).status).toBe(200);
+    const { client, transport } = await connectMcp(gateway, 'taken');
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['alpha_add', 'alpha_echo']);
+    expect((await put('/admin/mcp-servers', { slug: 'taken', url: gamma.url })).status).toBe(200);
+    const listed = (await listVirtualServers(gateway)).find((entry) => entry.name === 'taken');
+    expect(listed?.['conflict']).toBe(
+      'virtual MCP server "taken" is not served: MCP server "taken" uses the same name; rename one of them',
+    );
+    const stale = await rawMcpPost(gateway, '/mcp/taken', { id: 5, method: 'tools/list' }, { 'mcp-session-id': transport.sessionId ?? '' });
+    expectEnvelope(stale, { status: 404, type: 'not_found_error', code: 'mcp_session_not_found' });
+    expect((await call(gateway, '/admin/mcp-servers/taken', { method: 'DELETE' })).status).toBe(204);
+    await client.close().catch(() => undefined);
+  });
+
+  it('on shutdown the gateway ends its upstream sessions', async () => {
+    await waitFor(
+      () => alpha.sessionCount(),
+      (count) => count === 1,
+    );
+    await gateway.stop();
+    expect(alpha.sessionCount()).toBe(0);
+  });
 });
