@@ -117,6 +117,6 @@ describe('rate limits in loadSettings', () => {
   });
 
   it('ignores (and does not validate) declarations when RATE_LIMITS_ENABLED=false', () => {
-    expect(load({ RATE_LIMITS_ENABLED: 'false', SET_RATE_LIMIT_X: 'rps=1' })).toEqual({ enabled: false, rules: [] });
+    expect(load({ RATE_LIMITS_ENABLED: 'false', SET_RATE_LIMIT_X: 'rps=1' })).toMatchObject({ enabled: false, rules: [] });
   });
 });
