@@ -11,6 +11,7 @@ import { connectUpstream, maxFramePayload, relaySession } from '../../gateway/re
 import { RealtimeUsage } from '../../gateway/relay/realtime-usage.ts';
 import type { RequestContext } from '../../gateway/request-context.ts';
 import type { Authenticator } from '../auth.ts';
+import { serveAsPlainHttp, wantsWebSocket } from '../plain-upgrade.ts';
 import { requestIdFor } from '../request-id.ts';
 import { resolveUserPath } from '../user-path.ts';
 
@@ -44,6 +45,10 @@ export function registerRealtimeRelay(app: FastifyInstance, dependencies: Realti
   });
   let closing = false;
   app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (!wantsWebSocket(request)) {
+      serveAsPlainHttp(app.server, request, socket, head);
+      return;
+    }
     socket.on('error', () => socket.destroy());
     const requestId = requestIdFor(request);
     if (closing) {
