@@ -288,7 +288,11 @@ describe('replicas on one Redis and one PostgreSQL', () => {
       'the dead replica’s slots expired',
       leaseTtlSeconds * 1000 + 2_000,
     );
-    expect(Date.now() - killedAt).toBeLessThanOrEqual(leaseTtlSeconds * 1000 + 500);
+    // The last renewal came at most a third of the TTL before the kill: the slots come back
+    // between 2/3 of the TTL and the TTL after it (plus the time to notice, on a busy machine).
+    const elapsed = Date.now() - killedAt;
+    expect(elapsed).toBeGreaterThanOrEqual(1_000);
+    expect(elapsed).toBeLessThanOrEqual(leaseTtlSeconds * 1000 + 1_500);
     const codes = statuses(await Promise.all([chatAt(replica(0), '/lease'), chatAt(replica(1), '/lease')]));
     expect(codes).toEqual([200, 200]);
     controller.abort();
