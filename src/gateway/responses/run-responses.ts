@@ -76,11 +76,20 @@ function checkInput(body: Record<string, unknown>): void {
   if (input !== undefined && input !== null) {
     throw invalidRequest('input must be a string or an array of items', { code: 'invalid_body', param: 'input' });
   }
-  const stateful = ['prompt', 'previous_response_id', 'conversation'].some((field) => body[field] !== undefined && body[field] !== null);
-  if (!stateful) throw invalidRequest('you must provide an input parameter', { code: 'missing_field', param: 'input' });
+  if (!isStateful(body)) throw invalidRequest('you must provide an input parameter', { code: 'missing_field', param: 'input' });
 }
 
-/** Null when the instance has no `/responses` route (404/405). */
+/** Fields whose state only a native Responses upstream holds (chat cannot carry them). */
+const statefulFields = ['prompt', 'previous_response_id', 'conversation'];
+
+function isStateful(body: Record<string, unknown>): boolean {
+  return statefulFields.some((field) => body[field] !== undefined && body[field] !== null);
+}
+
+/**
+ * Null when the instance has no `/responses` route (404/405). A 404 to a request that names
+ * stored state (an expired `previous_response_id`) is the upstream's own answer: relayed.
+ */
 async function callNative(target: ResolvedTarget, request: ResponsesRequest, context: RequestContext): Promise<ResponsesResult | null> {
   const provider = target.adapter.name;
   const response = await target.adapter.forward(
@@ -92,7 +101,7 @@ async function callNative(target: ResolvedTarget, request: ResponsesRequest, con
     },
     { signal: context.signal, requestId: context.requestId },
   );
-  if (response.statusCode === 404 || response.statusCode === 405) {
+  if (response.statusCode === 405 || (response.statusCode === 404 && !isStateful(request.body))) {
     await response.body.dump();
     return null;
   }
