@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { thrown } from '../testing/thrown.ts';
 import { ConfigError } from './config-error.ts';
+import { defaultServerSettings } from '../mcp/mcp-server-fields.ts';
 import { loadSettings } from './load.ts';
 
 const load = (env: Record<string, string> = {}, yaml?: string) => {
@@ -59,6 +60,7 @@ describe('MCP settings', () => {
     expect(mcp.servers).toEqual([
       {
         slug: 'github',
+        ...defaultServerSettings,
         description: 'Code hosting',
         transport: 'http',
         url: 'https://mcp.example.com/github',
@@ -69,6 +71,7 @@ describe('MCP settings', () => {
       },
       {
         slug: 'legacy',
+        ...defaultServerSettings,
         description: '',
         transport: 'sse',
         url: 'http://127.0.0.1:9000/sse',
@@ -79,6 +82,7 @@ describe('MCP settings', () => {
       },
       {
         slug: 'local',
+        ...defaultServerSettings,
         description: '',
         transport: 'stdio',
         url: null,
@@ -124,6 +128,47 @@ describe('MCP settings', () => {
     const { mcp } = load(env, 'mcp:\n  servers:\n    - { name: two, command: node }\n').settings;
     expect(mcp.servers.map((server) => `${server.slug}:${server.transport}`)).toEqual(['one:http', 'two:stdio']);
     expect(mcp.virtualServers).toEqual([{ name: 'both', description: '', servers: ['one', 'two'], toolDiscovery: '' }]);
+  });
+
+  it('reads display names, enabled, tool filters, user-path scopes and tool timeouts', () => {
+    const document = `
+mcp:
+  servers:
+    github:
+      name: "GitHub Tools ✓"
+      url: http://127.0.0.1:1/mcp
+      enabled: false
+      allowed_tools: [create_issue, list_issues]
+      disallowed_tools: [list_issues]
+      user_paths: [/team-b/, /team-a]
+      tool_timeout: 1m30s
+    plain: { url: "http://127.0.0.1:2/mcp" }
+`;
+    const env = {
+      MCP_SERVERS: JSON.stringify([
+        { name: 'Linear MCP', url: 'http://127.0.0.1:3/mcp', tool_timeout_seconds: 5 },
+        { name: 'Team Docs', slug: 'docs', url: 'http://127.0.0.1:4/mcp', user_paths: ['/docs'] },
+      ]),
+    };
+    const servers = load(env, document).settings.mcp.servers;
+    const settingsOf = (slug: string) => {
+      const server = servers.find((candidate) => candidate.slug === slug);
+      return (
+        server && [server.name, server.enabled, server.allowedTools, server.disallowedTools, server.userPaths, server.toolTimeoutSeconds]
+      );
+    };
+    expect(servers.map((server) => server.slug)).toEqual(['docs', 'github', 'linear-mcp', 'plain']);
+    expect(settingsOf('github')).toEqual([
+      'GitHub Tools ✓',
+      false,
+      ['create_issue', 'list_issues'],
+      ['list_issues'],
+      ['/team-a', '/team-b'],
+      90,
+    ]);
+    expect(settingsOf('plain')).toEqual(['', true, [], [], [], 30]);
+    expect(settingsOf('linear-mcp')).toEqual(['Linear MCP', true, [], [], [], 5]);
+    expect(settingsOf('docs')).toEqual(['Team Docs', true, [], [], ['/docs'], 30]);
   });
 
   it('a virtual server named like a server is accepted with a warning', () => {
@@ -184,6 +229,9 @@ describe('MCP settings', () => {
       'mcp.virtual_servers.v.servers.0',
       'member "w" is a virtual server',
     ],
+    [{}, 'mcp:\n  servers:\n    s: { url: "http://h/", tool_timeout: -1s }\n', 'mcp.servers.s.tool_timeout', 'must not be negative'],
+    [{}, 'mcp:\n  servers:\n    s: { url: "http://h/", user_paths: [/a/../b] }\n', 'mcp.servers.s.user_paths.0', 'invalid user_paths'],
+    [{}, 'mcp:\n  servers:\n    s: { url: "http://h/", enabled: maybe }\n', 'mcp.servers.s.enabled', 'enabled must be a boolean'],
     [{}, 'mcp:\n  servers: 3\n', 'mcp.servers', 'expected a mapping'],
     [{}, 'mcp:\n  servers: [a]\n', 'mcp.servers.0', 'expected a declaration object'],
   ])('rejects %j %j at %s', (env, document, key, message) => {

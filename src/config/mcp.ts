@@ -7,6 +7,7 @@ import {
   parseMcpVirtualServerFields,
   parseToolDiscovery,
 } from '../mcp/mcp-validation.ts';
+import { slugForName } from '../mcp/mcp-server-fields.ts';
 import { ConfigError } from './config-error.ts';
 import { expandVariables } from './values.ts';
 
@@ -48,9 +49,10 @@ export function buildMcpSettings(document: McpDocument, env: Env, origins: Reado
   );
   const allowedOrigins = document.allowed_origins.map((origin) => (origin === '*' ? origin : origin.replace(/\/+$/, '').toLowerCase()));
   if (!document.enabled) return { enabled: false, toolDiscovery, allowedOrigins, servers: [], virtualServers: [] };
+  const parseServer: Parse<McpServerDefinition> = (value, slug, key) => parseMcpServerFields(value, slug, key, { allowStdio: true });
   const servers = mergeDeclarations(
-    declarationsOf(document.servers, 'mcp.servers', 'server slug', (value, slug, key) => parseMcpServerFields(value, slug, key, true)),
-    envDeclarations(env, 'MCP_SERVERS', 'server slug', (value, slug, key) => parseMcpServerFields(value, slug, key, true)),
+    declarationsOf(document.servers, 'mcp.servers', 'server slug', parseServer),
+    envDeclarations(env, 'MCP_SERVERS', 'server slug', parseServer),
     (server) => server.slug,
   );
   const virtualServers = mergeDeclarations(
@@ -66,11 +68,11 @@ type Parse<Definition> = (value: unknown, name: string, key: string) => Definiti
 
 /**
  * Declarations as a map of name -> declaration (the documented form), or as a list of
- * declarations carrying their `name` (or `slug`). Two entries with the same canonical name are an error.
+ * declarations carrying their name. Two entries with the same canonical name are an error.
  */
 function declarationsOf<Definition>(value: unknown, key: string, what: string, parse: Parse<Definition>): Definition[] {
   const seen = new Map<string, string>();
-  return entriesOf(value, key).map(([rawName, entry, entryKey]) => {
+  return entriesOf(value, key, what === 'server slug').map(([rawName, entry, entryKey]) => {
     const name = withConfigErrors(() => checkMcpName(canonicalMcpName(rawName), entryKey, what));
     const earlier = seen.get(name);
     if (earlier !== undefined) {
@@ -84,8 +86,11 @@ function declarationsOf<Definition>(value: unknown, key: string, what: string, p
   });
 }
 
-/** `[raw name, declaration without its name, key for errors]` of each entry. */
-function entriesOf(value: unknown, key: string): Array<[string, unknown, string]> {
+/**
+ * `[raw name, declaration without its name, key for errors]` of each entry. A listed server carries
+ * its `slug`, or a `name` that is its display name and gives the slug (derived when it is not one).
+ */
+function entriesOf(value: unknown, key: string, servers: boolean): Array<[string, unknown, string]> {
   if (value === undefined || value === null) return [];
   if (typeof value !== 'object') throw new ConfigError(key, 'expected a mapping of name -> declaration');
   if (!Array.isArray(value))
@@ -94,6 +99,11 @@ function entriesOf(value: unknown, key: string): Array<[string, unknown, string]
     const entryKey = `${key}.${index}`;
     if (typeof item !== 'object' || item === null || Array.isArray(item)) throw new ConfigError(entryKey, 'expected a declaration object');
     const { name, slug, ...entry } = item as Record<string, unknown>;
+    if (servers) {
+      if (typeof slug === 'string' && slug.trim() !== '') return [slug, { ...entry, name }, entryKey];
+      if (typeof name === 'string' && name.trim() !== '') return [slugForName(name), { ...entry, name }, entryKey];
+      throw new ConfigError(`${entryKey}.name`, 'name is required');
+    }
     const rawName = name ?? slug;
     if (typeof rawName !== 'string') throw new ConfigError(`${entryKey}.name`, 'name is required');
     return [rawName, entry, entryKey];

@@ -1,3 +1,5 @@
+import type { McpServerSettings } from './mcp-server-fields.ts';
+
 /** The MCP gateway's declarations (CONTRACT section 9): upstream servers and virtual servers. */
 
 export const mcpTransports = ['http', 'sse', 'stdio'] as const;
@@ -13,9 +15,12 @@ export type ToolDiscoveryMode = (typeof toolDiscoveryModes)[number];
 /** A virtual server's stored setting: a mode, or `''` to inherit the gateway default. */
 export type ConfiguredToolDiscovery = ToolDiscoveryMode | '';
 
-/** One upstream MCP server, served at `/mcp/{slug}` under its own tool names. */
-export interface McpServerDefinition {
-  /** Lower case, `^[a-z0-9][a-z0-9_-]*$`, at most 64 characters. */
+/**
+ * One upstream MCP server, served at `/mcp/{slug}` under its own tool names. Its settings (display
+ * name, enabled, tool filters, user-path scopes, tool timeout) come with it.
+ */
+export interface McpServerDefinition extends McpServerSettings {
+  /** Lower case, `^[a-z0-9][a-z0-9_-]*$`, at most 64 characters; fixed once created. */
   readonly slug: string;
   readonly description: string;
   readonly transport: McpTransport;

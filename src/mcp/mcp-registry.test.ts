@@ -11,6 +11,7 @@ import type {
   McpVirtualServerStore,
 } from './mcp-definitions.ts';
 import { McpRegistry } from './mcp-registry.ts';
+import { defaultServerSettings } from './mcp-server-fields.ts';
 
 /** In-memory stores with the ports' semantics (ordered listing, createdAt kept by the caller). */
 class MemoryStore<Row extends { createdAt: number }> {
@@ -36,6 +37,7 @@ class MemoryStore<Row extends { createdAt: number }> {
 
 const server = (slug: string): McpServerDefinition => ({
   slug,
+  ...defaultServerSettings,
   description: '',
   transport: 'http',
   url: `http://127.0.0.1:1/${slug}`,

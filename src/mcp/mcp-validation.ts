@@ -6,52 +6,33 @@ import {
   type McpTransport,
   type McpVirtualServerDefinition,
 } from './mcp-definitions.ts';
+import { canonicalMcpName, checkMcpName, McpValidationError } from './mcp-names.ts';
+import { parseServerSettings, serverSettingFields } from './mcp-server-fields.ts';
 
-/**
- * Validation of MCP declarations, shared by the configuration (YAML `mcp.*`, `MCP_SERVERS`,
- * `MCP_VIRTUAL_SERVERS`) and the admin API. Each error names the full field.
- */
-export class McpValidationError extends Error {
-  readonly field: string;
+export { canonicalMcpName, checkMcpName, mcpNameMaxLength, mcpNamePattern, McpValidationError } from './mcp-names.ts';
 
-  constructor(field: string, message: string) {
-    super(message);
-    this.name = 'McpValidationError';
-    this.field = field;
-  }
-}
-
-export const mcpNamePattern = /^[a-z0-9][a-z0-9_-]*$/;
-export const mcpNameMaxLength = 64;
-
-const serverFields = new Set(['description', 'transport', 'url', 'headers', 'command', 'args', 'env']);
+const serverFields = new Set(['description', 'transport', 'url', 'headers', 'command', 'args', 'env', ...serverSettingFields]);
 const virtualFields = new Set(['description', 'servers', 'tool_discovery']);
 
-/** Names and slugs are compared trimmed and in lower case (`" Coding "` is `coding`). */
-export const canonicalMcpName = (raw: string): string => raw.trim().toLowerCase();
-
-/** Checks a canonical server slug or virtual server name; `what` is "server slug" or "virtual server name". */
-export function checkMcpName(name: string, field: string, what: string): string {
-  if (name === '') throw new McpValidationError(field, `${what} is required`);
-  if (name.length > mcpNameMaxLength) throw new McpValidationError(field, `${what} exceeds ${mcpNameMaxLength} characters`);
-  if (!mcpNamePattern.test(name)) {
-    throw new McpValidationError(field, `${what} "${name}" must match ${mcpNamePattern.source}`);
-  }
-  return name;
+export interface ServerParseOptions {
+  /** False for the admin API: a stored row must never make the gateway start a program. */
+  readonly allowStdio: boolean;
+  /** True for the admin API (GoModel's clients send fields we do not know): unknown fields are ignored. */
+  readonly ignoreUnknown?: boolean;
 }
 
 /**
- * One server's fields (`slug` comes from the YAML key or the admin body). The transport defaults
- * to `stdio` when only `command` is given, else `http`. `allowStdio` is false for the admin API:
- * a stored row must never make the gateway start a program.
+ * One server's fields (`slug` comes from the YAML key or the admin body; `name` is the display
+ * name). The transport defaults to `stdio` when only `command` is given, else `http`.
  */
-export function parseMcpServerFields(value: unknown, slug: string, key: string, allowStdio: boolean): McpServerDefinition {
+export function parseMcpServerFields(value: unknown, slug: string, key: string, options: ServerParseOptions): McpServerDefinition {
   const input = requireRecord(value, key);
-  rejectUnknownFields(input, serverFields, key);
+  if (options.ignoreUnknown !== true) rejectUnknownFields(input, serverFields, key);
   const transport = parseTransport(input, key);
   const description = optionalText(input['description'], fieldOf(key, 'description'));
+  const settings = parseServerSettings(input, (field) => fieldOf(key, field));
   if (transport === 'stdio') {
-    if (!allowStdio) {
+    if (!options.allowStdio) {
       throw new McpValidationError(
         fieldOf(key, 'transport'),
         'stdio servers can only be declared in the configuration (mcp.servers or MCP_SERVERS), not through the admin API',
@@ -65,14 +46,14 @@ export function parseMcpServerFields(value: unknown, slug: string, key: string, 
     if (command === '') throw new McpValidationError(fieldOf(key, 'command'), 'command is required for the stdio transport');
     const args = stringList(input['args'], fieldOf(key, 'args'));
     const env = stringMap(input['env'], fieldOf(key, 'env'), /^[A-Za-z_][A-Za-z0-9_]*$/);
-    return { slug, description, transport, url: null, headers: {}, command, args, env };
+    return { slug, ...settings, description, transport, url: null, headers: {}, command, args, env };
   }
   for (const field of ['command', 'args', 'env'] as const) {
     if (input[field] !== undefined) throw new McpValidationError(fieldOf(key, field), `${field} is only valid for the stdio transport`);
   }
   const url = parseUrl(input['url'], fieldOf(key, 'url'), transport);
   const headers = stringMap(input['headers'], fieldOf(key, 'headers'), /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/);
-  return { slug, description, transport, url, headers, command: null, args: [], env: {} };
+  return { slug, ...settings, description, transport, url, headers, command: null, args: [], env: {} };
 }
 
 /** One virtual server's fields (`name` comes from the YAML key or the admin body, canonical). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { McpServerRow, McpVirtualServerRow } from '../mcp/mcp-definitions.ts';
+import { defaultServerSettings } from '../mcp/mcp-server-fields.ts';
 import { postgresMigrations } from './postgres/migrations.ts';
 import { sqliteMigrations } from './sqlite/migrations.ts';
 import { baseTime, useFreshStorage } from './testing/fixtures.ts';
@@ -12,6 +13,7 @@ const mcpVersion = 6;
 function server(slug: string, overrides: Partial<McpServerRow> = {}): McpServerRow {
   return {
     slug,
+    ...defaultServerSettings,
     description: '',
     transport: 'http',
     url: `https://mcp.example.com/${slug}`,
@@ -41,6 +43,12 @@ describe.each(backends)('MCP stores conformance: $name', (backend) => {
   it('round-trips servers exactly, sorted by slug in byte order', async () => {
     const { mcpServers } = fresh().storage;
     const github = server('github', {
+      name: 'GitHub «Tools» ✓',
+      enabled: false,
+      allowedTools: ['create_issue', 'list_issues'],
+      disallowedTools: ['delete_repo'],
+      userPaths: ['/team-a', '/team-b/dev'],
+      toolTimeoutSeconds: 2.5,
       description: 'Code — «hosting» ✓',
       headers: { Authorization: 'Bearer x"y', 'X-Team': 'a/b' },
       createdAt: 4_102_444_800_123,
@@ -59,6 +67,8 @@ describe.each(backends)('MCP stores conformance: $name', (backend) => {
     const { mcpServers } = fresh().storage;
     await mcpServers.upsert(server('github', { description: 'first' }));
     const replacement = server('github', {
+      enabled: false,
+      userPaths: ['/ops'],
       description: 'second',
       transport: 'sse',
       url: 'http://other/sse',
@@ -104,6 +114,7 @@ describe.each(backends)('MCP stores conformance: $name', (backend) => {
       const storage = await location.open();
       try {
         expect(await location.appliedMigrations()).toContainEqual({ version: mcpVersion, name: 'mcp_servers' });
+        expect(await location.appliedMigrations()).toContainEqual({ version: mcpVersion + 1, name: 'mcp_server_settings' });
         await storage.mcpServers.upsert(server('github'));
         await storage.mcpVirtualServers.upsert(virtual('coding'));
         expect(await storage.mcpServers.list()).toEqual([server('github')]);

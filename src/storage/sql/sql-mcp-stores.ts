@@ -1,9 +1,10 @@
 import type { McpServerRow, McpServerStore, McpVirtualServerRow, McpVirtualServerStore } from '../../mcp/mcp-definitions.ts';
+import { parseServerSettings, type McpServerSettings } from '../../mcp/mcp-server-fields.ts';
 import { parseToolDiscovery } from '../../mcp/mcp-validation.ts';
 import type { SqlExecutor, SqlValue } from './sql-executor.ts';
 import { SqlParameters, toNumber } from './sql-executor.ts';
 
-const serverColumns = ['slug', 'description', 'transport', 'url', 'headers_json', 'created_at', 'updated_at'] as const;
+const serverColumns = ['slug', 'description', 'transport', 'url', 'headers_json', 'settings_json', 'created_at', 'updated_at'] as const;
 const virtualColumns = ['name', 'description', 'servers_json', 'tool_discovery', 'created_at', 'updated_at'] as const;
 
 interface ServerTableRow {
@@ -12,6 +13,8 @@ interface ServerTableRow {
   readonly transport: string;
   readonly url: string;
   readonly headers_json: string;
+  /** The server's settings (display name, enabled, filters, scopes, timeout) in their declaration form; `{}` for defaults. */
+  readonly settings_json: string;
   readonly created_at: number | string;
   readonly updated_at: number | string;
 }
@@ -40,7 +43,8 @@ export class SqlMcpServerStore implements McpServerStore {
 
   async upsert(row: McpServerRow): Promise<void> {
     if (row.transport === 'stdio' || row.url === null) throw new Error(`mcp server "${row.slug}": only http and sse servers are stored`);
-    const values = [row.slug, row.description, row.transport, row.url, JSON.stringify(row.headers), row.createdAt, row.updatedAt];
+    const headers = JSON.stringify(row.headers);
+    const values = [row.slug, row.description, row.transport, row.url, headers, settingsJson(row), row.createdAt, row.updatedAt];
     await upsertRow(this.#executor, 'mcp_servers', serverColumns, values);
   }
 
@@ -96,6 +100,7 @@ function serverFromRow(row: ServerTableRow): McpServerRow {
     throw new Error(`mcp_servers row "${row.slug}": unknown transport "${row.transport}"`);
   return {
     slug: row.slug,
+    ...settingsOf(row.slug, row.settings_json),
     description: row.description,
     transport: row.transport,
     url: row.url,
@@ -132,4 +137,24 @@ function stringRecord(slug: string, json: string): Record<string, string> {
   if (!entries.every(([, value]) => typeof value === 'string'))
     throw new Error(`mcp_servers row "${slug}": a header value is not a string`);
   return Object.fromEntries(entries) as Record<string, string>;
+}
+
+/** Settings as the declaration form (`allowed_tools`, ...), so that reading them back is the same parse. */
+function settingsJson(settings: McpServerSettings): string {
+  return JSON.stringify({
+    name: settings.name,
+    enabled: settings.enabled,
+    allowed_tools: settings.allowedTools,
+    disallowed_tools: settings.disallowedTools,
+    user_paths: settings.userPaths,
+    tool_timeout_seconds: settings.toolTimeoutSeconds,
+  });
+}
+
+function settingsOf(slug: string, json: string): McpServerSettings {
+  const parsed: unknown = JSON.parse(json);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new Error(`mcp_servers row "${slug}": settings_json is not an object`);
+  }
+  return parseServerSettings(parsed as Record<string, unknown>, (field) => `mcp_servers.${slug}.${field}`);
 }

@@ -120,4 +120,13 @@ export const sqliteMigrations: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 7,
+    name: 'mcp_server_settings',
+    statements: [
+      // Display name, enabled, tool filters, user-path scopes and tool timeout as one JSON object
+      // (its declaration form); rows stored before it get the defaults.
+      `ALTER TABLE mcp_servers ADD COLUMN settings_json TEXT NOT NULL DEFAULT '{}'`,
+    ],
+  },
 ];
