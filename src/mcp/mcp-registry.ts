@@ -7,6 +7,7 @@ import type {
   McpVirtualServerStore,
   ToolDiscoveryMode,
 } from './mcp-definitions.ts';
+import { userPathAllowed } from './mcp-server-fields.ts';
 
 type Origin = 'config' | 'manual';
 
@@ -148,6 +149,29 @@ export class McpRegistry {
     const virtual = this.virtuals.get(name);
     if (virtual === undefined) return null;
     return { kind: 'virtual', name, members: virtual.servers, toolDiscovery: this.effectiveToolDiscovery(virtual) };
+  }
+
+  /**
+   * What `/mcp/{name}` serves to a caller on `userPath`. A server hidden from the caller answers as
+   * if it did not exist (404, and it still keeps the name from a virtual server); a disabled one
+   * answers 404 saying so. Members of virtual and aggregate endpoints are filtered per request.
+   */
+  endpointFor(name: string, userPath: string): McpEndpoint {
+    const endpoint = this.resolveEndpoint(name);
+    const server = this.servers.get(name);
+    if (endpoint === null || (endpoint.kind === 'server' && server !== undefined && !userPathAllowed(server.userPaths, userPath))) {
+      throw notFound(`unknown MCP server or virtual server: ${name}`, { code: 'mcp_endpoint_not_found' });
+    }
+    if (endpoint.kind === 'server' && server?.enabled === false) {
+      throw notFound(`mcp server is disabled: ${name}`, { code: 'mcp_endpoint_not_found' });
+    }
+    return endpoint;
+  }
+
+  /** Whether a caller on `userPath` sees the server: it exists, is enabled, and one of its scopes covers the path. */
+  visibleTo(slug: string, userPath: string): boolean {
+    const server = this.servers.get(slug);
+    return server !== undefined && server.enabled && userPathAllowed(server.userPaths, userPath);
   }
 
   async upsertServer(definition: McpServerDefinition): Promise<McpServer> {

@@ -16,6 +16,8 @@ import { callToolName, discoveryTools, readCallTool, runSearchTools, searchToolN
 import { buildEndpointView, resourceOwner, type EndpointView } from './endpoint-view.ts';
 import type { ToolDiscoveryMode } from './mcp-definitions.ts';
 import type { McpEndpoint } from './mcp-registry.ts';
+import { filterTools } from './mcp-server-fields.ts';
+import type { UpstreamConnection } from './upstream-connection.ts';
 import type { UpstreamManager } from './upstream-manager.ts';
 import { describeUpstreamError } from './upstream-transport.ts';
 
@@ -23,6 +25,8 @@ export interface SessionServerContext {
   /** The endpoint as it is now (membership edits reach open sessions), or null when it is no longer served. */
   endpoint(): McpEndpoint | null;
   upstreams: UpstreamManager;
+  /** Whether the session's user path sees a server now (enabled, in scope): scope edits reach open sessions. */
+  visible(slug: string): boolean;
   /** Fixed for the session at initialize. */
   toolDiscovery: ToolDiscoveryMode;
 }
@@ -63,22 +67,34 @@ interface Snapshot {
   readonly endpoint: McpEndpoint;
   readonly members: readonly string[];
   readonly view: EndpointView;
+  /** Names (exposed and bare) of tools the members' filters hide, to say so when one is called. */
+  readonly excluded: ReadonlySet<string>;
 }
 
+/**
+ * The endpoint as the session's caller sees it now: members it can see (enabled, in scope) that
+ * have a connection, each with the tools its filters expose.
+ */
 function snapshot(context: SessionServerContext): Snapshot {
   const endpoint = context.endpoint();
   if (endpoint === null) throw new McpError(ErrorCode.InvalidRequest, 'this MCP endpoint is no longer served');
-  const slugs = endpoint.kind === 'server' ? [endpoint.name] : endpoint.members;
+  const namespaced = endpoint.kind !== 'server';
+  const slugs = (endpoint.kind === 'server' ? [endpoint.name] : endpoint.members).filter((slug) => context.visible(slug));
+  const excluded = new Set<string>();
   const members = slugs.flatMap((slug) => {
     const connection = context.upstreams.get(slug);
-    return connection === undefined ? [] : [{ slug, catalog: connection.catalog }];
+    if (connection === undefined) return [];
+    const { exposed, excluded: hidden } = filterTools(connection.definition, connection.catalog.tools);
+    for (const tool of hidden) excluded.add(namespaced ? `${slug}_${tool.name}` : tool.name).add(tool.name);
+    return [{ slug, catalog: { ...connection.catalog, tools: exposed } }];
   });
-  return { endpoint, members: members.map((member) => member.slug), view: buildEndpointView(members, endpoint.kind !== 'server') };
+  return { endpoint, members: members.map((member) => member.slug), view: buildEndpointView(members, namespaced), excluded };
 }
 
+/** Relays a call to the owning upstream under its own name, bounded by that server's `tool_timeout_seconds`. */
 async function callTool(
   context: SessionServerContext,
-  { view }: Snapshot,
+  { view, excluded }: Snapshot,
   name: string,
   args: Record<string, unknown>,
   signal: AbortSignal,
@@ -89,14 +105,16 @@ async function callTool(
     if (choices !== undefined) {
       throw new McpError(ErrorCode.InvalidParams, `tool name "${name}" is ambiguous: call one of ${choices.join(', ')}`);
     }
+    if (excluded.has(name)) throw new McpError(ErrorCode.InvalidParams, `tool is excluded by the gateway tool filters: "${name}"`);
     throw new McpError(
       ErrorCode.InvalidParams,
       `unknown tool "${name}"${context.toolDiscovery === 'search' ? '; use search_tools to find tool names' : ''}`,
     );
   }
-  const result = await relay(context, exposed.slug, (client) =>
-    client.callTool({ name: exposed.tool.name, arguments: args }, undefined, { signal, timeout: 60_000 }),
-  );
+  const result = await relay(context, exposed.slug, (client, connection) => {
+    const timeout = connection.definition.toolTimeoutSeconds * 1000;
+    return client.callTool({ name: exposed.tool.name, arguments: args }, undefined, { signal, timeout });
+  });
   return result as CallToolResult;
 }
 
@@ -121,11 +139,15 @@ function registerPromptAndResourceHandlers(server: Server, context: SessionServe
 }
 
 /** Runs an operation on a member's upstream; its failures (not its answers) become `mcp server "X": ...`. */
-async function relay<Result>(context: SessionServerContext, slug: string, operation: (client: Client) => Promise<Result>): Promise<Result> {
+async function relay<Result>(
+  context: SessionServerContext,
+  slug: string,
+  operation: (client: Client, connection: UpstreamConnection) => Promise<Result>,
+): Promise<Result> {
   const connection = context.upstreams.get(slug);
   if (connection === undefined) throw new McpError(ErrorCode.InternalError, `mcp server "${slug}" is not available`);
   try {
-    return await connection.use(operation);
+    return await connection.use((client) => operation(client, connection));
   } catch (error) {
     if (error instanceof McpError) throw error;
     throw new McpError(ErrorCode.InternalError, `mcp server "${slug}": ${describeUpstreamError(error)}`);

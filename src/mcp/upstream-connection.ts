@@ -65,9 +65,9 @@ export class UpstreamConnection {
     this.timings = timings;
   }
 
-  /** Starts connecting in the background; never waits for the upstream. */
-  start(): void {
-    void this.connect();
+  /** Starts connecting; the promise settles when this first attempt has connected or failed (never rejects). */
+  start(): Promise<void> {
+    return this.connect();
   }
 
   /**

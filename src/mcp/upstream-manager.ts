@@ -3,8 +3,9 @@ import { sameConnection, type McpServerDefinition } from './mcp-definitions.ts';
 import { defaultUpstreamTimings, UpstreamConnection, type UpstreamTimings } from './upstream-connection.ts';
 
 /**
- * The upstream connections, one per declared server. `apply` reconciles them with the declarations:
- * an unchanged server keeps its session, a changed one is redialled, a removed one is closed.
+ * The upstream connections, one per enabled server. `apply` reconciles them with the declarations:
+ * an unchanged server keeps its session (a filter or scope edit applies in place), a changed one is
+ * redialled, a removed or disabled one is closed.
  */
 export class UpstreamManager {
   private readonly connections = new Map<string, UpstreamConnection>();
@@ -17,8 +18,9 @@ export class UpstreamManager {
     this.timings = timings;
   }
 
-  apply(definitions: readonly McpServerDefinition[]): void {
+  apply(declared: readonly McpServerDefinition[]): void {
     if (this.closed) return;
+    const definitions = declared.filter((definition) => definition.enabled);
     const wanted = new Map(definitions.map((definition) => [definition.slug, definition]));
     for (const [slug, connection] of this.connections) {
       const definition = wanted.get(slug);
@@ -33,8 +35,21 @@ export class UpstreamManager {
       if (this.connections.has(definition.slug)) continue;
       const connection = new UpstreamConnection(definition, this.logger, this.timings);
       this.connections.set(definition.slug, connection);
-      connection.start();
+      void connection.start();
     }
+  }
+
+  /**
+   * Closes the server's connection and dials a new one, resolving once that first attempt has
+   * connected or failed (its status and last error then say which). A disabled server is left alone.
+   */
+  async reconnect(definition: McpServerDefinition): Promise<void> {
+    if (this.closed || !definition.enabled) return;
+    const previous = this.connections.get(definition.slug);
+    const connection = new UpstreamConnection(definition, this.logger, this.timings);
+    this.connections.set(definition.slug, connection);
+    if (previous !== undefined) await previous.close();
+    await connection.start();
   }
 
   get(slug: string): UpstreamConnection | undefined {

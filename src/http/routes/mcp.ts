@@ -52,8 +52,7 @@ async function serveMcp(
 ): Promise<void> {
   checkOrigin(mcp, request);
   const name = canonicalMcpName(request.params.name ?? '');
-  const endpoint = mcp.registry.resolveEndpoint(name);
-  if (endpoint === null) throw notFound(`unknown MCP server or virtual server: ${name}`, { code: 'mcp_endpoint_not_found' });
+  const endpoint = mcp.registry.endpointFor(name, request.userPath);
   const binding: SessionBinding = { credential: credentialOf(request), userPath: request.userPath, endpoint: endpointKey(endpoint) };
   const sessionId = headerValue(request, 'mcp-session-id');
   let session: McpSession | null = null;
@@ -109,6 +108,7 @@ async function openSession(
       return current !== null && endpointKey(current) === binding.endpoint ? current : null;
     },
     upstreams: mcp.upstreams,
+    visible: (slug) => mcp.registry.visibleTo(slug, binding.userPath),
     toolDiscovery,
   });
   const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
