@@ -1,57 +1,20 @@
 import type { FastifyInstance } from 'fastify';
-import { invalidRequest } from '../errors/gateway-error.ts';
+import { invalidRequest, notFound } from '../errors/gateway-error.ts';
+import type { McpServerDefinition } from '../mcp/mcp-definitions.ts';
 import type { McpGateway } from '../mcp/mcp-gateway.ts';
 import type { McpServer } from '../mcp/mcp-registry.ts';
+import { slugForName } from '../mcp/mcp-server-fields.ts';
 import { canonicalMcpName, checkMcpName, parseMcpServerFields } from '../mcp/mcp-validation.ts';
-import { featureUnavailable, invalidParameter, isoTime, objectBody, registerFeatureRoutes } from './admin-errors.ts';
+import { featureUnavailable, invalidParameter, objectBody, registerFeatureRoutes } from './admin-errors.ts';
+import { redacted, renderMcpCatalog, renderMcpServer } from './mcp-server-views.ts';
 import { asBadRequest, requiredText } from './mcp-virtual-servers-routes.ts';
 
-/** Header and environment values are secrets: views show `***`, and a PUT sending `***` keeps the stored value. */
-const redacted = '***';
+export { renderMcpServer } from './mcp-server-views.ts';
 
-const redact = (values: Readonly<Record<string, string>>): Record<string, string> =>
-  Object.fromEntries(Object.keys(values).map((name) => [name, redacted]));
-
-/** One server with its connection: status `connecting`, `connected` or `error`, the last error and counts. */
-export function renderMcpServer(mcp: McpGateway, server: McpServer) {
-  const connection = mcp.upstreams.get(server.slug);
-  const catalog = connection?.catalog;
-  return {
-    slug: server.slug,
-    description: server.description,
-    transport: server.transport,
-    url: server.url,
-    headers: redact(server.headers),
-    command: server.command,
-    args: [...server.args],
-    env: redact(server.env),
-    managed: server.origin === 'manual',
-    origin: server.origin,
-    status: connection?.status ?? 'connecting',
-    last_error: connection?.lastError ?? null,
-    connected_at: isoTime(connection?.connectedAt ?? null),
-    tool_count: catalog?.tools.length ?? 0,
-    prompt_count: catalog?.prompts.length ?? 0,
-    resource_count: (catalog?.resources.length ?? 0) + (catalog?.templates.length ?? 0),
-    created_at: isoTime(server.createdAt),
-    updated_at: isoTime(server.updatedAt),
-  };
-}
-
-const viewOnlyFields = [
-  'managed',
-  'origin',
-  'status',
-  'last_error',
-  'connected_at',
-  'tool_count',
-  'prompt_count',
-  'resource_count',
-  'created_at',
-  'updated_at',
-];
-
-/** `GET|PUT /admin/mcp-servers`, `DELETE /admin/mcp-servers/{slug}`; 503 when MCP is off. */
+/**
+ * `GET|PUT /admin/mcp-servers`, `DELETE /admin/mcp-servers/{slug}`,
+ * `POST /admin/mcp-servers/{slug}/reconnect`, `GET /admin/mcp-servers/{slug}/catalog`; 503 when MCP is off.
+ */
 export function registerMcpServerRoutes(app: FastifyInstance, mcp: McpGateway | null): void {
   registerFeatureRoutes(app, { enabled: mcp !== null, name: 'the MCP gateway', setting: 'MCP_ENABLED' }, (scope) => {
     // Registered even when MCP is off, so that the scope's hook answers them with 503.
@@ -65,12 +28,17 @@ export function registerMcpServerRoutes(app: FastifyInstance, mcp: McpGateway | 
     });
 
     scope.put('/admin/mcp-servers', async (request) => {
-      const { slug, fields } = readServerBody(objectBody(request.body));
-      const definition = asBadRequest(() => parseMcpServerFields(fields, slug, '', false));
+      const body = objectBody(request.body);
+      const { slug, fields } = readServerBody(body);
+      const parsed = asBadRequest(() => parseMcpServerFields(fields, slug, '', { allowStdio: false, ignoreUnknown: true }));
       const current = gateway();
       const existing = current.registry.server(slug);
-      const headers = keepRedactedHeaders(definition.headers, existing?.origin === 'manual' ? existing.headers : {});
-      return renderMcpServer(current, await current.registry.upsertServer({ ...definition, headers }));
+      const stored = existing?.origin === 'manual' ? existing : undefined;
+      const definition = {
+        ...keepOmittedSettings(parsed, body, stored),
+        headers: keepRedactedHeaders(parsed.headers, stored?.headers ?? {}),
+      };
+      return renderMcpServer(current, await current.registry.upsertServer(definition));
     });
 
     scope.delete<{ Params: { slug: string } }>('/admin/mcp-servers/:slug', async (request, reply) => {
@@ -84,20 +52,52 @@ export function registerMcpServerRoutes(app: FastifyInstance, mcp: McpGateway | 
       await gateway().registry.removeServer(canonicalMcpName(slug));
       return reply.code(204).send();
     });
+
+    registerServerActions(scope, gateway);
   });
 }
 
-/** The canonical slug (`slug`, else `name`) and the settings of a PUT body; view-only fields are ignored. */
+/** Reconnect (the fresh view, 200 even when the redial failed) and the catalog of one server. */
+function registerServerActions(scope: FastifyInstance, gateway: () => McpGateway): void {
+  const serverOf = (current: McpGateway, raw: string): McpServer => {
+    const slug = canonicalMcpName(raw);
+    const server = current.registry.server(slug);
+    if (server === undefined) throw notFound(`no MCP server has the slug ${slug}`, { code: 'mcp_server_not_found' });
+    return server;
+  };
+  scope.post<{ Params: { slug: string } }>('/admin/mcp-servers/:slug/reconnect', async (request) => {
+    const current = gateway();
+    const server = serverOf(current, request.params.slug);
+    await current.upstreams.reconnect(server);
+    return renderMcpServer(current, current.registry.server(server.slug) ?? server);
+  });
+  scope.get<{ Params: { slug: string } }>('/admin/mcp-servers/:slug/catalog', async (request) => {
+    const current = gateway();
+    return renderMcpCatalog(current, serverOf(current, request.params.slug));
+  });
+}
+
+/**
+ * The slug and the settings of a PUT body in GoModel's shape `{name, slug?, url, ...}`: `name` is
+ * the display name, and gives the slug when `slug` is absent (itself when it is a valid slug,
+ * else derived from it). Fields the gateway does not know are ignored.
+ */
 function readServerBody(body: Record<string, unknown>): { slug: string; fields: Record<string, unknown> } {
-  const { slug: rawSlug, name: rawName, ...rest } = body;
-  const field = rawSlug !== undefined && rawSlug !== null && rawSlug !== '' ? 'slug' : 'name';
-  const raw = field === 'slug' ? rawSlug : rawName;
-  if (raw === undefined || raw === null || raw === '') throw invalidRequest('slug is required', { code: 'missing_field', param: 'slug' });
-  if (typeof raw !== 'string') throw invalidParameter(field, `${field} must be a string`);
-  const slug = asBadRequest(() => checkMcpName(canonicalMcpName(raw), field, 'server slug'));
+  const { slug: rawSlug, ...rest } = body;
+  const rawName = body['name'];
+  let slug: string;
+  if (rawSlug !== undefined && rawSlug !== null && rawSlug !== '') {
+    if (typeof rawSlug !== 'string') throw invalidParameter('slug', 'slug must be a string');
+    slug = asBadRequest(() => checkMcpName(canonicalMcpName(rawSlug), 'slug', 'server slug'));
+  } else {
+    if (rawName === undefined || rawName === null || (typeof rawName === 'string' && rawName.trim() === '')) {
+      throw invalidRequest('name is required', { code: 'missing_field', param: 'name' });
+    }
+    if (typeof rawName !== 'string') throw invalidParameter('name', 'name must be a string');
+    slug = slugForName(rawName);
+  }
   const fields = Object.fromEntries(
     Object.entries(rest).filter(([name, value]) => {
-      if (viewOnlyFields.includes(name)) return false;
       // The view lists every field: empty stdio fields of an http server are not settings.
       if (name === 'command' && value === null) return false;
       if ((name === 'args' && Array.isArray(value) && value.length === 0) || (name === 'env' && isEmptyObject(value))) return false;
@@ -105,6 +105,29 @@ function readServerBody(body: Record<string, unknown>): { slug: string; fields: 
     }),
   );
   return { slug, fields };
+}
+
+/**
+ * On an update, the settings the body leaves out keep their stored value: `enabled` as GoModel, and
+ * the others too, so that a client unaware of them (an older dashboard) cannot widen a server's
+ * audience or drop its filters by accident. `null` or `[]` resets one.
+ */
+function keepOmittedSettings(
+  parsed: McpServerDefinition,
+  body: Record<string, unknown>,
+  stored: McpServer | undefined,
+): McpServerDefinition {
+  if (stored === undefined) return parsed;
+  const omitted = (...fields: string[]) => fields.every((field) => body[field] === undefined);
+  return {
+    ...parsed,
+    name: omitted('name') ? stored.name : parsed.name,
+    enabled: omitted('enabled') ? stored.enabled : parsed.enabled,
+    allowedTools: omitted('allowed_tools') ? stored.allowedTools : parsed.allowedTools,
+    disallowedTools: omitted('disallowed_tools') ? stored.disallowedTools : parsed.disallowedTools,
+    userPaths: omitted('user_paths') ? stored.userPaths : parsed.userPaths,
+    toolTimeoutSeconds: omitted('tool_timeout_seconds', 'tool_timeout') ? stored.toolTimeoutSeconds : parsed.toolTimeoutSeconds,
+  };
 }
 
 function keepRedactedHeaders(headers: Readonly<Record<string, string>>, stored: Readonly<Record<string, string>>): Record<string, string> {
