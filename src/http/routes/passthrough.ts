@@ -65,6 +65,11 @@ async function passthrough(
   const model = modelOfBody(body, request.headers['content-type']);
   const context = requestContextOf(request, reply);
   const admission = await admitRequest(context, dependencies, model === undefined ? { provider: instance } : { provider: instance, model });
+  // A client that left while being admitted (a Redis round trip) has had its 'close' already.
+  if (context.signal.aborted) {
+    admission.release();
+    throw clientClosedRequest();
+  }
   reply.raw.once('close', admission.release);
   request.logFields = model === undefined ? { provider: instance } : { provider: instance, model };
   const report = (status: number, usage: Record<string, unknown> | null, executed?: string | null): void =>
