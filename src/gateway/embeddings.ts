@@ -39,5 +39,22 @@ async function embed(target: ResolvedTarget, request: ModelFields, context: Requ
     { signal: context.signal, requestId: context.requestId },
   );
   if (response.statusCode < 200 || response.statusCode > 299) throw await upstreamErrorOf(response, provider);
-  return readJsonAnswer(await readBody(response, provider, context.signal), provider, 'data');
+  const answer = readJsonAnswer(await readBody(response, provider, context.signal), provider, 'data');
+  return request.body['encoding_format'] === 'base64' ? asBase64(answer, provider) : answer;
+}
+
+/**
+ * The answer with float-array embeddings encoded as base64 (little-endian float32, as OpenAI
+ * sends them), for a client that asked for base64: the official client always does, and
+ * decodes what it gets, while many OpenAI-compatible servers ignore `encoding_format`.
+ */
+function asBase64(answer: JsonAnswer, provider: string): JsonAnswer {
+  const data = answer.parsed['data'] as unknown[];
+  const isFloats = (item: unknown): item is { embedding: unknown[] } =>
+    typeof item === 'object' && item !== null && Array.isArray((item as Record<string, unknown>)['embedding']);
+  if (!data.some(isFloats)) return answer;
+  const encoded = data.map((item) =>
+    isFloats(item) ? { ...item, embedding: Buffer.from(new Float32Array(item.embedding.map(Number)).buffer).toString('base64') } : item,
+  );
+  return { ...answer, body: JSON.stringify({ ...answer.parsed, data: encoded, provider }) };
 }
