@@ -233,6 +233,8 @@ describe('MCP admin state survives a restart (SQLite file)', () => {
     const first = await startGateway({ env: { MASTER_KEY } });
     try {
       expect((await putServer(first, { name: 'Delta', url: fixture.url })).status).toBe(200);
+      const settings = { enabled: false, allowed_tools: ['echo'], disallowed_tools: ['x'], user_paths: ['/ops'], tool_timeout_seconds: 12 };
+      expect((await putServer(first, { name: 'Épsilon Tools', url: fixture.url, ...settings })).status).toBe(200);
       expect((await putVirtual(first, { name: 'team', servers: ['delta', 'later'], tool_discovery: 'search' })).status).toBe(200);
     } finally {
       await first.stop();
@@ -251,7 +253,20 @@ describe('MCP admin state survives a restart (SQLite file)', () => {
           tool_discovery: 'search',
         },
       ]);
-      expect((await listServers(second)).map((server) => [server.slug, server.managed])).toEqual([['delta', true]]);
+      const servers = await listServers(second);
+      expect(servers.map((server) => [server.slug, server.managed])).toEqual([
+        ['delta', true],
+        ['epsilon-tools', true],
+      ]);
+      expect(servers[1]).toMatchObject({
+        name: 'Épsilon Tools',
+        enabled: false,
+        status: 'disabled',
+        allowed_tools: ['echo'],
+        disallowed_tools: ['x'],
+        user_paths: ['/ops'],
+        tool_timeout_seconds: 12,
+      });
       await waitForConnected(second, ['delta']);
       const { client } = await connectMcp(second, 'team');
       const found = await client.callTool({ name: 'call_tool', arguments: { name: 'delta_echo', arguments: { text: 'back' } } });
@@ -282,6 +297,8 @@ describe('MCP switched off', () => {
     expectEnvelope(await putVirtual(gateway, { name: 'v', servers: ['a'] }), expected);
     expectEnvelope(await call(gateway, '/admin/mcp-virtual-servers/v', { method: 'DELETE' }), expected);
     expectEnvelope(await call(gateway, '/admin/mcp-servers'), expected);
+    expectEnvelope(await call(gateway, '/admin/mcp-servers/a/reconnect', { method: 'POST' }), expected);
+    expectEnvelope(await call(gateway, '/admin/mcp-servers/a/catalog'), expected);
     expectEnvelope(await rawMcpPost(gateway, '/mcp/anything', { id: 1, method: 'initialize' }, {}), expected);
     // Credentials are still checked first.
     expectEnvelope(await call(gateway, '/admin/mcp-virtual-servers', { token: null }), { status: 401, type: 'authentication_error' });

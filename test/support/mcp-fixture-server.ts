@@ -25,7 +25,7 @@ export interface McpFixture {
   close(): Promise<void>;
 }
 
-export type FixtureTool = 'echo' | 'add' | 'create_issue' | 'list_issues' | 'whoami' | 'fail';
+export type FixtureTool = 'echo' | 'add' | 'create_issue' | 'list_issues' | 'whoami' | 'fail' | 'sleep';
 
 export interface McpFixtureOptions {
   label: string;
@@ -167,6 +167,18 @@ function buildServer({ label, tools = defaultTools, instructions }: McpFixtureOp
         const headers = extra.requestInfo?.headers ?? {};
         return text(JSON.stringify({ label, authorization: headers['authorization'] ?? null, token: headers['x-fixture-token'] ?? null }));
       }),
+    sleep: () =>
+      server.registerTool(
+        'sleep',
+        { description: 'Wait some milliseconds, then answer.', inputSchema: { ms: z.number() } },
+        async ({ ms }, extra) => {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, ms);
+            extra.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+          });
+          return text(`${label}: slept ${ms} ms`);
+        },
+      ),
     fail: () =>
       server.registerTool('fail', { description: 'Always fails with a tool error.' }, () => ({
         ...text(`${label}: failed on purpose`),
