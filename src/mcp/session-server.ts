@@ -162,12 +162,14 @@ function plainMessage(error: unknown): string {
 
 /**
  * A pinned endpoint passes its upstream's instructions on; a virtual or aggregate one says what it
- * aggregates, then each member's instructions under `## <slug>`.
+ * aggregates, then each member's instructions under `## <slug>` (`## <name> (\`<slug>\`)` with a display name).
  */
 function instructionsOf({ endpoint, members }: Snapshot, context: SessionServerContext): string {
   const upstream = members.flatMap((slug) => {
-    const text = context.upstreams.get(slug)?.catalog.instructions ?? '';
-    return text === '' ? [] : [{ slug, text }];
+    const connection = context.upstreams.get(slug);
+    const text = connection?.catalog.instructions ?? '';
+    const name = connection?.definition.name ?? '';
+    return text === '' ? [] : [{ heading: name === '' || name === slug ? slug : `${name} (\`${slug}\`)`, text }];
   });
   if (endpoint.kind === 'server') return upstream[0]?.text ?? '';
   const head =
@@ -178,5 +180,5 @@ function instructionsOf({ endpoint, members }: Snapshot, context: SessionServerC
   if (members.length === 0) parts.push('None of its member servers is available.');
   if (context.toolDiscovery === 'search')
     parts.push('Tools are not listed directly: find them with search_tools and run them with call_tool.');
-  return [parts.join(' '), ...upstream.map(({ slug, text }) => `## ${slug}\n${text}`)].join('\n\n');
+  return [parts.join(' '), ...upstream.map(({ heading, text }) => `## ${heading}\n${text}`)].join('\n\n');
 }

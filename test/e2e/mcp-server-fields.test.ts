@@ -100,7 +100,12 @@ mcp:
     await waitForConnected(gateway, ['linear-mcp']);
     const pinned = await connectMcp(gateway, 'linear-mcp');
     expect(textOf(await pinned.client.callTool({ name: 'echo', arguments: { text: 'hi' } }))).toBe('linear: hi');
+    expect(pinned.client.getInstructions()).toBe('Linear tools.');
     await pinned.client.close();
+    // Aggregated instructions head each upstream's own with its display name and slug.
+    const aggregate = await connectMcp(gateway, '');
+    expect(aggregate.client.getInstructions()).toContain('\n\n## Linear MCP (`linear-mcp`)\nLinear tools.');
+    await aggregate.client.close();
 
     const hashed = await putServer(gateway, { name: '线性', url: linear.url });
     expect(JSON.parse(hashed.text)).toMatchObject({ name: '线性', slug: 'mcp-b7ccbb8b' });
@@ -224,7 +229,8 @@ mcp:
     const inside = await connectMcp(gateway, 'team-a-tools', onPath('/Team-A/dev'));
     expect(await toolNames(inside)).toEqual(['create_issue', 'echo', 'list_issues']);
     await inside.client.close();
-    for (const headers of [{ 'x-user-path': '/team-ab' }, { 'x-user-path': '/team-b' }, {}]) {
+    const outside: Array<Record<string, string>> = [{ 'x-user-path': '/team-ab' }, { 'x-user-path': '/team-b' }, {}];
+    for (const headers of outside) {
       const hidden = await rawMcpPost(gateway, '/mcp/team-a-tools', { id: 1, method: 'tools/list' }, headers);
       const error = expectEnvelope(hidden, { status: 404, type: 'not_found_error', code: 'mcp_endpoint_not_found' });
       expect(error.message).toBe('unknown MCP server or virtual server: team-a-tools');
