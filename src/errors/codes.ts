@@ -42,7 +42,7 @@ export const errorCodes = {
   mcp_server_read_only: 'The MCP server comes from configuration and cannot be changed through the API (status 409).',
   mcp_virtual_server_not_found: 'No virtual MCP server has that name.',
   mcp_virtual_server_read_only: 'The virtual MCP server comes from configuration and cannot be changed through the API (status 409).',
-  mcp_endpoint_not_found: '`/mcp/{name}` names no MCP server nor virtual MCP server that is served.',
+  mcp_endpoint_not_found: '`/mcp/{name}` names no MCP server nor virtual server served to the caller (unknown, hidden, disabled).',
   origin_not_allowed: 'A browser Origin that `MCP_ALLOWED_ORIGINS` does not list called `/mcp` (status 403).',
   mcp_session_not_found: 'The `Mcp-Session-Id` is unknown, closed, or bound to another key, user path or endpoint.',
 } as const;
