@@ -16,6 +16,7 @@ export const errorCodes = {
   missing_credentials: 'No `Authorization: Bearer` or `x-api-key` credential was sent.',
   invalid_credentials: 'The credential is not the master key nor an active API key.',
   admin_required: 'The route needs the master key; API keys cannot call it.',
+  cross_origin_refused: 'Without credentials configured, requests from another web origin (a browser page) are refused (status 403).',
   upstream_error: 'The upstream provider answered with an error; its message is kept.',
   upstream_unreachable: 'The upstream provider could not be reached.',
   upstream_timeout: 'The upstream provider did not answer in time (status 504).',

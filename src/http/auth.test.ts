@@ -63,3 +63,27 @@ describe('admin without a master key', () => {
     expect(thrown(GatewayError, () => authenticator.authenticateAdmin({ authorization: 'Bearer sk-gw-good' })).status).toBe(403);
   });
 });
+
+describe('open mode and browsers', () => {
+  const open = new Authenticator(null);
+
+  it('refuses a request from another web origin, on model and admin routes', () => {
+    const headers = { host: '127.0.0.1:8080', origin: 'https://evil.example' };
+    for (const check of [() => open.authenticate(headers), () => open.authenticateAdmin(headers)]) {
+      const error = thrown(GatewayError, check);
+      expect([error.status, error.code]).toEqual([403, 'cross_origin_refused']);
+    }
+    expect(() => open.authenticate({ host: '127.0.0.1:8080', origin: 'null' })).toThrow(GatewayError);
+  });
+
+  it('lets clients without Origin and the gateway own pages through', () => {
+    expect(open.authenticate({ host: '127.0.0.1:8080' }).kind).toBe('open');
+    expect(open.authenticate({ host: '127.0.0.1:8080', origin: 'http://127.0.0.1:8080' }).kind).toBe('open');
+    expect(open.authenticateAdmin({ host: 'LOCALHOST:8080', origin: 'http://localhost:8080' }).kind).toBe('open');
+  });
+
+  it('leaves Origin alone once credentials are configured', () => {
+    const secured = new Authenticator('master-key');
+    expect(secured.authenticate({ authorization: 'Bearer master-key', origin: 'https://app.example' }).kind).toBe('master');
+  });
+});

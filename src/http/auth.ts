@@ -23,6 +23,28 @@ const masterPrincipal: Principal = Object.freeze({ kind: 'master', keyId: null, 
 const sha256 = (value: string): Buffer => createHash('sha256').update(value).digest();
 
 /**
+ * Without credentials the gateway trusts whoever reaches it (loopback by default), but a web
+ * page the user visits reaches loopback too: a cross-site form POST or WebSocket would spend
+ * the provider keys. So in open mode a request whose `Origin` is another site's is refused;
+ * clients that send no `Origin` (SDKs, curl) and the gateway's own dashboard pass.
+ */
+function openPrincipalFor(headers: IncomingHttpHeaders): Principal {
+  const origin = headers.origin;
+  if (origin === undefined || sameHost(origin, headers.host)) return openPrincipal;
+  throw permissionError('cross-origin requests are refused while the gateway runs without credentials (set MASTER_KEY)', {
+    code: 'cross_origin_refused',
+  });
+}
+
+function sameHost(origin: string, host: string | undefined): boolean {
+  try {
+    return host !== undefined && new URL(origin).host === host.toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Authenticates requests (CONTRACT section 3). Secrets are compared in constant time, on
  * their SHA-256 digests so that the length of the master key does not leak either.
  */
@@ -41,7 +63,7 @@ export class Authenticator {
 
   /** For model endpoints and /mcp: the master key or an active managed key. */
   authenticate(headers: IncomingHttpHeaders): Principal {
-    if (this.openMode) return openPrincipal;
+    if (this.openMode) return openPrincipalFor(headers);
     const token = extractToken(headers);
     if (this.isMasterKey(token)) return masterPrincipal;
     const principal = this.apiKeys?.authenticate(token) ?? null;
@@ -59,8 +81,7 @@ export class Authenticator {
       // No master key: the admin API is open (loopback by default), but a credential that is
       // presented must be valid, and a managed key is still refused.
       const presented = headers.authorization !== undefined || headers['x-api-key'] !== undefined;
-      if (!presented) return openPrincipal;
-      if (this.openMode) return openPrincipal;
+      if (!presented || this.openMode) return openPrincipalFor(headers);
       const principal = this.apiKeys?.authenticate(extractToken(headers)) ?? null;
       if (principal === null) throw authenticationError('invalid credentials', { code: 'invalid_credentials' });
       throw adminRequired();

@@ -41,10 +41,10 @@ import { registerFileRoutes } from './routes/files.ts';
 import { registerHealthRoutes, type RateLimitStoreHealth } from './routes/health.ts';
 import { registerMessagesRoutes } from './routes/messages.ts';
 import { registerModelRoutes } from './routes/models.ts';
+import { registerMcpRoutes } from './routes/mcp.ts';
 import { registerPassthroughRoutes } from './routes/passthrough.ts';
 import { registerRealtimeRelay } from './routes/realtime.ts';
 import { registerResponsesRoutes } from './routes/responses.ts';
-import { registerMcpRoutes } from './routes/mcp.ts';
 import { registerSelfUsageRoute } from './routes/usage.ts';
 import { resolveUserPath } from './user-path.ts';
 
@@ -135,19 +135,20 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
   registerModelRoutes(v1, dependencies.catalog, dependencies.virtualModels);
   const { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache } = dependencies;
   const { retries, retryBaseDelayMs } = settings.upstream;
-  registerChatRoutes(v1, { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache, retries, retryBaseDelayMs });
-  registerEmbeddingsRoutes(v1, { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache, retries, retryBaseDelayMs });
-  registerMessagesRoutes(v1, { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache, retries, retryBaseDelayMs });
-  registerResponsesRoutes(v1, { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache, retries, retryBaseDelayMs });
+  // Every model endpoint shares one pipeline: routing, limits, budgets, failover, metering.
+  const pipeline = { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache, retries, retryBaseDelayMs };
+  registerChatRoutes(v1, pipeline);
+  registerEmbeddingsRoutes(v1, pipeline);
+  registerResponsesRoutes(v1, pipeline);
+  registerMessagesRoutes(v1, pipeline);
   // Relay endpoints: audio, files, batches, passthrough and the realtime WebSocket.
-  const relay = { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache, retries, retryBaseDelayMs };
-  registerAudioRoutes(v1, relay);
+  registerAudioRoutes(v1, pipeline);
   registerFileRoutes(v1, catalog);
-  registerBatchRoutes(v1, relay);
+  registerBatchRoutes(v1, pipeline);
   registerPassthroughRoutes(v1, { catalog, metering, budgets, limiter, userPathHeader });
   // The upgrade is answered at once by a healthy upstream: three connect timeouts at most.
   const handshakeTimeoutMs = Math.min(settings.upstream.timeoutSeconds, 3 * settings.upstream.connectTimeoutSeconds) * 1000;
-  registerRealtimeRelay(v1, { ...relay, authenticator, userPathHeader, handshakeTimeoutMs, logger: dependencies.logger });
+  registerRealtimeRelay(v1, { ...pipeline, authenticator, userPathHeader, handshakeTimeoutMs, logger: dependencies.logger });
   registerSelfUsageRoute(v1, dependencies.usageEnabled ? dependencies.storage.usage : null, budgets, limiter);
   registerMcpRoutes(v1, { mcp: dependencies.mcp, limiter, budgets });
 }
