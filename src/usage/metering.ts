@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedUuid } from '../core/time-ordered-id.ts';
 import type { BudgetService } from '../budgets/budget-service.ts';
 import type { RequestContext } from '../gateway/request-context.ts';
 import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
@@ -49,7 +49,7 @@ export class Metering {
     const costUsd = report.cacheHit === true ? 0 : prices.costOf(report.provider, report.model, tokens);
     const timestamp = this.now();
     const seq = recorder.record({
-      id: randomUUID(),
+      id: timeOrderedUuid(timestamp),
       requestId: report.context.requestId,
       timestamp,
       userPath: report.context.userPath,
