@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { authenticationError, permissionError } from '../errors/gateway-error.ts';
 
@@ -20,7 +20,8 @@ export interface ApiKeyAuthenticator {
 const openPrincipal: Principal = Object.freeze({ kind: 'open', keyId: null, boundUserPath: null });
 const masterPrincipal: Principal = Object.freeze({ kind: 'master', keyId: null, boundUserPath: null });
 
-const sha256 = (value: string): Buffer => createHash('sha256').update(value).digest();
+// One-shot hashing: no Hash object per request (it shows in profiles of the hot path).
+const sha256 = (value: string): Buffer => hash('sha256', value, 'buffer');
 
 /**
  * Without credentials the gateway trusts whoever reaches it (loopback by default), but a web

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { hash, randomBytes, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { notFound } from '../errors/gateway-error.ts';
 import type { ApiKeyAuthenticator, Principal } from '../http/auth.ts';
@@ -20,7 +20,7 @@ export interface ApiKeyServiceOptions {
   now?: () => number;
 }
 
-export const hashApiKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+export const hashApiKey = (key: string): string => hash('sha256', key, 'hex');
 
 /**
  * Managed API keys (CONTRACT section 3): `sk-gw-` + 43 base64url characters, shown once;
