@@ -4,6 +4,9 @@ import { randomFillSync } from 'node:crypto';
 const idsPerBlock = 128;
 const entropy = Buffer.allocUnsafe(16 * idsPerBlock);
 let nextByte = entropy.length;
+// Many ids share a millisecond: its formatted timestamp is kept.
+let prefixMillis = -1;
+let prefix = '';
 const hexOf = Array.from({ length: 256 }, (_unused, byte) => byte.toString(16).padStart(2, '0'));
 
 /**
@@ -18,11 +21,14 @@ export function timeOrderedUuid(now: number = Date.now()): string {
   }
   const at = nextByte;
   nextByte += 16;
-  const time = Math.max(0, Math.floor(now)).toString(16).padStart(12, '0').slice(-12);
+  const millis = Math.max(0, Math.floor(now));
+  if (millis !== prefixMillis) {
+    const time = millis.toString(16).padStart(12, '0').slice(-12);
+    prefix = `${time.slice(0, 8)}-${time.slice(8)}-7`;
+    prefixMillis = millis;
+  }
   const byte = (index: number): string => hexOf[entropy[at + index] ?? 0] ?? '00';
   const variant = hexOf[((entropy[at + 2] ?? 0) & 0x3f) | 0x80] ?? '80';
-  return (
-    `${time.slice(0, 8)}-${time.slice(8)}-7${byte(0).slice(1)}${byte(1)}-${variant}${byte(3)}-` +
-    `${byte(4)}${byte(5)}${byte(6)}${byte(7)}${byte(8)}${byte(9)}`
-  );
+  const version = hexOf[(entropy[at] ?? 0) & 0x0f] ?? '00';
+  return `${prefix}${version[1] ?? '0'}${byte(1)}-${variant}${byte(3)}-${byte(4)}${byte(5)}${byte(6)}${byte(7)}${byte(8)}${byte(9)}`;
 }
