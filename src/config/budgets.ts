@@ -2,6 +2,7 @@ import { budgetPeriods, isNamedBudgetPeriod } from '../budgets/periods.ts';
 import { ConfigError } from './config-error.ts';
 import { configUserPath, pathVariables } from './env-paths.ts';
 import { numericValue } from './values.ts';
+import { isJsonObject } from '../core/json.ts';
 
 /** A budget rule declared in configuration (origin `config`). */
 export interface BudgetRuleSettings {
@@ -24,7 +25,7 @@ export function buildBudgetRules(yamlEntries: unknown, env: Env): BudgetRuleSett
   if (!Array.isArray(entries)) throw new ConfigError('budgets.user_paths', 'expected a list');
   entries.forEach((entry: unknown, index) => {
     const key = `budgets.user_paths.${index}`;
-    if (!isRecord(entry) || typeof entry['path'] !== 'string') throw new ConfigError(`${key}.path`, 'expected a user path string');
+    if (!isJsonObject(entry) || typeof entry['path'] !== 'string') throw new ConfigError(`${key}.path`, 'expected a user path string');
     const path = configUserPath(`${key}.path`, entry['path']);
     const limits = entry['limits'] ?? [entry];
     if (!Array.isArray(limits)) throw new ConfigError(`${key}.limits`, 'expected a list of {period, amount}');
@@ -86,10 +87,6 @@ function parseJson(key: string, text: string): unknown {
 }
 
 function asRecord(key: string, value: unknown): Record<string, unknown> {
-  if (!isRecord(value)) throw new ConfigError(key, 'expected an object');
+  if (!isJsonObject(value)) throw new ConfigError(key, 'expected an object');
   return value;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

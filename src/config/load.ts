@@ -13,6 +13,7 @@ import { discoverEnvProviders } from './env-providers.ts';
 import { configSchema, instanceName, type ConfigDocument } from './schema.ts';
 import type { LoadedSettings, ProviderSettings, Settings } from './settings.ts';
 import { deepFreeze, expandVariables } from './values.ts';
+import { isJsonObject } from '../core/json.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 type RawDocument = Record<string, unknown>;
@@ -137,14 +138,14 @@ function applyEnvironment(document: RawDocument, env: Env): Map<string, string> 
   const providers = sectionOf(document, 'providers');
   for (const entry of discoverEnvProviders(env)) {
     const existing = providers[entry.name];
-    const target: Record<string, unknown> = isRecord(existing) ? existing : {};
+    const target: Record<string, unknown> = isJsonObject(existing) ? existing : {};
     target['type'] = entry.type;
     for (const field of ['api_key', 'base_url', 'models'] as const) {
       if (entry[field] === undefined) continue;
       target[field] = entry[field];
       origins.set(`providers.${entry.name}.${field}`, entry.variables[field]);
     }
-    if (!isRecord(existing)) origins.set(`providers.${entry.name}`, `${entry.type.toUpperCase()}_* variables`);
+    if (!isJsonObject(existing)) origins.set(`providers.${entry.name}`, `${entry.type.toUpperCase()}_* variables`);
     providers[entry.name] = target;
   }
   return origins;
@@ -152,15 +153,11 @@ function applyEnvironment(document: RawDocument, env: Env): Map<string, string> 
 
 function sectionOf(document: RawDocument, section: string): Record<string, unknown> {
   const current = document[section];
-  if (isRecord(current)) return current;
+  if (isJsonObject(current)) return current;
   if (current !== undefined && current !== null) throw new ConfigError(section, 'expected a mapping');
   const created: Record<string, unknown> = {};
   document[section] = created;
   return created;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function toConfigError(error: z.ZodError, origins: Map<string, string>): ConfigError {

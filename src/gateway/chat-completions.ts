@@ -15,7 +15,7 @@ import type { ChunkOptions, UsageObject } from '../streaming/chat-chunk.ts';
 import type { RelayResult } from '../streaming/relay-chat-stream.ts';
 import type { Metering } from '../usage/metering.ts';
 import { buildUpstreamBody, readChatRequest, type ChatRequest } from './chat-request.ts';
-import { finishChatResponse } from './chat-response.ts';
+import { readJsonAnswer } from './json-answer.ts';
 import { executePlan, type AttemptRecord } from './execute-plan.ts';
 import type { RequestContext } from './request-context.ts';
 
@@ -135,7 +135,7 @@ async function callTarget(target: ChatTarget, request: ChatRequest, context: Req
   });
   if (result.kind === 'stream')
     return { kind: 'stream', body: result.body, chunkOptions: { provider, providerJson, includeUsage: request.includeUsage } };
-  const finished = finishChatResponse(result.body, provider, providerJson);
+  const finished = readJsonAnswer(result.body, provider, 'choices', { requireItems: true, providerJson });
   return { kind: 'json', body: finished.body, usage: finished.usage };
 }
 

@@ -4,6 +4,7 @@ import { renderEnvelope, toGatewayError } from '../errors/envelope.ts';
 import { mapNetworkError } from '../providers/upstream-client.ts';
 import { transformChunk, type ChunkOptions, type UsageObject } from './chat-chunk.ts';
 import { SseParser, type SseEvent } from './sse-parser.ts';
+import { waitForDrain } from './drain.ts';
 
 export interface RelayResult {
   /** The usage reported by the upstream's final chunk, if any. */
@@ -86,17 +87,4 @@ function renderEvents(events: SseEvent[], options: ChunkOptions, state: { usage:
 function finish(response: ServerResponse, usage: UsageObject | null, rest: Omit<RelayResult, 'usage'>): RelayResult {
   if (!response.destroyed) response.destroy();
   return { usage, ...rest };
-}
-
-/** Resolves when the socket drains or closes, whichever comes first. */
-function waitForDrain(response: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      response.off('drain', done);
-      response.off('close', done);
-      resolve();
-    };
-    response.on('drain', done);
-    response.on('close', done);
-  });
 }

@@ -9,6 +9,7 @@ import { SseParser, type SseEvent } from '../../streaming/sse-parser.ts';
 import { anthropicErrorType } from './errors.ts';
 import type { MessagesStreamTranslator } from './stream-translator.ts';
 import { isObject, type JsonObject } from './wire.ts';
+import { waitForDrain } from '../../streaming/drain.ts';
 
 export interface MessagesRelayOptions {
   /** The instance serving the stream, for error messages. */
@@ -129,17 +130,4 @@ function upstreamMessage(error: JsonObject): string {
 function closed(response: ServerResponse, usage: UsageObject | null): RelayResult {
   if (!response.destroyed) response.destroy();
   return { usage, completed: false, clientClosed: true, error: null, captured: null };
-}
-
-/** Resolves when the socket drains or closes, whichever comes first. */
-function waitForDrain(response: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      response.off('drain', done);
-      response.off('close', done);
-      resolve();
-    };
-    response.on('drain', done);
-    response.on('close', done);
-  });
 }

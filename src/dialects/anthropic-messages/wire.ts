@@ -46,12 +46,10 @@ export interface MessagesResponse {
   usage: MessagesUsage;
 }
 
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Anthropic message ids start with `msg_`; an upstream id is kept inside one. */
 export function messageIdFor(upstreamId: unknown, fallback: string): string {
   const id = typeof upstreamId === 'string' && upstreamId !== '' ? upstreamId : fallback;
   return id.startsWith('msg_') ? id : `msg_${id}`;
 }
+
+export { isJsonObject as isObject } from '../../core/json.ts';

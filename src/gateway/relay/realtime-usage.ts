@@ -1,4 +1,5 @@
 import type { UsageObject } from '../../streaming/chat-chunk.ts';
+import { isJsonObject } from '../../core/json.ts';
 
 /**
  * Token usage of a realtime session: the sum of the `usage` of every `response.done` event
@@ -23,15 +24,15 @@ export class RealtimeUsage {
     } catch {
       return;
     }
-    if (!isObject(event) || event['type'] !== 'response.done' || !isObject(event['response'])) return;
+    if (!isJsonObject(event) || event['type'] !== 'response.done' || !isJsonObject(event['response'])) return;
     const usage = event['response']['usage'];
-    if (!isObject(usage)) return;
+    if (!isJsonObject(usage)) return;
     const input = count(usage['input_tokens']);
     const output = count(usage['output_tokens']);
     this.input += input;
     this.output += output;
     this.total += count(usage['total_tokens']) || input + output;
-    this.cached += isObject(usage['input_token_details']) ? count(usage['input_token_details']['cached_tokens']) : 0;
+    this.cached += isJsonObject(usage['input_token_details']) ? count(usage['input_token_details']['cached_tokens']) : 0;
     this.responses += 1;
   }
 
@@ -49,8 +50,4 @@ export class RealtimeUsage {
 
 function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

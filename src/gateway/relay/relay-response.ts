@@ -3,6 +3,7 @@ import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { UsageObject } from '../../streaming/chat-chunk.ts';
+import { parseJsonObject } from '../../core/json.ts';
 
 /** How much of a JSON answer is kept to read its `usage` once relayed. */
 export const usageCaptureLimit = 1024 * 1024;
@@ -75,14 +76,8 @@ function decoded(bytes: Buffer, encoding: string): string {
 
 /** The `usage` object and `model` of a JSON answer, if it is one. */
 export function summaryOf(text: string): { usage: UsageObject | null; model: string | null } | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
-  const answer = parsed as Record<string, unknown>;
+  const answer = parseJsonObject(text);
+  if (answer === null) return null;
   const usage = answer['usage'];
   const model = answer['model'];
   return {

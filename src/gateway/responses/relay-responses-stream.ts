@@ -5,6 +5,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import { mapNetworkError } from '../../providers/upstream-client.ts';
 import type { UsageObject } from '../../streaming/chat-chunk.ts';
 import type { ResponsesStreamTranslator } from './stream-translators.ts';
+import { waitForDrain } from '../../streaming/drain.ts';
 
 export interface ResponsesRelayResult {
   usage: UsageObject | null;
@@ -37,7 +38,7 @@ export async function relayResponsesStream(
     if (head !== '') response.write(head);
     for await (const chunk of upstream) {
       const text = translator.push(chunk as Buffer);
-      if (text.length > 0 && !response.write(text)) await drained(response);
+      if (text.length > 0 && !response.write(text)) await waitForDrain(response);
       if (signal.aborted) break;
     }
     if (signal.aborted) return closed();
@@ -50,17 +51,4 @@ export async function relayResponsesStream(
     response.end(translator.fail(failure));
     return { usage: translator.usage(), completed: false, clientClosed: false, error };
   }
-}
-
-/** Resolves when the socket drains or closes, whichever comes first. */
-function drained(response: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      response.off('drain', done);
-      response.off('close', done);
-      resolve();
-    };
-    response.on('drain', done);
-    response.on('close', done);
-  });
 }

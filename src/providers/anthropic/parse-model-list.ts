@@ -1,5 +1,6 @@
 import type { UpstreamModel } from '../provider.ts';
 import { isRecord } from './wire.ts';
+import { parseJsonObject } from '../../core/json.ts';
 
 export interface ModelPage {
   models: UpstreamModel[];
@@ -13,13 +14,8 @@ export interface ModelPage {
  * is wrong.
  */
 export function parseModelPage(text: string): ModelPage | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (!isRecord(parsed) || !Array.isArray(parsed['data'])) return null;
+  const parsed = parseJsonObject(text);
+  if (parsed === null || !Array.isArray(parsed['data'])) return null;
   const models: UpstreamModel[] = [];
   for (const entry of parsed['data'] as unknown[]) {
     if (!isRecord(entry) || typeof entry['id'] !== 'string' || entry['id'] === '') continue;

@@ -121,6 +121,4 @@ export interface MessagesResponse {
   usage: AnthropicUsage;
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isJsonObject as isRecord } from '../../core/json.ts';

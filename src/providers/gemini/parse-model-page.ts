@@ -1,4 +1,5 @@
 import type { UpstreamModel } from '../provider.ts';
+import { parseJsonObject } from '../../core/json.ts';
 
 /** One page of Gemini's native `GET /v1beta/models` listing. */
 export interface GeminiModelPage {
@@ -20,14 +21,9 @@ const servedMethods = new Set(['generateContent', 'embedContent']);
  * takes bare ids. Null when the shape is wrong.
  */
 export function parseGeminiModelPage(text: string): GeminiModelPage | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
-  const { models: entries, nextPageToken } = parsed as { models?: unknown; nextPageToken?: unknown };
+  const parsed = parseJsonObject(text);
+  if (parsed === null) return null;
+  const { models: entries, nextPageToken } = parsed;
   // An empty listing may come without `models` at all.
   if (entries !== undefined && !Array.isArray(entries)) return null;
   const models: UpstreamModel[] = [];

@@ -1,14 +1,9 @@
 import type { UpstreamModel } from '../provider.ts';
+import { parseJsonObject } from '../../core/json.ts';
 
 /** Reads OpenAI's `{"object":"list","data":[{"id",...}]}`; null when the shape is wrong. */
 export function parseModelList(text: string): UpstreamModel[] | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  const data = typeof parsed === 'object' && parsed !== null ? (parsed as { data?: unknown }).data : undefined;
+  const data = parseJsonObject(text)?.['data'];
   if (!Array.isArray(data)) return null;
   const models: UpstreamModel[] = [];
   for (const entry of data) {
