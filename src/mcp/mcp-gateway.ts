@@ -22,7 +22,7 @@ export class McpGateway {
   readonly registry: McpRegistry;
   readonly upstreams: UpstreamManager;
   readonly sessions: McpSessions;
-  /** Browser origins allowed on /mcp (`*`: any). */
+  /** Browser origins allowed on /mcp (`*` allows every origin). */
   readonly allowedOrigins: readonly string[];
   private readonly logger: Logger;
   private timer: NodeJS.Timeout | null = null;
