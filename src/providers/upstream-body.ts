@@ -1,7 +1,5 @@
-import { mapNetworkError, type UpstreamResponse } from './upstream-client.ts';
+import { mapNetworkError, maximumErrorBodyBytes, type BufferedUpstreamResponse, type UpstreamResponse } from './upstream-client.ts';
 import { mapUpstreamError } from './upstream-errors.ts';
-
-const maximumErrorBody = 64 * 1024;
 
 /** The whole body as text; a failure while reading it is the upstream's (502/504), not ours. */
 export async function readBody(response: UpstreamResponse, provider: string, signal: AbortSignal): Promise<string> {
@@ -20,7 +18,7 @@ export async function upstreamErrorOf(response: UpstreamResponse, provider: stri
     for await (const chunk of response.body) {
       chunks.push(chunk as Buffer);
       size += (chunk as Buffer).length;
-      if (size > maximumErrorBody) {
+      if (size > maximumErrorBodyBytes) {
         response.body.destroy();
         break;
       }
@@ -29,4 +27,9 @@ export async function upstreamErrorOf(response: UpstreamResponse, provider: stri
     // A broken error body still leaves the status to report.
   }
   return mapUpstreamError(response.statusCode, Buffer.concat(chunks).toString('utf8'), provider, response.headers['retry-after']);
+}
+
+/** `upstreamErrorOf` for an answer read whole (`UpstreamClient.requestBuffered`). */
+export function bufferedUpstreamErrorOf(response: BufferedUpstreamResponse, provider: string): Error {
+  return mapUpstreamError(response.statusCode, response.body.toString('utf8'), provider, response.headers['retry-after']);
 }

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import { GatewayError, providerError } from '../errors/gateway-error.ts';
@@ -19,6 +20,17 @@ export interface UpstreamRequest {
 }
 
 export type UpstreamResponse = Dispatcher.ResponseData;
+
+/** A whole upstream answer, read into memory (JSON endpoints). */
+export interface BufferedUpstreamResponse {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  /** The body; for a non-2xx status, only its first `maximumErrorBodyBytes`. */
+  body: Buffer;
+}
+
+/** How much of an error answer is kept: enough for any provider's error JSON. */
+export const maximumErrorBodyBytes = 64 * 1024;
 
 /**
  * One undici Pool per upstream origin, with keep-alive. Every provider call goes through
@@ -46,6 +58,29 @@ export class UpstreamClient {
     }
   }
 
+  /**
+   * The same call with the whole answer read into memory. It skips the response stream and
+   * async-context machinery of `request`, which JSON answers don't need (the hot path).
+   */
+  async requestBuffered(request: UpstreamRequest): Promise<BufferedUpstreamResponse> {
+    try {
+      return await new Promise<BufferedUpstreamResponse>((resolve, reject) => {
+        const handler = new BufferingHandler(resolve, reject, request.signal);
+        this.poolFor(request.url.origin).dispatch(
+          {
+            path: request.url.pathname + request.url.search,
+            method: request.method as Dispatcher.HttpMethod,
+            headers: request.headers,
+            body: request.body ?? null,
+          },
+          handler,
+        );
+      });
+    } catch (error) {
+      throw mapNetworkError(error, request.provider, request.signal);
+    }
+  }
+
   async close(): Promise<void> {
     await Promise.allSettled([...this.pools.values()].map((pool) => pool.close()));
     this.pools.clear();
@@ -66,6 +101,61 @@ export class UpstreamClient {
     }
     return pool;
   }
+}
+
+/** Collects one answer; an abort of the caller's signal aborts the request. */
+class BufferingHandler implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | null = null;
+  private statusCode = 0;
+  private headers: IncomingHttpHeaders = {};
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private readonly resolve: (response: BufferedUpstreamResponse) => void;
+  private readonly reject: (error: unknown) => void;
+  private readonly signal: AbortSignal | undefined;
+  private readonly onAbort = (): void => {
+    this.controller?.abort(abortReason(this.signal));
+  };
+
+  constructor(resolve: (response: BufferedUpstreamResponse) => void, reject: (error: unknown) => void, signal: AbortSignal | undefined) {
+    this.resolve = resolve;
+    this.reject = reject;
+    this.signal = signal;
+    signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.signal?.aborted === true) controller.abort(abortReason(this.signal));
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    this.statusCode = statusCode;
+    this.headers = headers;
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    const ok = this.statusCode >= 200 && this.statusCode <= 299;
+    if (!ok && this.size >= maximumErrorBodyBytes) return;
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+  }
+
+  onResponseEnd(): void {
+    this.signal?.removeEventListener('abort', this.onAbort);
+    const body = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
+    this.resolve({ statusCode: this.statusCode, headers: this.headers, body });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.signal?.removeEventListener('abort', this.onAbort);
+    this.reject(error);
+  }
+}
+
+function abortReason(signal: AbortSignal | undefined): Error {
+  const reason: unknown = signal?.reason;
+  return reason instanceof Error ? reason : new undiciErrors.RequestAbortedError();
 }
 
 /** Maps a failed upstream call to a GatewayError; an abort by our own signal is rethrown, a GatewayError kept. */

@@ -10,7 +10,7 @@ import type {
   UpstreamModel,
 } from '../provider.ts';
 import { providerTypes } from '../provider-types.ts';
-import { readBody, upstreamErrorOf } from '../upstream-body.ts';
+import { bufferedUpstreamErrorOf, readBody, upstreamErrorOf } from '../upstream-body.ts';
 import type { UpstreamClient, UpstreamResponse } from '../upstream-client.ts';
 import { parseModelList } from './parse-model-list.ts';
 
@@ -32,17 +32,15 @@ export function createOpenAICompatibleAdapter(settings: ProviderSettings, client
     credentialHeaders: () => ({ ...credentials }),
 
     async chatCompletion(request: ChatRequestBody, context: CallContext): Promise<JsonResult | StreamResult> {
-      const response = await client.request({
-        provider,
-        url: chatUrl,
-        method: 'POST',
-        headers,
-        body: JSON.stringify(request),
-        signal: context.signal,
-      });
+      const upstream = { provider, url: chatUrl, method: 'POST', headers, body: JSON.stringify(request), signal: context.signal };
+      if (request['stream'] !== true) {
+        const answer = await client.requestBuffered(upstream);
+        if (answer.statusCode < 200 || answer.statusCode > 299) throw bufferedUpstreamErrorOf(answer, provider);
+        return { kind: 'json', body: answer.body.toString('utf8') };
+      }
+      const response = await client.request(upstream);
       if (response.statusCode < 200 || response.statusCode > 299) throw await upstreamErrorOf(response, provider);
-      if (request['stream'] === true) return { kind: 'stream', body: response.body };
-      return { kind: 'json', body: await readBody(response, provider, context.signal) };
+      return { kind: 'stream', body: response.body };
     },
 
     async listModels(signal: AbortSignal): Promise<UpstreamModel[]> {
