@@ -7,7 +7,9 @@ import type { SqliteDatabase } from './better-sqlite3-driver.ts';
 import { openBetterSqlite3 } from './better-sqlite3-driver.ts';
 import { migrateSqlite } from './migrate-sqlite.ts';
 import { sqliteMigrations } from './migrations.ts';
+import { configureConnection } from './insert-rows.ts';
 import { SqliteExecutor } from './sqlite-executor.ts';
+import { SqliteWriter } from './sqlite-writer.ts';
 
 const busyTimeoutMs = 5_000;
 
@@ -23,14 +25,13 @@ export async function openSqliteStorage(path: string): Promise<Storage> {
     database?.close();
     throw new Error(`Cannot open SQLite database ${path}: ${errorMessage(error)}`, { cause: error });
   }
-  return createSqlStorage(new SqliteExecutor(database));
+  // A file has a writer thread for batch inserts; an in-memory database is private to its connection.
+  const writer = path === ':memory:' ? null : new SqliteWriter({ path, busyTimeoutMs });
+  return createSqlStorage(new SqliteExecutor(database, writer));
 }
 
 function configure(database: SqliteDatabase): void {
-  // WAL lets readers (dashboard queries) run while the batch writer commits; NORMAL is durable
-  // across application crashes and only loses the last commits on power loss in WAL mode.
+  // WAL lets readers (dashboard queries) and the writer thread's connection work on one file.
   database.pragma('journal_mode = WAL');
-  database.pragma('synchronous = NORMAL');
-  database.pragma(`busy_timeout = ${busyTimeoutMs}`);
-  database.pragma('foreign_keys = ON');
+  configureConnection(database, busyTimeoutMs);
 }

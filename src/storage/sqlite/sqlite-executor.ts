@@ -1,17 +1,23 @@
 import type { SqlExecutor, SqlValue } from '../sql/sql-executor.ts';
-import type { SqliteDatabase, SqliteStatement, SqliteValue } from './better-sqlite3-driver.ts';
+import type { SqliteDatabase, SqliteStatement } from './better-sqlite3-driver.ts';
+import { cachedStatement, insertRowsNow, toSqliteValue, type StatementCache } from './insert-rows.ts';
+import { SqliteWriterUnavailable, type SqliteWriter } from './sqlite-writer.ts';
 
 /**
- * SqlExecutor over better-sqlite3. Calls are synchronous (wrapped in resolved promises): callers
- * batch writes off the request path. Prepared statements are cached per SQL text.
+ * SqlExecutor over better-sqlite3. Queries are synchronous (wrapped in resolved promises).
+ * Batch inserts (usage records) go to the writer thread when there is one, so that their
+ * B-tree work leaves the event loop; without one (`:memory:`, or a thread that failed) they
+ * run here. Prepared statements are cached per SQL text.
  */
 export class SqliteExecutor implements SqlExecutor {
   readonly dialect = 'sqlite';
   readonly #database: SqliteDatabase;
-  readonly #statements = new Map<string, SqliteStatement>();
+  readonly #writer: SqliteWriter | null;
+  readonly #statements: StatementCache = new Map();
 
-  constructor(database: SqliteDatabase) {
+  constructor(database: SqliteDatabase, writer: SqliteWriter | null = null) {
     this.#database = database;
+    this.#writer = writer;
   }
 
   placeholder(): string {
@@ -27,11 +33,14 @@ export class SqliteExecutor implements SqlExecutor {
   }
 
   async insertRows(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void> {
-    const statement = this.#statement(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
-    const insertAll = this.#database.transaction((batch: readonly (readonly SqlValue[])[]) => {
-      for (const row of batch) statement.run(...row.map(toSqliteValue));
-    });
-    insertAll(rows);
+    if (this.#writer !== null) {
+      try {
+        return await this.#writer.insertRows(table, columns, rows);
+      } catch (error) {
+        if (!(error instanceof SqliteWriterUnavailable)) throw error;
+      }
+    }
+    insertRowsNow(this.#database, this.#statements, table, columns, rows);
   }
 
   async ping(): Promise<boolean> {
@@ -43,21 +52,12 @@ export class SqliteExecutor implements SqlExecutor {
   }
 
   async close(): Promise<void> {
+    await this.#writer?.close();
     this.#statements.clear();
     if (this.#database.open) this.#database.close();
   }
 
   #statement(text: string): SqliteStatement {
-    let statement = this.#statements.get(text);
-    if (statement === undefined) {
-      statement = this.#database.prepare(text);
-      this.#statements.set(text, statement);
-    }
-    return statement;
+    return cachedStatement(this.#database, this.#statements, text);
   }
-}
-
-function toSqliteValue(value: SqlValue): SqliteValue {
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  return value;
 }

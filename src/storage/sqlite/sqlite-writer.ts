@@ -1,0 +1,119 @@
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
+import type { SqlValue } from '../sql/sql-executor.ts';
+import { fromWriterFailure, type WriterReply, type WriterRequest, type WriterStart } from './writer-protocol.ts';
+
+const closeTimeoutMs = 10_000;
+
+/**
+ * The thread runs this file's compiled sibling. Run from sources (tests, `npm run dev`), the
+ * sibling is TypeScript: the thread registers tsx (a dev dependency) first, since Node 20
+ * does not pass `--import` loaders on to worker threads.
+ */
+function createThread(workerData: WriterStart): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./sqlite-writer-thread.js', import.meta.url), { workerData });
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const entry = new URL('./sqlite-writer-thread.ts', import.meta.url).href;
+  const bootstrap = `import { register } from ${JSON.stringify(tsx)}; register(); await import(${JSON.stringify(entry)});`;
+  return new Worker(new URL(`data:text/javascript,${encodeURIComponent(bootstrap)}`), { workerData });
+}
+
+/** The writer thread cannot run (it failed to start or died): the caller writes on its own connection. */
+export class SqliteWriterUnavailable extends Error {
+  constructor(cause: unknown) {
+    super('the SQLite writer thread is unavailable', { cause });
+  }
+}
+
+interface Pending {
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * Batch inserts on a worker thread with its own connection (WAL lets both connections work on
+ * one file). Started on the first insert, so a gateway that records nothing never starts it;
+ * ref'd only while a batch is pending. A thread that fails stays failed: the executor then
+ * inserts on the main connection, as it would without a thread.
+ */
+export class SqliteWriter {
+  readonly #start: WriterStart;
+  readonly #pending = new Map<number, Pending>();
+  #thread: Promise<Worker> | null = null;
+  #nextId = 1;
+  #failed = false;
+  #closing = false;
+  #started = false;
+
+  constructor(start: WriterStart) {
+    this.#start = start;
+  }
+
+  /** Whether the thread is up (tests check that inserts really leave the main thread). */
+  get running(): boolean {
+    return this.#started && !this.#failed && !this.#closing;
+  }
+
+  async insertRows(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void> {
+    const worker = await this.#ensureThread();
+    const id = this.#nextId++;
+    const done = new Promise<void>((resolve, reject) => this.#pending.set(id, { resolve, reject }));
+    if (this.#pending.size === 1) worker.ref();
+    worker.postMessage({ kind: 'insert', id, table, columns, rows } satisfies WriterRequest);
+    return done;
+  }
+
+  /** Lets pending batches finish, then closes the thread's connection. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    const worker = await this.#thread?.catch(() => null);
+    if (worker === null || worker === undefined) return;
+    const exited = once(worker, 'exit');
+    worker.ref();
+    worker.postMessage({ kind: 'close' } satisfies WriterRequest);
+    const timer = setTimeout(() => void worker.terminate(), closeTimeoutMs);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  #ensureThread(): Promise<Worker> {
+    if (this.#failed || this.#closing) return Promise.reject(new SqliteWriterUnavailable(null));
+    this.#thread ??= this.#startThread().catch((error: unknown) => {
+      this.#failed = true;
+      throw new SqliteWriterUnavailable(error);
+    });
+    return this.#thread;
+  }
+
+  async #startThread(): Promise<Worker> {
+    const worker = createThread(this.#start);
+    worker.unref();
+    const [first] = (await Promise.race([once(worker, 'message'), once(worker, 'exit')])) as [WriterReply | number];
+    if (typeof first === 'number') throw new Error(`the writer thread exited with code ${first} before it was ready`);
+    if (first.kind !== 'ready') {
+      await worker.terminate();
+      throw first.kind === 'start_failed' ? fromWriterFailure(first.error) : new Error('unexpected first message');
+    }
+    worker.on('message', (reply: WriterReply) => this.#settle(worker, reply));
+    worker.on('error', (error) => this.#fail(error));
+    worker.once('exit', (code) => this.#fail(new Error(`the writer thread exited with code ${code}`)));
+    this.#started = true;
+    return worker;
+  }
+
+  #settle(worker: Worker, reply: WriterReply): void {
+    if (reply.kind !== 'done') return;
+    const pending = this.#pending.get(reply.id);
+    if (pending === undefined) return;
+    this.#pending.delete(reply.id);
+    if (this.#pending.size === 0 && !this.#closing) worker.unref();
+    if (reply.error === null) pending.resolve();
+    else pending.reject(fromWriterFailure(reply.error));
+  }
+
+  #fail(error: Error): void {
+    if (!this.#closing) this.#failed = true;
+    for (const pending of this.#pending.values()) pending.reject(new SqliteWriterUnavailable(error));
+    this.#pending.clear();
+  }
+}
