@@ -129,10 +129,8 @@ type CallResult =
 async function callTarget(target: ChatTarget, request: ChatRequest, context: RequestContext): Promise<CallResult> {
   const provider = target.adapter.name;
   const providerJson = JSON.stringify(provider);
-  const result: JsonResult | StreamResult = await target.adapter.chatCompletion(buildUpstreamBody(request, target.model), {
-    signal: context.signal,
-    requestId: context.requestId,
-  });
+  // The context itself is the call context: reading its `signal` would make one (see ClientAbort).
+  const result: JsonResult | StreamResult = await target.adapter.chatCompletion(buildUpstreamBody(request, target.model), context);
   if (result.kind === 'stream')
     return { kind: 'stream', body: result.body, chunkOptions: { provider, providerJson, includeUsage: request.includeUsage } };
   const finished = readJsonAnswer(result.body, provider, 'choices', { requireItems: true, providerJson });

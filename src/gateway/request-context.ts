@@ -1,3 +1,4 @@
+import type { AbortSource } from '../core/abort-source.ts';
 import type { Principal } from '../http/auth.ts';
 
 /** What the HTTP layer learned about a request before the pipeline runs. */
@@ -10,4 +11,6 @@ export interface RequestContext {
   readonly startedAt: number;
   /** Aborted when the client goes away. */
   readonly signal: AbortSignal;
+  /** The same, without making an AbortSignal (see ClientAbort), when the HTTP layer has it. */
+  readonly abort?: AbortSource;
 }

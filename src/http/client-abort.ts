@@ -1,14 +1,56 @@
-import { invalidRequest, type GatewayError } from '../errors/gateway-error.ts';
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
+import type { AbortSource } from '../core/abort-source.ts';
+import { invalidRequest, type GatewayError } from '../errors/gateway-error.ts';
+
+/**
+ * Aborted when the client goes away before its response is finished. The AbortSignal is made
+ * on first use only: a plain JSON call never needs one (it subscribes through `onAbort`).
+ */
+export class ClientAbort implements AbortSource {
+  #aborted = false;
+  #controller: AbortController | null = null;
+  #listeners: (() => void)[] = [];
+
+  constructor(raw: ServerResponse) {
+    raw.once('close', () => {
+      if (!raw.writableFinished) this.#abort();
+    });
+  }
+
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  get signal(): AbortSignal {
+    if (this.#controller === null) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort();
+    }
+    return this.#controller.signal;
+  }
+
+  onAbort(listener: () => void): () => void {
+    if (this.#aborted) return () => undefined;
+    this.#listeners.push(listener);
+    return () => {
+      const index = this.#listeners.indexOf(listener);
+      if (index !== -1) this.#listeners.splice(index, 1);
+    };
+  }
+
+  #abort(): void {
+    this.#aborted = true;
+    this.#controller?.abort();
+    const listeners = this.#listeners;
+    this.#listeners = [];
+    for (const listener of listeners) listener();
+  }
+}
 
 /** A signal aborted when the client goes away before its response is finished. */
 export function clientAbortSignal(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
-  const raw = reply.raw;
-  raw.once('close', () => {
-    if (!raw.writableFinished) controller.abort();
-  });
-  return controller.signal;
+  return new ClientAbort(reply.raw).signal;
 }
 
 /** What a request whose client went away ends with (logged; nobody is left to read it). */

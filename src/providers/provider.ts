@@ -1,3 +1,4 @@
+import type { AbortSource } from '../core/abort-source.ts';
 import type { Readable } from 'node:stream';
 import type { ProviderSettings } from '../config/settings.ts';
 import type { UpstreamClient, UpstreamResponse } from './upstream-client.ts';
@@ -6,8 +7,10 @@ import type { UpstreamClient, UpstreamResponse } from './upstream-client.ts';
 export type ChatRequestBody = Record<string, unknown> & { model: string };
 
 export interface CallContext {
-  signal: AbortSignal;
-  requestId: string;
+  readonly signal: AbortSignal;
+  readonly requestId: string;
+  /** The client's abort without an AbortSignal (cheaper, see ClientAbort); else `signal` is used. */
+  readonly abort?: AbortSource;
 }
 
 /** A successful non-streaming answer; `body` is the upstream JSON text, unchanged. */

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
+import { abortSourceOf, type AbortSource } from '../core/abort-source.ts';
 import { GatewayError, providerError } from '../errors/gateway-error.ts';
 
 export interface UpstreamClientOptions {
@@ -17,6 +18,8 @@ export interface UpstreamRequest {
   headers: Record<string, string>;
   body?: string | Buffer | Readable | null;
   signal?: AbortSignal;
+  /** For `requestBuffered`: the caller's abort without an AbortSignal; wins over `signal`. */
+  abort?: AbortSource;
 }
 
 export type UpstreamResponse = Dispatcher.ResponseData;
@@ -63,9 +66,10 @@ export class UpstreamClient {
    * async-context machinery of `request`, which JSON answers don't need (the hot path).
    */
   async requestBuffered(request: UpstreamRequest): Promise<BufferedUpstreamResponse> {
+    const abort = request.abort ?? (request.signal === undefined ? undefined : abortSourceOf(request.signal));
     try {
       return await new Promise<BufferedUpstreamResponse>((resolve, reject) => {
-        const handler = new BufferingHandler(resolve, reject, request.signal);
+        const handler = new BufferingHandler(resolve, reject, abort);
         this.poolFor(request.url.origin).dispatch(
           {
             path: request.url.pathname + request.url.search,
@@ -77,7 +81,7 @@ export class UpstreamClient {
         );
       });
     } catch (error) {
-      throw mapNetworkError(error, request.provider, request.signal);
+      throw mapNetworkError(error, request.provider, abort);
     }
   }
 
@@ -112,21 +116,19 @@ class BufferingHandler implements Dispatcher.DispatchHandler {
   private size = 0;
   private readonly resolve: (response: BufferedUpstreamResponse) => void;
   private readonly reject: (error: unknown) => void;
-  private readonly signal: AbortSignal | undefined;
-  private readonly onAbort = (): void => {
-    this.controller?.abort(abortReason(this.signal));
-  };
+  private readonly abort: AbortSource | undefined;
+  private readonly unsubscribe: () => void;
 
-  constructor(resolve: (response: BufferedUpstreamResponse) => void, reject: (error: unknown) => void, signal: AbortSignal | undefined) {
+  constructor(resolve: (response: BufferedUpstreamResponse) => void, reject: (error: unknown) => void, abort: AbortSource | undefined) {
     this.resolve = resolve;
     this.reject = reject;
-    this.signal = signal;
-    signal?.addEventListener('abort', this.onAbort, { once: true });
+    this.abort = abort;
+    this.unsubscribe = abort?.onAbort(() => this.controller?.abort(new undiciErrors.RequestAbortedError())) ?? noop;
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
-    if (this.signal?.aborted === true) controller.abort(abortReason(this.signal));
+    if (this.abort?.aborted === true) controller.abort(new undiciErrors.RequestAbortedError());
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
@@ -142,24 +144,21 @@ class BufferingHandler implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(): void {
-    this.signal?.removeEventListener('abort', this.onAbort);
+    this.unsubscribe();
     const body = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
     this.resolve({ statusCode: this.statusCode, headers: this.headers, body });
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
-    this.signal?.removeEventListener('abort', this.onAbort);
+    this.unsubscribe();
     this.reject(error);
   }
 }
 
-function abortReason(signal: AbortSignal | undefined): Error {
-  const reason: unknown = signal?.reason;
-  return reason instanceof Error ? reason : new undiciErrors.RequestAbortedError();
-}
+function noop(): void {}
 
 /** Maps a failed upstream call to a GatewayError; an abort by our own signal is rethrown, a GatewayError kept. */
-export function mapNetworkError(error: unknown, provider: string, signal?: AbortSignal): unknown {
+export function mapNetworkError(error: unknown, provider: string, signal?: { readonly aborted: boolean }): unknown {
   if (signal?.aborted) return error;
   // Already mapped (an adapter that converts a stream raised the upstream's own error event).
   if (error instanceof GatewayError) return error;

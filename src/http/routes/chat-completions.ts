@@ -26,10 +26,9 @@ const streamHeaders = {
 export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipelineDependencies): void {
   app.post('/v1/chat/completions', async (request, reply) => {
     const context = requestContextOf(request, reply);
-    const signal = context.signal;
     const cacheMode = dependencies.cache === null ? noCache : cacheModeOf(request.headers);
     const outcome = await runChatCompletion(jsonBodyOf(request.body), context, dependencies, cacheMode).catch((error: unknown) => {
-      throw signal.aborted ? clientClosedRequest() : error;
+      throw context.abort?.aborted === true ? clientClosedRequest() : error;
     });
     if (outcome.kind === 'cached') {
       const { cached } = outcome;
@@ -45,7 +44,7 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipel
     if (outcome.kind === 'json') {
       return reply.header('content-type', 'application/json; charset=utf-8').send(outcome.body);
     }
-    await streamOutcome(request, reply, outcome, signal);
+    await streamOutcome(request, reply, outcome, context.signal);
     return reply;
   });
 }

@@ -32,13 +32,16 @@ export function createOpenAICompatibleAdapter(settings: ProviderSettings, client
     credentialHeaders: () => ({ ...credentials }),
 
     async chatCompletion(request: ChatRequestBody, context: CallContext): Promise<JsonResult | StreamResult> {
-      const upstream = { provider, url: chatUrl, method: 'POST', headers, body: JSON.stringify(request), signal: context.signal };
+      const body = JSON.stringify(request);
       if (request['stream'] !== true) {
-        const answer = await client.requestBuffered(upstream);
+        const upstream = { provider, url: chatUrl, method: 'POST', headers, body };
+        const answer = await client.requestBuffered(
+          context.abort === undefined ? { ...upstream, signal: context.signal } : { ...upstream, abort: context.abort },
+        );
         if (answer.statusCode < 200 || answer.statusCode > 299) throw bufferedUpstreamErrorOf(answer, provider);
         return { kind: 'json', body: answer.body.toString('utf8') };
       }
-      const response = await client.request(upstream);
+      const response = await client.request({ provider, url: chatUrl, method: 'POST', headers, body, signal: context.signal });
       if (response.statusCode < 200 || response.statusCode > 299) throw await upstreamErrorOf(response, provider);
       return { kind: 'stream', body: response.body };
     },
