@@ -30,7 +30,7 @@ export function readChatRequest(body: unknown): ChatRequest {
  * always requested so the gateway can meter streams.
  */
 export function buildUpstreamBody(request: ChatRequest, model: string): ChatRequestBody {
-  const upstream: ChatRequestBody = { ...upstreamBodyOf(request.body, model), model };
+  const upstream = upstreamBodyOf(request.body, model) as ChatRequestBody;
   if (request.stream) {
     const options = (request.body['stream_options'] as Record<string, unknown> | null | undefined) ?? {};
     upstream['stream_options'] = { ...options, include_usage: true };

@@ -31,7 +31,8 @@ export function readModelFields(body: unknown): ModelFields {
 /** The body sent upstream: the target's bare model id, the `provider` hint removed. */
 export function upstreamBodyOf(body: Record<string, unknown>, model: string): Record<string, unknown> {
   const { provider: _hint, ...rest } = body;
-  return { ...rest, model };
+  rest['model'] = model; // `rest` is a fresh copy: set in place, in the client's key order
+  return rest;
 }
 
 /** A stream flag that is a boolean, null or absent. */

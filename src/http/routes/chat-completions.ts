@@ -27,9 +27,12 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipel
   app.post('/v1/chat/completions', async (request, reply) => {
     const context = requestContextOf(request, reply);
     const cacheMode = dependencies.cache === null ? noCache : cacheModeOf(request.headers);
-    const outcome = await runChatCompletion(jsonBodyOf(request.body), context, dependencies, cacheMode).catch((error: unknown) => {
+    let outcome: ChatOutcome;
+    try {
+      outcome = await runChatCompletion(jsonBodyOf(request.body), context, dependencies, cacheMode);
+    } catch (error) {
       throw context.abort?.aborted === true ? clientClosedRequest() : error;
-    });
+    }
     if (outcome.kind === 'cached') {
       const { cached } = outcome;
       request.logFields = { provider: cached.provider, model: cached.model, cache: 'hit' };
