@@ -60,4 +60,20 @@ describe('ClientAbort', () => {
     after.onAbort(listener);
     expect(listener).not.toHaveBeenCalled();
   });
+
+  it('runs the close listener when the response closes, or at once if it already has', () => {
+    const open = fakeResponse();
+    const whileOpen = vi.fn();
+    new ClientAbort(open.raw).whenClosed(whileOpen);
+    expect(whileOpen).not.toHaveBeenCalled();
+    open.close(true);
+    expect(whileOpen).toHaveBeenCalledTimes(1);
+
+    const gone = fakeResponse();
+    const abort = new ClientAbort(gone.raw);
+    gone.close(false);
+    const afterClose = vi.fn();
+    abort.whenClosed(afterClose);
+    expect(afterClose).toHaveBeenCalledTimes(1);
+  });
 });

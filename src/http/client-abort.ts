@@ -10,10 +10,15 @@ import { invalidRequest, type GatewayError } from '../errors/gateway-error.ts';
 export class ClientAbort implements AbortSource {
   #aborted = false;
   #controller: AbortController | null = null;
-  #listeners: (() => void)[] = [];
+  #listeners: (() => void)[] | null = null;
+  #onClose: (() => void) | null = null;
+  #closed = false;
 
   constructor(raw: ServerResponse) {
-    raw.once('close', () => {
+    // `on`, not `once`: 'close' comes once, and `once` wraps the listener (a cost per request).
+    raw.on('close', () => {
+      this.#closed = true;
+      this.#onClose?.();
       if (!raw.writableFinished) this.#abort();
     });
   }
@@ -32,19 +37,28 @@ export class ClientAbort implements AbortSource {
 
   onAbort(listener: () => void): () => void {
     if (this.#aborted) return () => undefined;
-    this.#listeners.push(listener);
+    (this.#listeners ??= []).push(listener);
     return () => {
-      const index = this.#listeners.indexOf(listener);
-      if (index !== -1) this.#listeners.splice(index, 1);
+      const index = this.#listeners?.indexOf(listener) ?? -1;
+      if (index !== -1) this.#listeners?.splice(index, 1);
     };
+  }
+
+  /**
+   * Runs `listener` when the response closes, finished or not, or at once if it has closed
+   * already (one per request: its admission's release).
+   */
+  whenClosed(listener: () => void): void {
+    if (this.#closed) listener();
+    else this.#onClose = listener;
   }
 
   #abort(): void {
     this.#aborted = true;
     this.#controller?.abort();
     const listeners = this.#listeners;
-    this.#listeners = [];
-    for (const listener of listeners) listener();
+    this.#listeners = null;
+    for (const listener of listeners ?? []) listener();
   }
 }
 

@@ -1,19 +1,30 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from './auth.ts';
 import type { RequestContext } from '../gateway/request-context.ts';
 import { ClientAbort } from './client-abort.ts';
 
 /** The pipeline's view of an authenticated `/v1` request; it aborts when the client leaves. */
-export function requestContextOf(request: FastifyRequest, reply: FastifyReply): RequestContext {
-  const abort = new ClientAbort(reply.raw);
-  return {
-    requestId: request.id,
-    principal: request.principal,
-    userPath: request.userPath,
-    startedAt: request.startedAt,
-    abort,
-    // Made on first read only (see ClientAbort).
-    get signal() {
-      return abort.signal;
-    },
-  };
+class HttpRequestContext implements RequestContext {
+  readonly requestId: string;
+  readonly principal: Principal;
+  readonly userPath: string;
+  readonly startedAt: number;
+  readonly abort: ClientAbort;
+
+  constructor(request: FastifyRequest, reply: FastifyReply) {
+    this.requestId = request.id;
+    this.principal = request.principal;
+    this.userPath = request.userPath;
+    this.startedAt = request.startedAt;
+    this.abort = new ClientAbort(reply.raw);
+  }
+
+  /** Made on first read only (see ClientAbort). */
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+}
+
+export function requestContextOf(request: FastifyRequest, reply: FastifyReply): RequestContext & { readonly abort: ClientAbort } {
+  return new HttpRequestContext(request, reply);
 }

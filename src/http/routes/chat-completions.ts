@@ -31,7 +31,7 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipel
     try {
       outcome = await runChatCompletion(jsonBodyOf(request.body), context, dependencies, cacheMode);
     } catch (error) {
-      throw context.abort?.aborted === true ? clientClosedRequest() : error;
+      throw context.abort.aborted ? clientClosedRequest() : error;
     }
     if (outcome.kind === 'cached') {
       const { cached } = outcome;
@@ -42,7 +42,7 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipel
     request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
     if (outcome.attempts.length > 1) request.logFields['attempts'] = outcome.attempts;
     // Slots are held until the response has ended, whether it finished or the client left.
-    reply.raw.once('close', outcome.admission.release);
+    context.abort.whenClosed(outcome.admission.release);
     reply.headers(outcome.admission.headers);
     if (outcome.kind === 'json') {
       return reply.header('content-type', 'application/json; charset=utf-8').send(outcome.body);
