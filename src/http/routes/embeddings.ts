@@ -15,7 +15,7 @@ export function registerEmbeddingsRoutes(app: FastifyInstance, dependencies: Cha
     outcome.report(200, outcome.result.usage);
     request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
     if (outcome.attempts.length > 1) request.logFields['attempts'] = outcome.attempts;
-    reply.raw.once('close', outcome.admission.release);
+    context.abort.whenClosed(outcome.admission.release);
     reply.headers(outcome.admission.headers);
     return reply.header('content-type', 'application/json; charset=utf-8').send(outcome.result.body);
   });

@@ -49,7 +49,7 @@ export function registerMessagesRoutes(app: FastifyInstance, dependencies: ChatP
     request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
     if (outcome.attempts.length > 1) request.logFields['attempts'] = outcome.attempts;
     // Slots are held until the response has ended, whether it finished or the client left.
-    reply.raw.once('close', outcome.admission.release);
+    context.abort.whenClosed(outcome.admission.release);
     reply.headers(outcome.admission.headers);
     if (outcome.kind === 'json') {
       const message = toMessagesResponse(outcome.body, outcome.target.model, request.id);

@@ -70,7 +70,7 @@ async function passthrough(
     admission.release();
     throw clientClosedRequest();
   }
-  reply.raw.once('close', admission.release);
+  context.abort.whenClosed(admission.release);
   request.logFields = model === undefined ? { provider: instance } : { provider: instance, model };
   const report = (status: number, usage: Record<string, unknown> | null, executed?: string | null): void =>
     dependencies.metering.report({

@@ -30,7 +30,7 @@ export function registerResponsesRoutes(app: FastifyInstance, dependencies: Chat
     request.logFields = { provider, model: outcome.target.model };
     if (outcome.attempts.length > 1) request.logFields['attempts'] = outcome.attempts;
     // Slots are held until the response has ended, whether it finished or the client left.
-    reply.raw.once('close', outcome.admission.release);
+    context.abort.whenClosed(outcome.admission.release);
     reply.headers(outcome.admission.headers);
     const result = outcome.result;
     if (result.kind === 'json') {
