@@ -119,7 +119,8 @@ export async function runChatCompletion(
   report(target, 200, result.usage);
   if (cache !== null && cacheKey !== null && cacheMode.store)
     cache.store(cacheKey, { kind: 'json', body: result.body, provider: target.adapter.name, model: target.model });
-  return { kind: 'json', ...executed, body: result.body, usage: result.usage };
+  const { admission, attempts } = executed;
+  return { kind: 'json', target, admission, attempts, body: result.body, usage: result.usage };
 }
 
 type CallResult =

@@ -55,7 +55,11 @@ export async function executePlan<T>(
   try {
     for (const [index, target] of plan.candidates.entries()) {
       const record = (outcome: AttemptRecord['outcome'], status?: number): number =>
-        attempts.push({ provider: target.adapter.name, model: target.model, outcome, ...(status === undefined ? {} : { status }) });
+        attempts.push(
+          status === undefined
+            ? { provider: target.adapter.name, model: target.model, outcome }
+            : { provider: target.adapter.name, model: target.model, outcome, status },
+        );
       if (!dependencies.breakers.tryAcquire(target.adapter.name)) {
         record('skipped_circuit_open');
         lastError ??= circuitOpen(target);

@@ -1,3 +1,4 @@
+import { abortSourceOf } from '../../core/abort-source.ts';
 import type { ProviderSettings } from '../../config/settings.ts';
 import { providerError } from '../../errors/gateway-error.ts';
 import type {
@@ -34,10 +35,8 @@ export function createOpenAICompatibleAdapter(settings: ProviderSettings, client
     async chatCompletion(request: ChatRequestBody, context: CallContext): Promise<JsonResult | StreamResult> {
       const body = JSON.stringify(request);
       if (request['stream'] !== true) {
-        const upstream = { provider, url: chatUrl, method: 'POST', headers, body };
-        const answer = await client.requestBuffered(
-          context.abort === undefined ? { ...upstream, signal: context.signal } : { ...upstream, abort: context.abort },
-        );
+        const abort = context.abort ?? abortSourceOf(context.signal);
+        const answer = await client.requestBuffered({ provider, url: chatUrl, method: 'POST', headers, body, abort });
         if (answer.statusCode < 200 || answer.statusCode > 299) throw bufferedUpstreamErrorOf(answer, provider);
         return { kind: 'json', body: answer.body.toString('utf8') };
       }
