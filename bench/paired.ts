@@ -1,0 +1,117 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+import { measureLoad, round, startGateway, startMock } from './harness.ts';
+import { PROJECT_ROOT as ROOT, clockTicksPerSecond, killChildrenOnExit, stopAllChildren } from './processes.ts';
+
+// `npx tsx bench/paired.ts`: two gateway builds or settings compared at the same time. Both
+// gateways run pinned to CPU 0; the mock and two load generators (one per gateway, c=50
+// non-streaming each) run on CPU 1, and both loads run together in every round, so whatever
+// the shared machine does hits both alike. Per round, the main (event-loop) thread's CPU per
+// request of each gateway is read from /proc; the result is the median over rounds of B/A.
+// BENCH_PAIR: JSON {name: env} with two entries (`__ENTRY` names another build), default
+// {"before":{"__ENTRY":"dist-old/main.js"},"after":{}}. BENCH_ROUNDS (6), BENCH_DURATION (3).
+
+interface Side {
+  name: string;
+  pid: number;
+  baseUrl: string;
+  cpuUsPerRequest: number[];
+  rps: number[];
+}
+
+/** utime + stime of a process's main thread, in clock ticks. */
+function mainThreadTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/** Pins every thread of a process to one CPU (`taskset`, util-linux). */
+function pin(pid: number, cpu: number): void {
+  execFileSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' });
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+async function startSides(pair: Record<string, Record<string, string>>, mockUrl: string): Promise<Side[]> {
+  const sides: Side[] = [];
+  for (const [name, variant] of Object.entries(pair)) {
+    const { __ENTRY: entry, ...env } = variant;
+    const workDirectory = await mkdtemp(join(tmpdir(), 'gateway-paired-'));
+    const gateway = await startGateway(resolve(ROOT, entry ?? 'dist/main.js'), env, mockUrl, workDirectory);
+    const pid = gateway.child.pid;
+    if (pid === undefined) throw new Error(`gateway ${name} has no pid`);
+    pin(pid, 0);
+    sides.push({ name, pid, baseUrl: gateway.baseUrl, cpuUsPerRequest: [], rps: [] });
+  }
+  return sides;
+}
+
+async function main(): Promise<void> {
+  if (cpus().length < 2) throw new Error('paired runs need two CPUs');
+  const pair = JSON.parse(process.env.BENCH_PAIR ?? '{"before":{"__ENTRY":"dist-old/main.js"},"after":{}}') as Record<
+    string,
+    Record<string, string>
+  >;
+  if (Object.keys(pair).length !== 2) throw new Error('BENCH_PAIR must name exactly two variants');
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 6);
+  const durationSeconds = Number(process.env.BENCH_DURATION ?? 3);
+  // Everything this script starts inherits CPU 1; the gateways are moved to CPU 0.
+  pin(process.pid, 1);
+  const mock = await startMock();
+  const sides = await startSides(pair, mock.url);
+  const ticksPerSecond = clockTicksPerSecond();
+  const spec = { target: 'gateway' as const, stream: false, concurrency: 50, durationSeconds, warmupSeconds: 1 };
+  for (let index = 0; index <= rounds; index += 1) {
+    const before = sides.map((side) => mainThreadTicks(side.pid));
+    const loads = await Promise.all(
+      sides.map((side) =>
+        measureLoad(spec, { mockUrl: mock.url, mockPid: mock.child.pid, gatewayUrl: side.baseUrl, gatewayPid: side.pid, ticksPerSecond }),
+      ),
+    );
+    if (index === 0) continue; // warm-up round: JIT, pools, the writer thread
+    process.stderr.write(`bench: paired round ${index}/${rounds}\n`);
+    sides.forEach((side, at) => {
+      const load = loads[at];
+      if (load === undefined || load.errors > 0) throw new Error(`gateway ${side.name} answered with errors: ${load?.first_error ?? ''}`);
+      const ticks = mainThreadTicks(side.pid) - (before[at] ?? 0);
+      side.cpuUsPerRequest.push(round((ticks * 1e6) / ticksPerSecond / Math.max(1, load.total_requests), 1));
+      side.rps.push(load.rps);
+    });
+  }
+  await report(sides, rounds, durationSeconds, pair);
+}
+
+async function report(sides: Side[], rounds: number, durationSeconds: number, pair: Record<string, Record<string, string>>): Promise<void> {
+  const [first, second] = sides as [Side, Side];
+  const ratios = second.cpuUsPerRequest.map((value, index) => value / (first.cpuUsPerRequest[index] ?? value));
+  const ratio = round(median(ratios), 3);
+  process.stdout.write(`\nmain-thread CPU per request, non-stream c=50, both loaded together (${rounds} rounds)\n`);
+  for (const side of sides) {
+    process.stdout.write(
+      `${side.name.padEnd(16)} median ${String(round(median(side.cpuUsPerRequest), 1)).padStart(7)} µs/req   rounds ${side.cpuUsPerRequest.join(' ')}\n`,
+    );
+  }
+  process.stdout.write(`${second.name} / ${first.name}: ${ratio} (median of per-round ratios)\n`);
+  const directory = join(ROOT, 'bench', 'results');
+  await mkdir(directory, { recursive: true });
+  const document = { date: new Date().toISOString(), node: process.version, rounds, durationSeconds, pair, sides, ratio };
+  await writeFile(join(directory, 'paired.json'), `${JSON.stringify(document, null, 2)}\n`);
+}
+
+killChildrenOnExit();
+try {
+  await main();
+} catch (error) {
+  process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+} finally {
+  await stopAllChildren();
+}
