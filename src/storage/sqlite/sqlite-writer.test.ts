@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -87,5 +89,12 @@ describe('SqliteWriter (batch inserts on a worker thread)', () => {
     const executor = new SqliteExecutor(main, new SqliteWriter({ path: join(directory, 'missing', 'dir', 'x.db'), busyTimeoutMs: 5_000 }));
     await executor.insertRows('items', ['id', 'amount', 'flag'], [['fallback', 7, true]]);
     expect(rowsOf(main)).toEqual([{ id: 'fallback', amount: 7, flag: 1, note: null }]);
+  });
+
+  it('keeps the process up while an insert waits for the thread to start (the last flush at shutdown)', async () => {
+    const fixture = new URL('../../../test/support/sqlite-writer-exit.ts', import.meta.url).pathname;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', fixture, path], { timeout: 15_000 });
+    expect(stdout).toBe('inserted\n');
+    expect(rowsOf(main)).toEqual([{ id: 'at-exit', amount: 1, flag: 1, note: null }]);
   });
 });

@@ -86,8 +86,8 @@ export class SqliteWriter {
   }
 
   async #startThread(): Promise<Worker> {
+    // Ref'd until ready: an insert awaiting the start (the last flush at shutdown) keeps the process up.
     const worker = createThread(this.#start);
-    worker.unref();
     const [first] = (await Promise.race([once(worker, 'message'), once(worker, 'exit')])) as [WriterReply | number];
     if (typeof first === 'number') throw new Error(`the writer thread exited with code ${first} before it was ready`);
     if (first.kind !== 'ready') {
@@ -98,6 +98,7 @@ export class SqliteWriter {
     worker.on('error', (error) => this.#fail(error));
     worker.once('exit', (code) => this.#fail(new Error(`the writer thread exited with code ${code}`)));
     this.#started = true;
+    worker.unref(); // the insert that started it refs it again while its batch is pending
     return worker;
   }
 
