@@ -31,5 +31,11 @@ export async function upstreamErrorOf(response: UpstreamResponse, provider: stri
 
 /** `upstreamErrorOf` for an answer read whole (`UpstreamClient.requestBuffered`). */
 export function bufferedUpstreamErrorOf(response: BufferedUpstreamResponse, provider: string): Error {
-  return mapUpstreamError(response.statusCode, response.body.toString('utf8'), provider, response.headers['retry-after']);
+  return mapUpstreamError(response.statusCode, textOf(response.body), provider, response.headers['retry-after']);
+}
+
+/** A body as UTF-8 text without a leading byte-order mark, as undici's `body.text()` reads it. */
+export function textOf(body: Buffer): string {
+  const bom = body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
+  return body.toString('utf8', bom ? 3 : 0);
 }

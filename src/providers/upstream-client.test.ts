@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayError } from '../errors/gateway-error.ts';
+import { textOf } from './upstream-body.ts';
 import { maximumErrorBodyBytes, UpstreamClient } from './upstream-client.ts';
 
 describe('UpstreamClient.requestBuffered', () => {
@@ -16,6 +17,13 @@ describe('UpstreamClient.requestBuffered', () => {
         response.writeHead(200, { 'content-type': 'application/json' });
         response.write('{"a":');
         setTimeout(() => response.end('"ü ✓"}'), 10);
+      } else if (request.url === '/broken-error') {
+        response.writeHead(429, { 'retry-after': '7', 'content-length': '1000' });
+        response.write('{"error":{"message":"slow');
+        setTimeout(() => response.destroy(), 10);
+      } else if (request.url === '/endless-error') {
+        response.writeHead(500);
+        response.write('x'.repeat(2 * maximumErrorBodyBytes)); // and never ends
       } else if (request.url === '/big-error') {
         response.writeHead(500, { 'retry-after': '7' });
         response.end('x'.repeat(4 * maximumErrorBodyBytes));
@@ -83,5 +91,26 @@ describe('UpstreamClient.requestBuffered', () => {
     await closed.close();
     expect(error).toBeInstanceOf(GatewayError);
     expect(error).toMatchObject({ code: 'upstream_unreachable', status: 502 });
+  });
+
+  it('reports an error answer whose body breaks by its status, with what arrived', async () => {
+    const answer = await call('/broken-error');
+    expect(answer.statusCode).toBe(429);
+    expect(answer.headers['retry-after']).toBe('7');
+    expect(answer.body.toString()).toBe('{"error":{"message":"slow');
+  });
+
+  it('answers an error whose body never ends once it has 64 KiB of it', async () => {
+    const started = Date.now();
+    const answer = await call('/endless-error');
+    expect(answer.statusCode).toBe(500);
+    expect(answer.body.length).toBeGreaterThanOrEqual(maximumErrorBodyBytes);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('reads a body as UTF-8 without a leading byte-order mark', () => {
+    expect(textOf(Buffer.from([0xef, 0xbb, 0xbf, ...Buffer.from('{"a":"ü"}')]))).toBe('{"a":"ü"}');
+    expect(textOf(Buffer.from('{"a":1}'))).toBe('{"a":1}');
+    expect(textOf(Buffer.alloc(0))).toBe('');
   });
 });

@@ -107,13 +107,18 @@ export class UpstreamClient {
   }
 }
 
-/** Collects one answer; an abort of the caller's signal aborts the request. */
+/**
+ * Collects one answer; an abort of the caller's source aborts the request. An error answer
+ * (non-2xx) is kept up to `maximumErrorBodyBytes` and settles as soon as it has that much, or
+ * with what arrived if its body breaks: the status is what the caller maps.
+ */
 class BufferingHandler implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | null = null;
   private statusCode = 0;
   private headers: IncomingHttpHeaders = {};
   private readonly chunks: Buffer[] = [];
   private size = 0;
+  private settled = false;
   private readonly resolve: (response: BufferedUpstreamResponse) => void;
   private readonly reject: (error: unknown) => void;
   private readonly abort: AbortSource | undefined;
@@ -136,22 +141,40 @@ class BufferingHandler implements Dispatcher.DispatchHandler {
     this.headers = headers;
   }
 
-  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    const ok = this.statusCode >= 200 && this.statusCode <= 299;
-    if (!ok && this.size >= maximumErrorBodyBytes) return;
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
     this.chunks.push(chunk);
     this.size += chunk.length;
+    if (!this.succeeded() && this.size >= maximumErrorBodyBytes) {
+      // Enough of an error body: answer now rather than wait for (or hang on) the rest.
+      this.finish();
+      controller.abort(new undiciErrors.RequestAbortedError());
+    }
   }
 
   onResponseEnd(): void {
-    this.unsubscribe();
-    const body = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
-    this.resolve({ statusCode: this.statusCode, headers: this.headers, body });
+    this.finish();
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    if (this.settled) return;
+    // A broken error body still leaves the status to report (unless the caller gave up).
+    if (this.statusCode !== 0 && !this.succeeded() && this.abort?.aborted !== true) return this.finish();
+    this.settled = true;
     this.unsubscribe();
     this.reject(error);
+  }
+
+  private succeeded(): boolean {
+    return this.statusCode >= 200 && this.statusCode <= 299;
+  }
+
+  private finish(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.unsubscribe();
+    const body = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
+    this.resolve({ statusCode: this.statusCode, headers: this.headers, body });
   }
 }
 

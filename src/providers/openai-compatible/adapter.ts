@@ -11,7 +11,7 @@ import type {
   UpstreamModel,
 } from '../provider.ts';
 import { providerTypes } from '../provider-types.ts';
-import { bufferedUpstreamErrorOf, readBody, upstreamErrorOf } from '../upstream-body.ts';
+import { bufferedUpstreamErrorOf, readBody, textOf, upstreamErrorOf } from '../upstream-body.ts';
 import type { UpstreamClient, UpstreamResponse } from '../upstream-client.ts';
 import { parseModelList } from './parse-model-list.ts';
 
@@ -38,7 +38,7 @@ export function createOpenAICompatibleAdapter(settings: ProviderSettings, client
         const abort = context.abort ?? abortSourceOf(context.signal);
         const answer = await client.requestBuffered({ provider, url: chatUrl, method: 'POST', headers, body, abort });
         if (answer.statusCode < 200 || answer.statusCode > 299) throw bufferedUpstreamErrorOf(answer, provider);
-        return { kind: 'json', body: answer.body.toString('utf8') };
+        return { kind: 'json', body: textOf(answer.body) };
       }
       const response = await client.request({ provider, url: chatUrl, method: 'POST', headers, body, signal: context.signal });
       if (response.statusCode < 200 || response.statusCode > 299) throw await upstreamErrorOf(response, provider);
