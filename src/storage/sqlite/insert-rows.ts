@@ -13,18 +13,25 @@ export function cachedStatement(database: SqliteDatabase, statements: StatementC
   return statement;
 }
 
-/** Inserts every row in one transaction, all or nothing (the main thread and the writer thread share it). */
+/**
+ * Inserts every row in one transaction, all or nothing (the main thread and the writer thread
+ * share it). `skipExisting` leaves rows whose key is already there (a batch retried after the
+ * writer thread died may have been committed by it).
+ */
 export function insertRowsNow(
   database: SqliteDatabase,
   statements: StatementCache,
   table: string,
   columns: readonly string[],
   rows: readonly (readonly SqlValue[])[],
+  skipExisting = false,
 ): void {
+  // An upsert clause covers uniqueness only: a NOT NULL or CHECK failure still fails the batch.
+  const onConflict = skipExisting ? ' ON CONFLICT DO NOTHING' : '';
   const statement = cachedStatement(
     database,
     statements,
-    `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+    `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})${onConflict}`,
   );
   const insertAll = database.transaction((batch: readonly (readonly SqlValue[])[]) => {
     for (const row of batch) statement.run(...row.map(toSqliteValue));

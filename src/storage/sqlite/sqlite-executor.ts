@@ -33,14 +33,18 @@ export class SqliteExecutor implements SqlExecutor {
   }
 
   async insertRows(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void> {
+    let threadFailed = false;
     if (this.#writer !== null) {
       try {
         return await this.#writer.insertRows(table, columns, rows);
       } catch (error) {
         if (!(error instanceof SqliteWriterUnavailable)) throw error;
+        threadFailed = true;
       }
     }
-    insertRowsNow(this.#database, this.#statements, table, columns, rows);
+    // After a thread failure the batch may already be committed (the thread died before it
+    // answered): rows whose key exists are skipped rather than failing the batch forever.
+    insertRowsNow(this.#database, this.#statements, table, columns, rows, threadFailed);
   }
 
   async ping(): Promise<boolean> {

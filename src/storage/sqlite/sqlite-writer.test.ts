@@ -97,4 +97,24 @@ describe('SqliteWriter (batch inserts on a worker thread)', () => {
     expect(stdout).toBe('inserted\n');
     expect(rowsOf(main)).toEqual([{ id: 'at-exit', amount: 1, flag: 1, note: null }]);
   });
+
+  it('closes at once when its thread has died, and the executor then skips rows the thread had committed', async () => {
+    const writer = new SqliteWriter({ path, busyTimeoutMs: 5_000 });
+    const columns = ['id', 'amount', 'flag', 'note'];
+    await writer.insertRows('items', columns, [['committed', 1, true, null]]);
+    await writer.terminate(); // as if it crashed right after that commit
+    expect(writer.running).toBe(false);
+    const closed = await Promise.race([writer.close().then(() => 'closed'), new Promise((resolve) => setTimeout(resolve, 2_000, 'hung'))]);
+    expect(closed).toBe('closed');
+
+    const executor = new SqliteExecutor(main, writer);
+    await executor.insertRows('items', columns, [
+      ['committed', 1, true, null],
+      ['new', 2, false, null],
+    ]);
+    expect(rowsOf(main)).toEqual([
+      { id: 'committed', amount: 1, flag: 1, note: null },
+      { id: 'new', amount: 2, flag: 0, note: null },
+    ]);
+  });
 });

@@ -44,6 +44,7 @@ export class SqliteWriter {
   #failed = false;
   #closing = false;
   #started = false;
+  #exited = false;
 
   constructor(start: WriterStart) {
     this.#start = start;
@@ -63,11 +64,18 @@ export class SqliteWriter {
     return done;
   }
 
+  /** Stops the thread at once; batches still pending fail (the executor then writes them itself). */
+  async terminate(): Promise<void> {
+    const worker = await this.#thread?.catch(() => null);
+    if (worker !== null && worker !== undefined && !this.#exited) await worker.terminate();
+  }
+
   /** Lets pending batches finish, then closes the thread's connection. */
   async close(): Promise<void> {
     this.#closing = true;
     const worker = await this.#thread?.catch(() => null);
-    if (worker === null || worker === undefined) return;
+    // A thread that died has nothing left to close (and will not exit twice).
+    if (worker === null || worker === undefined || this.#exited) return;
     const exited = once(worker, 'exit');
     worker.ref();
     worker.postMessage({ kind: 'close' } satisfies WriterRequest);
@@ -96,7 +104,10 @@ export class SqliteWriter {
     }
     worker.on('message', (reply: WriterReply) => this.#settle(worker, reply));
     worker.on('error', (error) => this.#fail(error));
-    worker.once('exit', (code) => this.#fail(new Error(`the writer thread exited with code ${code}`)));
+    worker.once('exit', (code) => {
+      this.#exited = true;
+      this.#fail(new Error(`the writer thread exited with code ${code}`));
+    });
     this.#started = true;
     worker.unref(); // the insert that started it refs it again while its batch is pending
     return worker;
