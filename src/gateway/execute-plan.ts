@@ -163,8 +163,7 @@ function checkBudget(context: RequestContext, dependencies: Pick<ExecutionDepend
 
 function combine(path: Admission, route: Admission, leave: () => void): Admission {
   const admission: Admission = {
-    // No rule matched either part (the common case without limits): nothing to merge.
-    headers: path === noAdmission && route === noAdmission ? noAdmission.headers : mergeRateLimitHeaders(path.headers, route.headers),
+    headers: mergeRateLimitHeaders(path.headers, route.headers),
     release: () => (leave(), route.release(), path.release()),
     refund: () => (leave(), route.refund(), path.refund()),
     split: () => ({ path, route }),

@@ -1,5 +1,4 @@
 import type { ServerResponse } from 'node:http';
-import type { FastifyReply } from 'fastify';
 import type { AbortSource } from '../core/abort-source.ts';
 import { invalidRequest, type GatewayError } from '../errors/gateway-error.ts';
 
@@ -60,11 +59,6 @@ export class ClientAbort implements AbortSource {
     this.#listeners = null;
     for (const listener of listeners ?? []) listener();
   }
-}
-
-/** A signal aborted when the client goes away before its response is finished. */
-export function clientAbortSignal(reply: FastifyReply): AbortSignal {
-  return new ClientAbort(reply.raw).signal;
 }
 
 /** What a request whose client went away ends with (logged; nobody is left to read it). */

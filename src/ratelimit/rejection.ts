@@ -83,7 +83,9 @@ export function successHeaders(rules: readonly RateLimitRule[], counts: readonly
 export function mergeRateLimitHeaders(
   first: Readonly<Record<string, string>>,
   second: Readonly<Record<string, string>>,
-): Record<string, string> {
+): Readonly<Record<string, string>> {
+  // No headers on the second part (no rule matched it, the common case): nothing to merge.
+  if (isEmpty(second)) return first;
   const merged: Record<string, string> = { ...first };
   for (const kind of ['requests', 'tokens']) {
     const theirs = second[`x-ratelimit-remaining-${kind}`];
@@ -96,4 +98,9 @@ export function mergeRateLimitHeaders(
     }
   }
   return merged;
+}
+
+function isEmpty(headers: Readonly<Record<string, string>>): boolean {
+  for (const _name in headers) return false;
+  return true;
 }

@@ -44,7 +44,8 @@ export class SqliteWriter {
   #failed = false;
   #closing = false;
   #started = false;
-  #exited = false;
+  /** Settles when the started thread exits, whatever the reason (close waits on it, once or twice). */
+  #exit: Promise<unknown> = Promise.resolve();
 
   constructor(start: WriterStart) {
     this.#start = start;
@@ -67,20 +68,19 @@ export class SqliteWriter {
   /** Stops the thread at once; batches still pending fail (the executor then writes them itself). */
   async terminate(): Promise<void> {
     const worker = await this.#thread?.catch(() => null);
-    if (worker !== null && worker !== undefined && !this.#exited) await worker.terminate();
+    await worker?.terminate();
   }
 
   /** Lets pending batches finish, then closes the thread's connection. */
   async close(): Promise<void> {
     this.#closing = true;
     const worker = await this.#thread?.catch(() => null);
-    // A thread that died has nothing left to close (and will not exit twice).
-    if (worker === null || worker === undefined || this.#exited) return;
-    const exited = once(worker, 'exit');
+    if (worker === null || worker === undefined) return;
+    // A thread that has exited already (it died, or a first close ended it) ignores both.
     worker.ref();
     worker.postMessage({ kind: 'close' } satisfies WriterRequest);
     const timer = setTimeout(() => void worker.terminate(), closeTimeoutMs);
-    await exited;
+    await this.#exit;
     clearTimeout(timer);
   }
 
@@ -104,10 +104,7 @@ export class SqliteWriter {
     }
     worker.on('message', (reply: WriterReply) => this.#settle(worker, reply));
     worker.on('error', (error) => this.#fail(error));
-    worker.once('exit', (code) => {
-      this.#exited = true;
-      this.#fail(new Error(`the writer thread exited with code ${code}`));
-    });
+    this.#exit = once(worker, 'exit').then(([code]) => this.#fail(new Error(`the writer thread exited with code ${String(code)}`)));
     this.#started = true;
     worker.unref(); // the insert that started it refs it again while its batch is pending
     return worker;
