@@ -33,7 +33,7 @@ export const errorCodes = {
   api_key_not_found: 'No API key has that id.',
   rate_limit_exceeded: 'A rate-limit rule matching the request is exhausted (status 429, provider `ratelimit`).',
   rate_limit_not_found: 'No rate-limit rule has that scope, subject and period.',
-  rule_read_only: 'The rate-limit or failover rule comes from configuration and cannot be changed through the API (status 409).',
+  rule_read_only: 'The rate-limit or failover rule comes from configuration; the API cannot change it (status 409).',
   rate_limit_store_unavailable: 'The shared rate-limit counter store did not answer and the fail mode is closed (status 503).',
   virtual_model_not_found: 'No virtual model has that name.',
   failover_rule_not_found: 'No failover rule has that model.',
