@@ -57,6 +57,7 @@ async function main(): Promise<void> {
     limiter: services.limiter,
     rateLimitStore: sharedCounters,
     virtualModels: services.virtualModels,
+    failoverRules: services.failoverRules,
     breakers: new CircuitBreakers({
       failureThreshold: settings.upstream.circuitBreakerFailures,
       openMs: settings.upstream.circuitBreakerOpenSeconds * 1000,

@@ -10,6 +10,7 @@ import type { RateLimiter } from './ratelimit/rate-limiter.ts';
 import { startRateLimiting } from './ratelimit/rate-limiting.ts';
 import type { ResilientCounterStore } from './ratelimit/resilient-counter-store.ts';
 import { VirtualModels } from './routing/virtual-models.ts';
+import { FailoverRules } from './routing/failover-rules.ts';
 import { openStorage } from './storage/open-storage.ts';
 import type { Storage } from './storage/storage.ts';
 import { Metering } from './usage/metering.ts';
@@ -28,6 +29,7 @@ export interface StatefulServices {
   metering: Metering;
   prices: PriceBook;
   virtualModels: VirtualModels;
+  failoverRules: FailoverRules;
   /** Null unless RESPONSE_CACHE_ENABLED. */
   cache: ResponseCache | null;
   /** Null unless MCP_ENABLED (the default). */
@@ -64,6 +66,7 @@ export async function startStatefulServices(settings: Settings, logger: Logger):
     reloadIntervalMs: settings.reloadIntervalMs,
   });
   await virtualModels.start();
+  const failoverRules = await startFailoverRules(settings, storage, logger);
   const cache = await createResponseCache(settings, logger);
   const mcp = settings.mcp.enabled
     ? await McpGateway.start({ settings: settings.mcp, storage, logger, reloadIntervalMs: settings.reloadIntervalMs })
@@ -78,6 +81,7 @@ export async function startStatefulServices(settings: Settings, logger: Logger):
     metering,
     prices,
     virtualModels,
+    failoverRules,
     cache,
     mcp,
     async close() {
@@ -85,12 +89,24 @@ export async function startStatefulServices(settings: Settings, logger: Logger):
       budgets?.stop();
       apiKeys.stop();
       virtualModels.stop();
+      failoverRules.stop();
       await rateLimiting?.close();
       await recorder?.stop();
       await storage.close();
       await cache?.close();
     },
   };
+}
+
+async function startFailoverRules(settings: Settings, storage: Storage, logger: Logger): Promise<FailoverRules> {
+  const rules = new FailoverRules({
+    store: storage.failoverRules,
+    configRules: settings.failoverRules,
+    logger,
+    reloadIntervalMs: settings.reloadIntervalMs,
+  });
+  await rules.start();
+  return rules;
 }
 
 function createBudgets(settings: Settings, storage: Storage, recorder: UsageRecorder | null, logger: Logger): BudgetService | null {

@@ -8,6 +8,7 @@ import type { StorageSettings } from '../storage/storage.ts';
 import { buildBudgetRules } from './budgets.ts';
 import { buildRateLimitRules } from './rate-limits.ts';
 import { buildVirtualModels } from './virtual-models.ts';
+import { buildFailoverRules } from './failover.ts';
 import { buildMcpSettings } from './mcp.ts';
 import { discoverEnvProviders } from './env-providers.ts';
 import { configSchema, instanceName, type ConfigDocument } from './schema.ts';
@@ -202,6 +203,7 @@ function buildSettings(
     reloadIntervalMs: document.storage.reload_interval_seconds * 1000,
     pricing: buildPricing(document),
     ...buildProvidersAndVirtualModels(document, origins, warnings, env),
+    failoverRules: buildFailoverRules(document.failover.rules),
     models: {
       refreshIntervalSeconds: document.models.refresh_interval_seconds,
       recheckIntervalSeconds: document.models.recheck_interval_seconds,

@@ -131,6 +131,8 @@ export const configSchema = z.object({
   pricing: z.record(z.string(), priceSchema).default({}),
   /** Validated by config/virtual-models.ts, which needs the registered instance names. */
   virtual_models: z.unknown().optional(),
+  /** Failover rules for direct requests; each rule is validated by config/failover.ts (shared with the admin API). */
+  failover: z.object({ rules: z.unknown().optional() }).prefault({}),
   upstream: z
     .object({
       timeout_seconds: integer(1, 86400, 600),

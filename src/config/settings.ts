@@ -3,6 +3,7 @@ import type { StorageSettings } from '../storage/storage.ts';
 import type { ModelPrice } from '../usage/price-table.ts';
 import type { RuleDraft } from '../ratelimit/rules.ts';
 import type { VirtualModelDefinition } from '../routing/virtual-model.ts';
+import type { FailoverRuleDefinition } from '../routing/failover-rule.ts';
 import type { BudgetRuleSettings } from './budgets.ts';
 import type { McpSettings } from './mcp.ts';
 
@@ -56,6 +57,8 @@ export interface Settings {
   readonly providers: readonly ProviderSettings[];
   /** Declared virtual models (YAML `virtual_models:`, `VIRTUAL_MODELS`), in declaration order. */
   readonly virtualModels: readonly VirtualModelDefinition[];
+  /** Declared failover rules for direct requests (YAML `failover.rules:`), read-only through the admin API. */
+  readonly failoverRules: readonly FailoverRuleDefinition[];
   readonly models: {
     readonly refreshIntervalSeconds: number;
     readonly recheckIntervalSeconds: number;

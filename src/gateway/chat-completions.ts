@@ -11,6 +11,7 @@ import type { ModelCatalog } from '../routing/model-catalog.ts';
 import type { ResolvedTarget } from '../routing/resolve-model.ts';
 import { planRoute } from '../routing/route-planner.ts';
 import type { VirtualModels } from '../routing/virtual-models.ts';
+import type { FailoverRules } from '../routing/failover-rules.ts';
 import type { ChunkOptions, UsageObject } from '../streaming/chat-chunk.ts';
 import type { RelayResult } from '../streaming/relay-chat-stream.ts';
 import type { Metering } from '../usage/metering.ts';
@@ -47,6 +48,8 @@ export interface ChatPipelineDependencies {
   /** Null when rate limits are off. */
   limiter: RateLimiter | null;
   virtualModels: VirtualModels | null;
+  /** Failover rules for direct requests; none when absent. */
+  failoverRules?: FailoverRules | null;
   breakers: CircuitBreakers;
   inFlight: InFlightCounter;
   /** Null when the response cache is off. */

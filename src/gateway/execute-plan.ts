@@ -3,6 +3,7 @@ import { GatewayError, providerError } from '../errors/gateway-error.ts';
 import { noAdmission, type Admission, type AdmissionRequest, type RateLimiter } from '../ratelimit/rate-limiter.ts';
 import { mergeRateLimitHeaders, RateLimitRejection } from '../ratelimit/rejection.ts';
 import type { CircuitBreakers } from '../routing/circuit-breaker.ts';
+import { circuitOpenMovesOn, type FailoverTrigger } from '../routing/failover-rule.ts';
 import type { InFlightCounter } from '../routing/in-flight.ts';
 import type { ResolvedTarget } from '../routing/resolve-model.ts';
 import { targetKey, type RoutePlan } from '../routing/route-planner.ts';
@@ -37,8 +38,9 @@ export interface Executed<T> {
  * Executes a route plan (STYLE habit 7): user-path rules admit the request once (and hold
  * their slots across attempts), the budget is checked once, each candidate is admitted
  * under its own provider and model rules,
- * the call is retried on the same instance for transient failures, and 5xx, 429, timeouts
- * and connection errors move on to the next candidate. Every executed attempt is reported.
+ * the call is retried on the same instance for transient failures, and the failures the plan
+ * names (5xx, 429, timeouts, connection errors, saturation; all of them but for a failover
+ * rule's `on`) move on to the next candidate. Every executed attempt is reported.
  */
 export async function executePlan<T>(
   plan: RoutePlan,
@@ -54,20 +56,18 @@ export async function executePlan<T>(
   let lastError: unknown = null;
   try {
     for (const [index, target] of plan.candidates.entries()) {
-      const record = (outcome: AttemptRecord['outcome'], status?: number): number =>
-        attempts.push(
-          status === undefined
-            ? { provider: target.adapter.name, model: target.model, outcome }
-            : { provider: target.adapter.name, model: target.model, outcome, status },
-        );
+      const record = (outcome: AttemptRecord['outcome'], status?: number): number => attempts.push(attemptOf(target, outcome, status));
       if (!dependencies.breakers.tryAcquire(target.adapter.name)) {
         record('skipped_circuit_open');
         lastError ??= circuitOpen(target);
-        continue;
+        if (circuitOpenMovesOn(plan.failoverOn)) continue;
+        break;
       }
+      // A saturated target ends the request unless another candidate follows and the plan moves on.
+      const final = index === plan.candidates.length - 1 || !plan.failoverOn.includes('saturated');
       let admitted: Admitted;
       try {
-        admitted = await admitAttempt(target, context, dependencies, path, index === plan.candidates.length - 1);
+        admitted = await admitAttempt(target, context, dependencies, path, final);
       } catch (error) {
         dependencies.breakers.releaseProbe(target.adapter.name);
         throw error;
@@ -89,7 +89,7 @@ export async function executePlan<T>(
         leave();
         route.release();
         onFailedAttempt(target, error);
-        if (context.signal.aborted || !failsOver(error)) throw error;
+        if (context.signal.aborted || !failsOver(error, plan.failoverOn)) throw error;
         record('failed', error instanceof GatewayError ? error.status : 502);
         lastError = error;
       }
@@ -101,6 +101,12 @@ export async function executePlan<T>(
     else path?.release();
     throw error;
   }
+}
+
+function attemptOf(target: ResolvedTarget, outcome: AttemptRecord['outcome'], status: number | undefined): AttemptRecord {
+  return status === undefined
+    ? { provider: target.adapter.name, model: target.model, outcome }
+    : { provider: target.adapter.name, model: target.model, outcome, status };
 }
 
 type Admitted =
@@ -198,10 +204,19 @@ async function callWithRetries<T>(
   }
 }
 
-/** Upstream failures that move on to the next target: 5xx, 429, timeouts, connection errors. */
-function failsOver(error: unknown): boolean {
-  const fromUpstream = error instanceof GatewayError && !['gateway', 'ratelimit', 'budget'].includes(error.provider);
-  return fromUpstream && (error.status >= 500 || error.status === 429);
+/** Upstream failures that move on to the next target when the plan names them: 5xx, 429, timeouts, connection errors. */
+function failsOver(error: unknown, on: readonly FailoverTrigger[]): boolean {
+  const trigger = upstreamFailure(error);
+  return trigger !== null && on.includes(trigger);
+}
+
+/** Which failover trigger an upstream failure is; null for everything else (4xx, the gateway's own errors). */
+export function upstreamFailure(error: unknown): FailoverTrigger | null {
+  if (!(error instanceof GatewayError) || ['gateway', 'ratelimit', 'budget'].includes(error.provider)) return null;
+  if (error.status === 429) return '429';
+  if (error.code === 'upstream_timeout') return 'timeout';
+  if (error.code === 'upstream_unreachable') return 'connection';
+  return error.status >= 500 ? '5xx' : null;
 }
 
 /** Failures that speak against the instance's health (429 and other 4xx do not). */

@@ -12,6 +12,7 @@ import { registerRateLimitRoutes } from '../admin/rate-limits-routes.ts';
 import { registerUsageRoutes } from '../admin/usage-routes.ts';
 import { registerAdminModelRoutes } from '../admin/models-routes.ts';
 import { registerVirtualModelRoutes } from '../admin/virtual-models-routes.ts';
+import { registerFailoverRuleRoutes } from '../admin/failover-rules-routes.ts';
 import { registerMcpServerRoutes } from '../admin/mcp-servers-routes.ts';
 import { registerMcpVirtualServerRoutes } from '../admin/mcp-virtual-servers-routes.ts';
 import type { McpGateway } from '../mcp/mcp-gateway.ts';
@@ -19,6 +20,7 @@ import type { ResponseCache } from '../cache/response-cache-service.ts';
 import type { CircuitBreakers } from '../routing/circuit-breaker.ts';
 import type { InFlightCounter } from '../routing/in-flight.ts';
 import type { VirtualModels } from '../routing/virtual-models.ts';
+import type { FailoverRules } from '../routing/failover-rules.ts';
 import type { BudgetService } from '../budgets/budget-service.ts';
 import type { Settings } from '../config/settings.ts';
 import type { ApiKeyService } from '../keys/api-key-service.ts';
@@ -78,6 +80,8 @@ export interface ServerDependencies {
   /** Whether usage records are kept (USAGE_ENABLED). */
   usageEnabled: boolean;
   virtualModels: VirtualModels;
+  /** Failover rules for direct requests; none when absent. */
+  failoverRules?: FailoverRules | null;
   breakers: CircuitBreakers;
   inFlight: InFlightCounter;
   /** Null unless RESPONSE_CACHE_ENABLED. */
@@ -136,7 +140,20 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
   const { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache } = dependencies;
   const { retries, retryBaseDelayMs } = settings.upstream;
   // Every model endpoint shares one pipeline: routing, limits, budgets, failover, metering.
-  const pipeline = { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache, retries, retryBaseDelayMs };
+  const failoverRules = dependencies.failoverRules ?? null;
+  const pipeline = {
+    catalog,
+    metering,
+    budgets,
+    limiter,
+    virtualModels,
+    failoverRules,
+    breakers,
+    inFlight,
+    cache,
+    retries,
+    retryBaseDelayMs,
+  };
   registerChatRoutes(v1, pipeline);
   registerEmbeddingsRoutes(v1, pipeline);
   registerResponsesRoutes(v1, pipeline);
@@ -169,6 +186,7 @@ function registerAdminApi(admin: FastifyInstance, dependencies: ServerDependenci
     dependencies.virtualModels,
     dependencies.settings.providers.map((provider) => provider.name),
   );
+  if (dependencies.failoverRules) registerFailoverRuleRoutes(admin, dependencies.failoverRules);
   registerAdminModelRoutes(admin, dependencies);
   registerMcpServerRoutes(admin, dependencies.mcp);
   registerMcpVirtualServerRoutes(admin, dependencies.mcp);

@@ -1,6 +1,8 @@
 import { GatewayError, notFound } from '../errors/gateway-error.ts';
 import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
 import type { CircuitBreakers } from './circuit-breaker.ts';
+import { circuitOpenMovesOn, failoverTriggers, type FailoverTrigger } from './failover-rule.ts';
+import type { FailoverRule, FailoverRules } from './failover-rules.ts';
 import type { InFlightCounter } from './in-flight.ts';
 import type { ModelCatalog } from './model-catalog.ts';
 import { resolveModel, type ResolvedTarget } from './resolve-model.ts';
@@ -13,11 +15,15 @@ export interface RoutePlan {
   readonly virtualModel: string | null;
   /** What the response cache keys the request by: `<instance>/<model>` or `virtual:<name>`. */
   readonly cacheTarget: string;
+  /** The failures that move on to the next candidate: all of them, or a failover rule's `on`. */
+  readonly failoverOn: readonly FailoverTrigger[];
 }
 
 export interface PlannerDependencies {
   catalog: ModelCatalog;
   virtualModels: VirtualModels | null;
+  /** Failover rules for direct requests; none when absent. */
+  failoverRules?: FailoverRules | null;
   limiter: RateLimiter | null;
   breakers: CircuitBreakers;
   inFlight: InFlightCounter;
@@ -31,46 +37,88 @@ export const targetKey = (target: ResolvedTarget): string => `${target.adapter.n
  * or model rule are set aside, the strategy picks among the rest and the others follow in
  * declared order for failover. When none is available the first declared target is planned
  * alone, so the client gets the honest 429 (with Retry-After) rather than "unavailable".
+ * A concrete selector with a failover rule is planned the same way, in the rule's order, with
+ * the rule's `on` deciding which unavailable targets are set aside and which failures move on.
  */
 export async function planRoute(selector: string, hint: string | undefined, dependencies: PlannerDependencies): Promise<RoutePlan> {
   const virtual = hint === undefined ? dependencies.virtualModels?.get(selector) : undefined;
   if (virtual === undefined) {
     const target = await resolveModel(dependencies.catalog, selector, hint);
-    return { candidates: [target], virtualModel: null, cacheTarget: targetKey(target) };
+    const rule = dependencies.failoverRules?.find(target.adapter.name, target.model);
+    if (rule !== undefined) return planFailoverRule(target, rule, dependencies);
+    return { candidates: [target], virtualModel: null, cacheTarget: targetKey(target), failoverOn: failoverTriggers };
   }
-  const targets = await resolveTargets(virtual, dependencies.catalog);
+  const targets = await resolveTargets(virtual.targets, dependencies.catalog);
   if (targets.length === 0) {
     throw notFound(`virtual model "${virtual.name}" has no target served by a configured provider`, {
       code: 'model_not_found',
       param: 'model',
     });
   }
-  const available = await Promise.all(
-    targets.map(async (target) =>
-      target === null
-        ? false
-        : dependencies.breakers.isAvailable(target.adapter.name) &&
-          ((await dependencies.limiter?.hasCapacity(target.adapter.name, target.model)) ?? true),
-    ),
-  );
+  const available = await availability(targets, dependencies, failoverTriggers);
   const chosen = choose(virtual, targets, available, dependencies);
   const first = targets.find((target) => target !== null) as ResolvedTarget;
-  if (chosen === -1) return { candidates: [first], virtualModel: virtual.name, cacheTarget: `virtual:${virtual.name}` };
+  const planned = { virtualModel: virtual.name, cacheTarget: `virtual:${virtual.name}`, failoverOn: failoverTriggers };
+  if (chosen === -1) return { ...planned, candidates: [first] };
   const ordered = [chosen, ...targets.map((_target, index) => index).filter((index) => index !== chosen && available[index])];
+  return { ...planned, candidates: distinct(ordered.map((index) => targets[index] ?? null)) };
+}
+
+/**
+ * A direct request's target followed by its rule's fallbacks, in declared order. A target is set
+ * aside when its circuit is open or its provider/model rule is saturated, if the rule's `on`
+ * moves on from that; when none is left the request's own target is planned alone.
+ */
+async function planFailoverRule(target: ResolvedTarget, rule: FailoverRule, dependencies: PlannerDependencies): Promise<RoutePlan> {
+  const fallbacks = await resolveTargets(
+    rule.fallbacks.map((model) => ({ model })),
+    dependencies.catalog,
+  );
+  const targets = distinct([target, ...fallbacks]);
+  const available = await availability(targets, dependencies, rule.on);
+  const candidates = targets.filter((_target, index) => available[index]);
+  const planned = { virtualModel: null, cacheTarget: targetKey(target), failoverOn: rule.on };
+  return { ...planned, candidates: candidates.length === 0 ? [target] : candidates };
+}
+
+/**
+ * Whether each target may be planned: a capacity probe that counts nothing. Under `on` without
+ * `saturated` (or without the failures that open a circuit) such a target stays planned, and
+ * execution answers its refusal.
+ */
+async function availability(
+  targets: ReadonlyArray<ResolvedTarget | null>,
+  dependencies: PlannerDependencies,
+  on: readonly FailoverTrigger[],
+): Promise<boolean[]> {
+  const skipOpen = circuitOpenMovesOn(on);
+  const skipSaturated = on.includes('saturated');
+  return Promise.all(
+    targets.map(async (target) => {
+      if (target === null) return false;
+      if (skipOpen && !dependencies.breakers.isAvailable(target.adapter.name)) return false;
+      return !skipSaturated || ((await dependencies.limiter?.hasCapacity(target.adapter.name, target.model)) ?? true);
+    }),
+  );
+}
+
+/** The targets in order without unresolved ones and without repeats of one instance's model. */
+function distinct(targets: ReadonlyArray<ResolvedTarget | null | undefined>): ResolvedTarget[] {
   const seen = new Set<string>();
-  const candidates = ordered.flatMap((index) => {
-    const target = targets[index];
+  return targets.flatMap((target) => {
     if (target === null || target === undefined || seen.has(targetKey(target))) return [];
     seen.add(targetKey(target));
     return [target];
   });
-  return { candidates, virtualModel: virtual.name, cacheTarget: `virtual:${virtual.name}` };
 }
 
 /** Each declared target resolved, or null when no configured instance serves it. */
-async function resolveTargets(virtual: VirtualModel, catalog: ModelCatalog): Promise<Array<ResolvedTarget | null>> {
+async function resolveTargets(
+  declared: ReadonlyArray<{ provider?: string; model: string }>,
+  catalog: ModelCatalog,
+): Promise<Array<ResolvedTarget | null>> {
   return Promise.all(
-    virtual.targets.map(async (target) => {
+    declared.map(async (target) => {
       try {
         return await resolveModel(catalog, target.model, target.provider);
       } catch (error) {

@@ -3,6 +3,7 @@ import type { BudgetStore } from '../budgets/budget-store.ts';
 import type { McpServerStore, McpVirtualServerStore } from '../mcp/mcp-definitions.ts';
 import type { RateLimitRuleStore } from '../ratelimit/rule-store.ts';
 import type { VirtualModelStore } from '../routing/virtual-model.ts';
+import type { FailoverRuleStore } from '../routing/failover-rule.ts';
 import type { UsageStore } from '../usage/usage-store.ts';
 
 /** Every durable store of the gateway, from one database. */
@@ -13,6 +14,7 @@ export interface Storage {
   readonly budgets: BudgetStore;
   readonly rateLimitRules: RateLimitRuleStore;
   readonly virtualModels: VirtualModelStore;
+  readonly failoverRules: FailoverRuleStore;
   readonly mcpServers: McpServerStore;
   readonly mcpVirtualServers: McpVirtualServerStore;
   /** Cheap round trip for /health/ready; false when the database does not answer. */

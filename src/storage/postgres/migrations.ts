@@ -130,4 +130,18 @@ export const postgresMigrations: readonly Migration[] = [
       `ALTER TABLE mcp_servers ADD COLUMN settings_json TEXT NOT NULL DEFAULT '{}'`,
     ],
   },
+  // Version 8 is taken by another change; the runner applies each missing version on its own.
+  {
+    version: 9,
+    name: 'failover_rules',
+    statements: [
+      `CREATE TABLE failover_rules (
+        model TEXT COLLATE "C" PRIMARY KEY,
+        fallbacks_json TEXT NOT NULL,
+        on_json TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+    ],
+  },
 ];

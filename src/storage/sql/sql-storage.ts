@@ -7,6 +7,7 @@ import { SqlMcpServerStore, SqlMcpVirtualServerStore } from './sql-mcp-stores.ts
 import { SqlRateLimitRuleStore } from './sql-rate-limit-rule-store.ts';
 import { SqlUsageStore } from './sql-usage-store.ts';
 import { SqlVirtualModelStore } from './sql-virtual-model-store.ts';
+import { SqlFailoverRuleStore } from './sql-failover-rule-store.ts';
 
 /** The stores of one database, sharing its executor. Closing twice is harmless. */
 export function createSqlStorage(raw: SqlExecutor): Storage {
@@ -19,6 +20,7 @@ export function createSqlStorage(raw: SqlExecutor): Storage {
     budgets: new SqlBudgetStore(executor),
     rateLimitRules: new SqlRateLimitRuleStore(executor),
     virtualModels: new SqlVirtualModelStore(executor),
+    failoverRules: new SqlFailoverRuleStore(executor),
     mcpServers: new SqlMcpServerStore(executor),
     mcpVirtualServers: new SqlMcpVirtualServerStore(executor),
     ping: () => executor.ping(),

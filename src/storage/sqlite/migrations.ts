@@ -129,4 +129,18 @@ export const sqliteMigrations: readonly Migration[] = [
       `ALTER TABLE mcp_servers ADD COLUMN settings_json TEXT NOT NULL DEFAULT '{}'`,
     ],
   },
+  // Version 8 is taken by another change; the runner applies each missing version on its own.
+  {
+    version: 9,
+    name: 'failover_rules',
+    statements: [
+      `CREATE TABLE failover_rules (
+        model TEXT PRIMARY KEY,
+        fallbacks_json TEXT NOT NULL,
+        on_json TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      )`,
+    ],
+  },
 ];
