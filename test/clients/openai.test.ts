@@ -27,6 +27,13 @@ import type { MockRequest, MockUpstream } from '../support/mock-upstream.ts';
 const models = ['gpt-3.5-turbo-instruct', 'omni-moderation-latest', 'gpt-image-1', 'dall-e-2', 'meta-llama/Llama-3-8b', 'error-500'];
 
 const configYaml = `
+pricing:
+  gpt-3.5-turbo-instruct: { input_per_mtok: 1.5, output_per_mtok: 2 }
+  gpt-image-1: { input_per_mtok: 20000, output_per_mtok: 20000 }
+budgets:
+  user_paths:
+    - path: /capped
+      limits: [{ period: daily, amount: 1 }]
 virtual_models:
   - name: instruct-pool
     strategy: failover
@@ -161,6 +168,7 @@ describe('the openai client on the routes besides chat', () => {
       const record = await usageRecordOf(storage, completion._request_id as string);
       expect(record).toMatchObject({ endpoint: '/v1/completions', provider: 'openai', model: 'gpt-3.5-turbo-instruct', status: 200 });
       expect(record).toMatchObject({ promptTokens: 9, completionTokens: 4, totalTokens: 13, stream: false });
+      expect(record.costUsd).toBeCloseTo((9 * 1.5 + 4 * 2) / 1_000_000, 12);
     });
 
     it('streams text_completion chunks, and meters the stream with the usage it asked the upstream for', async () => {
@@ -282,6 +290,24 @@ describe('the openai client on the routes besides chat', () => {
       expect(Buffer.from(await (form.get('image') as File).arrayBuffer()).equals(png)).toBe(true);
     });
 
+    it('relays an image stream as the upstream sent it and records the usage of its completed event', async () => {
+      const { data: stream, request_id: requestId } = await client.images
+        .generate({ model: 'gpt-image-1', prompt: 'a red cube', stream: true, partial_images: 1 })
+        .withResponse();
+      const events: OpenAI.Images.ImageGenStreamEvent[] = [];
+      for await (const event of stream) events.push(event);
+      expect(events.map((event) => event.type)).toEqual(['image_generation.partial_image', 'image_generation.completed']);
+      expect(events.at(-1)).toMatchObject({ b64_json: MOCK_IMAGE_B64, usage: MOCK_IMAGE_USAGE });
+      const record = await usageRecordOf(storage, requestId as string);
+      expect(record).toMatchObject({
+        endpoint: '/v1/images/generations',
+        stream: true,
+        promptTokens: 20,
+        completionTokens: 30,
+        status: 200,
+      });
+    });
+
     it('applies user-path request limits: the second image on a one-per-minute path gets 429', async () => {
       const limited = clientOn(gateway, '/limited');
       await limited.images.generate({ model: 'gpt-image-1', prompt: 'one' });
@@ -297,6 +323,22 @@ describe('the openai client on the routes besides chat', () => {
       expect(Number((thrown as InstanceType<typeof OpenAI.APIError>).headers?.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(images.length).toBe(before);
     });
+  });
+
+  it('charges the cost to the budget and refuses the next call over it with 429 budget_exceeded', async () => {
+    // 50 image tokens at $20,000 per million: $1, the whole daily budget of /capped.
+    const capped = clientOn(gateway, '/capped');
+    await capped.images.generate({ model: 'gpt-image-1', prompt: 'one' });
+    const before = mock.requests.length;
+    for (const attempt of [
+      () => capped.images.generate({ model: 'gpt-image-1', prompt: 'two' }),
+      () => capped.completions.create({ model: 'gpt-3.5-turbo-instruct', prompt: 'Say hello' }),
+      () => capped.moderations.create({ model: 'omni-moderation-latest', input: 'hello' }),
+    ]) {
+      const thrown = await rejectionOf(attempt());
+      expectClientError(thrown, { status: 429, type: 'rate_limit_error', provider: 'budget', code: 'budget_exceeded' });
+    }
+    expect(mock.requests.length).toBe(before);
   });
 
   describe('files and batches', () => {

@@ -263,7 +263,7 @@ export function moderationsHandler(): MockRouteHandler {
 
 /**
  * OpenAI's `POST /images/generations`, `/images/edits` and `/images/variations`: one base64
- * image with gpt-image-1's usage; every request is pushed to `received` (multipart bodies
+ * image with gpt-image-1's usage, or its event stream with `stream: true`; every request is pushed to `received` (multipart bodies
  * intact); model `error-<status>` fails.
  */
 export function imagesHandler(received: MockRequest[]): MockRouteHandler {
@@ -272,6 +272,26 @@ export function imagesHandler(received: MockRequest[]): MockRouteHandler {
     const json = fields(request);
     const multipartModel = /name="model"\r\n\r\n([^\r]*)\r\n/.exec(request.raw.toString('latin1'))?.[1];
     if (failedFor(json['model'] ?? multipartModel, response)) return;
-    sendJson(response, 200, { created: 1700000000, data: [{ b64_json: MOCK_IMAGE_B64 }], usage: MOCK_IMAGE_USAGE });
+    const multipartStream = /name="stream"\r\n\r\ntrue\r\n/.test(request.raw.toString('latin1'));
+    if (json['stream'] !== true && !multipartStream) {
+      sendJson(response, 200, { created: 1700000000, data: [{ b64_json: MOCK_IMAGE_B64 }], usage: MOCK_IMAGE_USAGE });
+      return;
+    }
+    // gpt-image-1's stream: a partial image, then the completed one with the usage.
+    const prefix = request.path === '/images/generations' ? 'image_generation' : 'image_edit';
+    const image = {
+      b64_json: MOCK_IMAGE_B64,
+      created_at: 1700000000,
+      size: '1024x1024',
+      quality: 'low',
+      background: 'opaque',
+      output_format: 'png',
+    };
+    const events = [
+      { type: `${prefix}.partial_image`, ...image, partial_image_index: 0 },
+      { type: `${prefix}.completed`, ...image, usage: MOCK_IMAGE_USAGE },
+    ];
+    response.writeHead(200, { 'Content-Type': 'text/event-stream' });
+    response.end(events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join(''));
   };
 }

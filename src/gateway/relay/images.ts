@@ -10,7 +10,7 @@ import type { RequestContext } from '../request-context.ts';
 import { defaultModelPlan, forwardToTarget, readHint, servesRelays } from './model-relay.ts';
 import { boundaryOf, editForm, fieldOf, readForm } from './multipart.ts';
 
-/** An image answer: JSON read whole (its `usage` metered, gpt-image-1 has one), or a stream relayed unread. */
+/** An image answer: JSON read whole (its `usage` metered, gpt-image-1 has one), or a stream for the HTTP layer to relay. */
 export type ImageResult = { kind: 'json'; answer: JsonAnswer } | { kind: 'stream'; response: UpstreamResponse };
 
 /** The two image endpoints that take uploaded files. */

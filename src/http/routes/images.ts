@@ -6,13 +6,12 @@ import type { ClientAbort } from '../client-abort.ts';
 import { clientClosedRequest } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { requestContextOf } from '../request-context.ts';
-import { sendJsonAnswer } from './model-reply.ts';
-import { relayModelCall } from './relay-reply.ts';
+import { relayEventStream, sendJsonAnswer } from './model-reply.ts';
 
 /**
  * OpenAI's image endpoints, routed by model like chat: `POST /v1/images/generations` (JSON)
  * and `/v1/images/edits` and `/v1/images/variations` (multipart uploads). JSON answers are
- * read whole (their usage metered); a stream (`stream: true`) is relayed as it arrives.
+ * read whole; a stream (`stream: true`) is relayed as it arrives. Usage is metered from both.
  */
 export function registerImageRoutes(app: FastifyInstance, dependencies: ChatPipelineDependencies): void {
   app.post('/v1/images/generations', async (request, reply) => {
@@ -42,6 +41,6 @@ async function answer(
 ): Promise<FastifyReply> {
   const result = outcome.result;
   if (result.kind === 'json') return sendJsonAnswer(request, reply, outcome, result.answer, abort);
-  await relayModelCall(request, reply, { ...outcome, result: result.response }, abort.signal);
+  await relayEventStream(request, reply, outcome, result.response, abort);
   return reply;
 }

@@ -1,11 +1,15 @@
 import type { OutgoingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { JsonAnswer } from '../../gateway/json-answer.ts';
 import type { ModelCallOutcome } from '../../gateway/model-call.ts';
+import { relayResponse } from '../../gateway/relay/relay-response.ts';
+import { SseUsageObserver } from '../../gateway/relay/sse-usage.ts';
+import type { UpstreamResponse } from '../../providers/upstream-client.ts';
 import type { ChunkOptions } from '../../streaming/chat-chunk.ts';
 import { relayChatStream } from '../../streaming/relay-chat-stream.ts';
 import type { ClientAbort } from '../client-abort.ts';
+import { contentHeadersOf } from './relay-reply.ts';
 
 /** How the answers of a model call (completions, moderations, images) reach the client. */
 
@@ -56,4 +60,27 @@ export async function relaySseAnswer(
   outcome.report(result.clientClosed ? 499 : result.error !== null ? 502 : 200, result.usage);
   const ending = result.error !== null ? 'upstream_error' : result.clientClosed ? 'client_closed' : 'completed';
   request.logFields = { ...request.logFields, stream: true, stream_end: ending };
+}
+
+/**
+ * Relays an upstream event stream as it is (image streams), bytes untouched, under the
+ * reply's headers and the upstream's content headers; the last `usage` an event carried is
+ * recorded once the stream has ended.
+ */
+export async function relayEventStream(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  outcome: ModelCallOutcome<unknown>,
+  response: UpstreamResponse,
+  abort: ClientAbort,
+): Promise<void> {
+  settle(request, reply, outcome, abort);
+  const observer = new SseUsageObserver();
+  // The upstream body is destroyed with the observer when the client leaves.
+  pipeline(response.body, observer, () => undefined);
+  reply.hijack();
+  const headers = { ...(reply.getHeaders() as OutgoingHttpHeaders), ...contentHeadersOf(response.headers) };
+  const result = await relayResponse(reply.raw, { status: response.statusCode, headers, body: observer }, abort.signal);
+  outcome.report(result.status, observer.usage);
+  request.logFields = { ...request.logFields, stream: true, stream_end: result.ending };
 }
