@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { isJsonObject } from '../core/json.ts';
 import { invalidRequest } from '../errors/gateway-error.ts';
 import { readBody } from '../providers/upstream-body.ts';
 import type { ResolvedTarget } from '../routing/resolve-model.ts';
@@ -49,7 +50,10 @@ function readCompletionRequest(body: unknown): ChatRequest {
     throw invalidRequest('you must provide a prompt parameter', { code: 'missing_field', param: 'prompt' });
   }
   const streamOptions = request.body['stream_options'];
-  const includeUsage = typeof streamOptions === 'object' && streamOptions !== null && Reflect.get(streamOptions, 'include_usage') === true;
+  if (streamOptions !== undefined && streamOptions !== null && !isJsonObject(streamOptions)) {
+    throw invalidRequest('stream_options must be an object', { code: 'invalid_body', param: 'stream_options' });
+  }
+  const includeUsage = streamOptions?.['include_usage'] === true;
   return { ...request, stream: readStreamFlag(request.body), includeUsage };
 }
 
