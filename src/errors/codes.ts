@@ -9,7 +9,7 @@ export const errorCodes = {
   body_too_large: 'The request body is larger than BODY_SIZE_LIMIT (status 413).',
   invalid_user_path: 'The user-path header is not a valid path.',
   unknown_provider: 'The `provider` routing hint, or the instance of `/p/{instance}/...`, names no configured instance.',
-  unsupported_endpoint: 'No configured instance serves the endpoint (files and batches need an OpenAI-style instance).',
+  unsupported_endpoint: 'No instance serves the endpoint (files, batches: OpenAI-style types; completions, images: not `anthropic`).',
   model_not_found: 'No configured instance serves the requested model.',
   unknown_route: 'No route matches the method and path.',
   invalid_path: 'A `/p/{instance}/...` path segment or a file or batch id is `.` or `..`, encoded or not.',

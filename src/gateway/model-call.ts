@@ -1,6 +1,6 @@
-import { GatewayError } from '../errors/gateway-error.ts';
+import { GatewayError, invalidRequest } from '../errors/gateway-error.ts';
 import type { ResolvedTarget } from '../routing/resolve-model.ts';
-import { planRoute } from '../routing/route-planner.ts';
+import { planRoute, type RoutePlan } from '../routing/route-planner.ts';
 import type { UsageObject } from '../streaming/chat-chunk.ts';
 import type { ChatPipelineDependencies } from './chat-completions.ts';
 import { executePlan, type Executed } from './execute-plan.ts';
@@ -14,6 +14,10 @@ export interface ModelCall<T> {
   /** The `provider` routing hint, if the request had one. */
   hint?: string;
   stream: boolean;
+  /** The plan, when the caller chose the target itself (a request without a model); else planned from `selector`. */
+  plan?: RoutePlan;
+  /** Whether a target's instance can serve the endpoint: the others leave the plan (400 when none is left). */
+  serves?: (target: ResolvedTarget) => boolean;
   /** One attempt on one target; a GatewayError from the upstream fails over like chat does. */
   call: (target: ResolvedTarget) => Promise<T>;
 }
@@ -37,7 +41,8 @@ export async function runModelCall<T>(
   context: RequestContext,
   dependencies: ChatPipelineDependencies,
 ): Promise<ModelCallOutcome<T>> {
-  const plan = await planRoute(request.selector, request.hint, dependencies);
+  const planned = request.plan ?? (await planRoute(request.selector, request.hint, dependencies));
+  const plan = request.serves === undefined ? planned : servedPart(planned, request.serves, request.endpoint);
   const report = (target: ResolvedTarget, status: number, usage: UsageObject | null): void =>
     dependencies.metering.report({
       context,
@@ -60,4 +65,12 @@ export async function runModelCall<T>(
       report(executed.target, status, usage);
     },
   };
+}
+
+/** The plan without the targets whose instance cannot serve the endpoint; 400 naming them when none is left. */
+function servedPart(plan: RoutePlan, serves: (target: ResolvedTarget) => boolean, endpoint: string): RoutePlan {
+  const candidates = plan.candidates.filter(serves);
+  if (candidates.length > 0) return candidates.length === plan.candidates.length ? plan : { ...plan, candidates };
+  const names = plan.candidates.map((target) => `"${target.adapter.name}" (type ${target.adapter.type})`).join(', ');
+  throw invalidRequest(`provider instance ${names} cannot serve ${endpoint}`, { code: 'unsupported_endpoint', param: 'model' });
 }

@@ -37,10 +37,12 @@ import { requestIdFor } from './request-id.ts';
 import { registerAudioRoutes } from './routes/audio.ts';
 import { registerBatchRoutes } from './routes/batches.ts';
 import { registerChatRoutes } from './routes/chat-completions.ts';
+import { registerCompletionRoutes } from './routes/completions.ts';
 import { registerDashboardRoutes } from './routes/dashboard.ts';
 import { registerEmbeddingsRoutes } from './routes/embeddings.ts';
 import { registerFileRoutes } from './routes/files.ts';
 import { registerHealthRoutes, type RateLimitStoreHealth } from './routes/health.ts';
+import { registerImageRoutes } from './routes/images.ts';
 import { registerMessagesRoutes } from './routes/messages.ts';
 import { registerModelRoutes } from './routes/models.ts';
 import { registerMcpRoutes } from './routes/mcp.ts';
@@ -160,6 +162,9 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
   registerMessagesRoutes(v1, pipeline);
   // Relay endpoints: audio, files, batches, passthrough and the realtime WebSocket.
   registerAudioRoutes(v1, pipeline);
+  // Legacy completions, moderations and images: relayed to OpenAI-wire instances, routed by model.
+  registerCompletionRoutes(v1, pipeline);
+  registerImageRoutes(v1, pipeline);
   registerFileRoutes(v1, catalog);
   registerBatchRoutes(v1, pipeline);
   registerPassthroughRoutes(v1, { catalog, metering, budgets, limiter, userPathHeader });

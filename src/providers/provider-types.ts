@@ -12,6 +12,8 @@ export interface ProviderTypeProfile {
   authHeader: 'bearer' | 'api-key' | 'x-api-key';
   /** Serves OpenAI's Responses API at `{base_url}/responses` (else /v1/responses is translated through chat). */
   responsesApi?: boolean;
+  /** False for types that do not speak OpenAI's wire format beyond chat (legacy completions, moderations, images). */
+  openaiRelays?: boolean;
 }
 
 const cloud = (defaultBaseUrl: string): ProviderTypeProfile => ({
@@ -23,7 +25,7 @@ const cloud = (defaultBaseUrl: string): ProviderTypeProfile => ({
 export const providerTypes = {
   openai: { ...cloud('https://api.openai.com/v1'), responsesApi: true },
   // Native Messages API (src/providers/anthropic/).
-  anthropic: { defaultBaseUrl: 'https://api.anthropic.com/v1', requiresApiKey: true, authHeader: 'x-api-key' },
+  anthropic: { defaultBaseUrl: 'https://api.anthropic.com/v1', requiresApiKey: true, authHeader: 'x-api-key', openaiRelays: false },
   gemini: cloud('https://generativelanguage.googleapis.com/v1beta/openai'),
   groq: cloud('https://api.groq.com/openai/v1'),
   openrouter: cloud('https://openrouter.ai/api/v1'),
@@ -51,6 +53,13 @@ export function servesResponsesApi(type: string): boolean {
   if (!isProviderType(type)) return false;
   const profile: ProviderTypeProfile = providerTypes[type];
   return profile.responsesApi === true;
+}
+
+/** Whether instances of `type` take OpenAI's other endpoints (`/completions`, `/moderations`, `/images/...`) as they are. */
+export function servesOpenAiRelays(type: string): boolean {
+  if (!isProviderType(type)) return true;
+  const profile: ProviderTypeProfile = providerTypes[type];
+  return profile.openaiRelays !== false;
 }
 
 /**

@@ -191,3 +191,107 @@ export function geminiModelsHandler(models: GeminiModel[], pageSize: number): Mo
     sendJson(response, 200, { models: page.map((model) => ({ version: '001', displayName: model.name, ...model })), ...next });
   };
 }
+
+/** The usage a legacy completion reports (prompt and completion tokens). */
+export const MOCK_COMPLETION_USAGE = { prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 };
+/** The usage an image answer reports (gpt-image-1's shape). */
+export const MOCK_IMAGE_USAGE = {
+  input_tokens: 20,
+  input_tokens_details: { text_tokens: 20, image_tokens: 0 },
+  output_tokens: 30,
+  total_tokens: 50,
+};
+/** The base64 bytes of every mock image. */
+export const MOCK_IMAGE_B64 = Buffer.from('mock image bytes').toString('base64');
+
+/** A failure for model `error-<status>`, in OpenAI's error shape; true when it answered. */
+function failedFor(model: unknown, response: ServerResponse): boolean {
+  const failure = typeof model === 'string' ? /^error-(\d{3})$/.exec(model) : null;
+  if (failure === null) return false;
+  const status = Number(failure[1]);
+  const headers =
+    status === 429 ? { 'Content-Type': 'application/json', 'retry-after-ms': '1500' } : { 'Content-Type': 'application/json' };
+  response.writeHead(status, headers);
+  response.end(JSON.stringify({ error: { message: `mock upstream error ${status}`, type: 'server_error', param: null, code: null } }));
+  return true;
+}
+
+/** OpenAI's legacy `POST /completions`: JSON, or `text_completion` chunks (a usage chunk when asked); `error-<status>` fails. */
+export function completionsHandler(): MockRouteHandler {
+  let counter = 0;
+  return (request, response) => {
+    const body = fields(request);
+    if (typeof body['model'] !== 'string' || body['prompt'] === undefined) {
+      sendJson(response, 400, { error: { message: 'mock upstream: model and prompt are required', type: 'invalid_request_error' } });
+      return;
+    }
+    if (failedFor(body['model'], response)) return;
+    counter += 1;
+    const head = { id: `cmpl-mock-${counter}`, object: 'text_completion', created: 1700000000, model: body['model'] };
+    if (body['stream'] !== true) {
+      const choice = { text: MOCK_CONTENT, index: 0, logprobs: null, finish_reason: 'stop' };
+      sendJson(response, 200, { ...head, choices: [choice], usage: MOCK_COMPLETION_USAGE });
+      return;
+    }
+    const words = MOCK_CONTENT.split(' ');
+    const chunks: unknown[] = words.map((word, index) => ({
+      ...head,
+      choices: [
+        { text: index === 0 ? word : ` ${word}`, index: 0, logprobs: null, finish_reason: index === words.length - 1 ? 'stop' : null },
+      ],
+    }));
+    const options = body['stream_options'] as { include_usage?: unknown } | undefined;
+    if (options?.include_usage === true) chunks.push({ ...head, choices: [], usage: MOCK_COMPLETION_USAGE });
+    response.writeHead(200, { 'Content-Type': 'text/event-stream' });
+    response.end(`${chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('')}data: [DONE]\n\n`);
+  };
+}
+
+/** OpenAI's `POST /moderations`: one result per input, flagged when it contains "kill"; the model defaults like OpenAI's. */
+export function moderationsHandler(): MockRouteHandler {
+  return (request, response) => {
+    const body = fields(request);
+    if (failedFor(body['model'], response)) return;
+    const inputs = Array.isArray(body['input']) ? body['input'] : [body['input']];
+    const results = inputs.map((input) => {
+      const flagged = typeof input === 'string' && input.includes('kill');
+      return { flagged, categories: { violence: flagged }, category_scores: { violence: flagged ? 0.9 : 0.01 } };
+    });
+    sendJson(response, 200, { id: 'modr-mock-1', model: body['model'] ?? 'omni-moderation-latest', results });
+  };
+}
+
+/**
+ * OpenAI's `POST /images/generations`, `/images/edits` and `/images/variations`: one base64
+ * image with gpt-image-1's usage, or its event stream with `stream: true`; every request is pushed to `received` (multipart bodies
+ * intact); model `error-<status>` fails.
+ */
+export function imagesHandler(received: MockRequest[]): MockRouteHandler {
+  return (request, response) => {
+    received.push(request);
+    const json = fields(request);
+    const multipartModel = /name="model"\r\n\r\n([^\r]*)\r\n/.exec(request.raw.toString('latin1'))?.[1];
+    if (failedFor(json['model'] ?? multipartModel, response)) return;
+    const multipartStream = /name="stream"\r\n\r\ntrue\r\n/.test(request.raw.toString('latin1'));
+    if (json['stream'] !== true && !multipartStream) {
+      sendJson(response, 200, { created: 1700000000, data: [{ b64_json: MOCK_IMAGE_B64 }], usage: MOCK_IMAGE_USAGE });
+      return;
+    }
+    // gpt-image-1's stream: a partial image, then the completed one with the usage.
+    const prefix = request.path === '/images/generations' ? 'image_generation' : 'image_edit';
+    const image = {
+      b64_json: MOCK_IMAGE_B64,
+      created_at: 1700000000,
+      size: '1024x1024',
+      quality: 'low',
+      background: 'opaque',
+      output_format: 'png',
+    };
+    const events = [
+      { type: `${prefix}.partial_image`, ...image, partial_image_index: 0 },
+      { type: `${prefix}.completed`, ...image, usage: MOCK_IMAGE_USAGE },
+    ];
+    response.writeHead(200, { 'Content-Type': 'text/event-stream' });
+    response.end(events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join(''));
+  };
+}

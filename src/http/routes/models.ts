@@ -1,13 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { lookUpModel, modelIdOf, type ModelEntry } from '../../gateway/model-lookup.ts';
 import type { ModelCatalog } from '../../routing/model-catalog.ts';
 import type { VirtualModels } from '../../routing/virtual-models.ts';
-
-interface ModelEntry {
-  id: string;
-  object: 'model';
-  created: number;
-  owned_by: string;
-}
 
 /**
  * `GET /v1/models`: every instance's models as `<instance>/<model>`, in configuration order,
@@ -26,4 +20,6 @@ export function registerModelRoutes(app: FastifyInstance, catalog: ModelCatalog,
     }
     return { object: 'list', data };
   });
+  // `GET /v1/models/{id}` (openai `models.retrieve`): the id may hold `/`, raw or as %2F.
+  app.get('/v1/models/*', async (request) => lookUpModel(modelIdOf(request.url, '/v1/models/'), catalog, virtualModels));
 }

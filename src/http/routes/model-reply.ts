@@ -1,0 +1,86 @@
+import type { OutgoingHttpHeaders } from 'node:http';
+import { pipeline, type Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { JsonAnswer } from '../../gateway/json-answer.ts';
+import type { ModelCallOutcome } from '../../gateway/model-call.ts';
+import { relayResponse } from '../../gateway/relay/relay-response.ts';
+import { SseUsageObserver } from '../../gateway/relay/sse-usage.ts';
+import type { UpstreamResponse } from '../../providers/upstream-client.ts';
+import type { ChunkOptions } from '../../streaming/chat-chunk.ts';
+import { relayChatStream } from '../../streaming/relay-chat-stream.ts';
+import type { ClientAbort } from '../client-abort.ts';
+import { contentHeadersOf } from './relay-reply.ts';
+
+/** How the answers of a model call (completions, moderations, images) reach the client. */
+
+const streamHeaders = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};
+
+/** Names the executed target in the request's log line; slots are held until the response closes. */
+function settle(request: FastifyRequest, reply: FastifyReply, outcome: ModelCallOutcome<unknown>, abort: ClientAbort): void {
+  request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
+  if (outcome.attempts.length > 1) request.logFields['attempts'] = outcome.attempts;
+  abort.whenClosed(outcome.admission.release);
+  reply.headers(outcome.admission.headers);
+}
+
+/** Sends a checked JSON answer (stamped with `provider`) and records its usage. */
+export function sendJsonAnswer(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  outcome: ModelCallOutcome<unknown>,
+  answer: JsonAnswer,
+  abort: ClientAbort,
+): FastifyReply {
+  outcome.report(200, answer.usage);
+  settle(request, reply, outcome, abort);
+  return reply.header('content-type', 'application/json; charset=utf-8').send(answer.body);
+}
+
+/**
+ * Relays an OpenAI-style chunk stream (legacy completions) through the chat stream relay:
+ * chunks stamped with `provider`, the usage chunk shown only if the client asked for it,
+ * usage recorded once the stream has ended.
+ */
+export async function relaySseAnswer(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  outcome: ModelCallOutcome<unknown>,
+  stream: { body: Readable; chunkOptions: ChunkOptions },
+  abort: ClientAbort,
+): Promise<void> {
+  settle(request, reply, outcome, abort);
+  reply.hijack();
+  reply.raw.writeHead(200, { ...(reply.getHeaders() as OutgoingHttpHeaders), ...streamHeaders });
+  const result = await relayChatStream(stream.body, reply.raw, stream.chunkOptions, abort.signal);
+  outcome.report(result.clientClosed ? 499 : result.error !== null ? 502 : 200, result.usage);
+  const ending = result.error !== null ? 'upstream_error' : result.clientClosed ? 'client_closed' : 'completed';
+  request.logFields = { ...request.logFields, stream: true, stream_end: ending };
+}
+
+/**
+ * Relays an upstream event stream as it is (image streams), bytes untouched, under the
+ * reply's headers and the upstream's content headers; the last `usage` an event carried is
+ * recorded once the stream has ended.
+ */
+export async function relayEventStream(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  outcome: ModelCallOutcome<unknown>,
+  response: UpstreamResponse,
+  abort: ClientAbort,
+): Promise<void> {
+  settle(request, reply, outcome, abort);
+  const observer = new SseUsageObserver();
+  // The upstream body is destroyed with the observer when the client leaves.
+  pipeline(response.body, observer, () => undefined);
+  reply.hijack();
+  const headers = { ...(reply.getHeaders() as OutgoingHttpHeaders), ...contentHeadersOf(response.headers) };
+  const result = await relayResponse(reply.raw, { status: response.statusCode, headers, body: observer }, abort.signal);
+  outcome.report(result.status, observer.usage);
+  request.logFields = { ...request.logFields, stream: true, stream_end: result.ending };
+}
