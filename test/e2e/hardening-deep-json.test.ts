@@ -75,7 +75,7 @@ describe('deeply nested request bodies', () => {
 
   it('every JSON route refuses a deep body the same way, whatever the content type', async () => {
     const body = `{"model":"openai/mock-model","input":${deep(DEPTH)}}`;
-    for (const path of ['/v1/responses', '/v1/embeddings', '/admin/api-keys', '/admin/budgets']) {
+    for (const path of ['/v1/responses', '/v1/embeddings', '/admin/api-keys', '/admin/rate-limits/reset']) {
       const reply = await rawRequest(`${gateway.url}${path}`, { headers: bearer(), body });
       expectEnvelope(reply, { status: 400, type: 'invalid_request_error', code: 'body_too_deep' });
     }
