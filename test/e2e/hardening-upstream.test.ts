@@ -231,6 +231,13 @@ describe('upstream answers and streams that misbehave', () => {
     const { error } = await streamChat('frame-40');
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ code: 'upstream_event_too_large', provider: 'openai' });
+    // The same bound on /v1/messages: Anthropic's `error` event.
+    const messages = anthropicClient(gateway).messages.stream({
+      model: 'openai/frame-40',
+      max_tokens: 16,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(await rejectionOf(messages.finalMessage())).toBeInstanceOf(Anthropic.APIError);
     expect((await rawRequest(`${gateway.url}/health`)).status).toBe(200);
   });
 
