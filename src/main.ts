@@ -26,6 +26,7 @@ async function main(): Promise<void> {
     timeoutMs: settings.upstream.timeoutSeconds * 1000,
     connectTimeoutMs: settings.upstream.connectTimeoutSeconds * 1000,
     connections: settings.upstream.maxConnections,
+    maxResponseBytes: settings.upstream.maxResponseBytes,
   });
   const adapters = createAdapters(settings.providers, client);
   const catalog = new ModelCatalog(adapters, {

@@ -103,6 +103,12 @@ describe('loadSettings', () => {
     expect(thrown(ConfigError, () => load({ BODY_SIZE_LIMIT: '512' })).key).toBe('BODY_SIZE_LIMIT');
   });
 
+  it('bounds buffered upstream answers at 64 MB unless UPSTREAM_MAX_RESPONSE_BYTES says otherwise (up to 512 MB)', () => {
+    expect(load().settings.upstream.maxResponseBytes).toBe(64 * 1024 * 1024);
+    expect(load({ UPSTREAM_MAX_RESPONSE_BYTES: '8MB' }).settings.upstream.maxResponseBytes).toBe(8 * 1024 * 1024);
+    expect(thrown(ConfigError, () => load({ UPSTREAM_MAX_RESPONSE_BYTES: '1024MB' })).key).toBe('UPSTREAM_MAX_RESPONSE_BYTES');
+  });
+
   it('warns about unknown top-level keys', () => {
     expect(load({}, 'surprise: 1\n').warnings).toContain('unknown configuration key "surprise" is ignored');
   });

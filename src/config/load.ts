@@ -59,6 +59,7 @@ const scalarVariables: ReadonlyArray<readonly [variable: string, path: readonly 
   ['UPSTREAM_RETRY_BASE_DELAY_MS', ['upstream', 'retry_base_delay_ms']],
   ['CIRCUIT_BREAKER_FAILURES', ['upstream', 'circuit_breaker_failures']],
   ['CIRCUIT_BREAKER_OPEN_SECONDS', ['upstream', 'circuit_breaker_open_seconds']],
+  ['UPSTREAM_MAX_RESPONSE_BYTES', ['upstream', 'max_response_bytes']],
   ['RESPONSE_CACHE_ENABLED', ['response_cache', 'enabled']],
   ['RESPONSE_CACHE_STORE', ['response_cache', 'store']],
   ['RESPONSE_CACHE_TTL_SECONDS', ['response_cache', 'ttl_seconds']],
@@ -238,6 +239,7 @@ function buildUpstream(document: ConfigDocument): Settings['upstream'] {
     retryBaseDelayMs: upstream.retry_base_delay_ms,
     circuitBreakerFailures: upstream.circuit_breaker_failures,
     circuitBreakerOpenSeconds: upstream.circuit_breaker_open_seconds,
+    maxResponseBytes: upstream.max_response_bytes,
   };
 }
 

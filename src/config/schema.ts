@@ -142,6 +142,7 @@ export const configSchema = z.object({
       retry_base_delay_ms: integer(0, 60_000, 100),
       circuit_breaker_failures: integer(1, 1000, 5),
       circuit_breaker_open_seconds: integer(1, 3600, 30),
+      max_response_bytes: byteSize(512).default(64 * 1024 * 1024),
     })
     .prefault({}),
   response_cache: z

@@ -72,6 +72,8 @@ export interface Settings {
     readonly retryBaseDelayMs: number;
     readonly circuitBreakerFailures: number;
     readonly circuitBreakerOpenSeconds: number;
+    /** Bound on an upstream answer read into memory (non-streamed JSON); past it: 502. */
+    readonly maxResponseBytes: number;
   };
   readonly responseCache: {
     readonly enabled: boolean;

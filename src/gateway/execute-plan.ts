@@ -195,7 +195,12 @@ async function callWithRetries<T>(
         dependencies.breakers.releaseProbe(instance);
         throw error;
       }
-      if (countsAsFailure(error)) dependencies.breakers.recordFailure(instance);
+      if (!fromInstance(error, instance)) {
+        // Raised by the gateway itself (client input, a bug): says nothing about the instance.
+        dependencies.breakers.releaseProbe(instance);
+        throw error;
+      }
+      if (error.status >= 500) dependencies.breakers.recordFailure(instance);
       else dependencies.breakers.recordSuccess(instance);
       if (retry >= dependencies.retries || !transient(error) || !dependencies.breakers.tryAcquire(instance)) throw error;
       const delay = dependencies.retryBaseDelayMs * 2 ** retry * (0.8 + Math.random() * 0.4);
@@ -219,9 +224,13 @@ export function upstreamFailure(error: unknown): FailoverTrigger | null {
   return error.status >= 500 ? '5xx' : null;
 }
 
-/** Failures that speak against the instance's health (429 and other 4xx do not). */
-function countsAsFailure(error: unknown): boolean {
-  return !(error instanceof GatewayError) || error.status >= 500;
+/**
+ * Outcomes of the upstream call itself (its answers, network failures and timeouts, all
+ * mapped to GatewayErrors naming the instance). Only these touch the circuit breaker: 5xx
+ * speak against the instance's health, 429 and other 4xx do not.
+ */
+function fromInstance(error: unknown, instance: string): error is GatewayError {
+  return error instanceof GatewayError && error.provider === instance;
 }
 
 /**

@@ -1,18 +1,20 @@
 import type { FastifyInstance } from 'fastify';
 import { invalidRequest } from '../errors/gateway-error.ts';
+import { exceedsJsonDepth, maximumJsonDepth } from './json-depth.ts';
 
 /**
  * Body parsing: JSON with the gateway's own error (code `invalid_json`), and every other
  * content type kept as raw bytes for the routes that want them. Bodies are bounded by the
- * server's `bodyLimit` (413).
+ * server's `bodyLimit` (413) and JSON nesting by `maximumJsonDepth` (400 `body_too_deep`,
+ * checked before parsing: deeper values break JSON.stringify and recursive code downstream).
  */
 export function registerBodyParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     try {
-      done(null, JSON.parse(body as string));
-    } catch {
-      done(invalidRequest('request body is not valid JSON', { code: 'invalid_json' }), undefined);
+      done(null, parseJsonBody(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
     }
   });
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
@@ -23,8 +25,15 @@ export function registerBodyParsers(app: FastifyInstance): void {
 /** A JSON body from a route that accepts any content type (e.g. curl's default form type). */
 export function jsonBodyOf(body: unknown): unknown {
   if (!Buffer.isBuffer(body)) return body;
+  return parseJsonBody(body.toString('utf8'));
+}
+
+function parseJsonBody(text: string): unknown {
+  if (exceedsJsonDepth(text, maximumJsonDepth)) {
+    throw invalidRequest(`request body nests arrays and objects deeper than ${maximumJsonDepth} levels`, { code: 'body_too_deep' });
+  }
   try {
-    return JSON.parse(body.toString('utf8'));
+    return JSON.parse(text);
   } catch {
     throw invalidRequest('request body is not valid JSON', { code: 'invalid_json' });
   }

@@ -1,13 +1,37 @@
-import { mapNetworkError, maximumErrorBodyBytes, type BufferedUpstreamResponse, type UpstreamResponse } from './upstream-client.ts';
+import {
+  defaultMaxResponseBytes,
+  mapNetworkError,
+  maximumErrorBodyBytes,
+  responseTooLarge,
+  type BufferedUpstreamResponse,
+  type UpstreamResponse,
+} from './upstream-client.ts';
 import { mapUpstreamError } from './upstream-errors.ts';
 
-/** The whole body as text; a failure while reading it is the upstream's (502/504), not ours. */
+/**
+ * The whole body as text; a failure while reading it is the upstream's (502/504), not ours.
+ * A body past the client's bound (UPSTREAM_MAX_RESPONSE_BYTES) is a 502 and is not read on.
+ */
 export async function readBody(response: UpstreamResponse, provider: string, signal: AbortSignal): Promise<string> {
+  const limit = response.maxBodyBytes ?? defaultMaxResponseBytes;
+  const tooLarge = (): Error => {
+    response.body.destroy();
+    return responseTooLarge(provider, limit);
+  };
+  if (Number(response.headers['content-length'] ?? 0) > limit) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
   try {
-    return await response.body.text();
+    for await (const chunk of response.body) {
+      size += (chunk as Buffer).length;
+      if (size > limit) break;
+      chunks.push(chunk as Buffer);
+    }
   } catch (error) {
     throw mapNetworkError(error, provider, signal);
   }
+  if (size > limit) throw tooLarge();
+  return textOf(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
 }
 
 /** Reads a bounded error body and maps the status per CONTRACT 4. */

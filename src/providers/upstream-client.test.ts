@@ -2,13 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { textOf } from './upstream-body.ts';
+import { readBody, textOf } from './upstream-body.ts';
 import { maximumErrorBodyBytes, UpstreamClient } from './upstream-client.ts';
 
 describe('UpstreamClient.requestBuffered', () => {
   let server: Server;
   let base: string;
-  const client = new UpstreamClient({ timeoutMs: 5_000, connectTimeoutMs: 1_000, connections: 4 });
+  const client = new UpstreamClient({ timeoutMs: 5_000, connectTimeoutMs: 1_000, connections: 4, maxResponseBytes: 1024 * 1024 });
   let hung = 0;
 
   beforeAll(async () => {
@@ -24,6 +24,16 @@ describe('UpstreamClient.requestBuffered', () => {
       } else if (request.url === '/endless-error') {
         response.writeHead(500);
         response.write('x'.repeat(2 * maximumErrorBodyBytes)); // and never ends
+      } else if (request.url === '/endless-json' || request.url === '/declared-json') {
+        // A JSON answer past the client's bound: announced by its length, or just sent on and on.
+        const headers = request.url === '/declared-json' ? { 'content-length': String(64 * 1024 * 1024) } : {};
+        response.writeHead(200, { 'content-type': 'application/json', ...headers });
+        const block = Buffer.alloc(64 * 1024, 'a');
+        const pump = (): void => {
+          while (!response.destroyed && response.write(block));
+          if (!response.destroyed) response.once('drain', pump);
+        };
+        pump();
       } else if (request.url === '/big-error') {
         response.writeHead(500, { 'retry-after': '7' });
         response.end('x'.repeat(4 * maximumErrorBodyBytes));
@@ -106,6 +116,18 @@ describe('UpstreamClient.requestBuffered', () => {
     expect(answer.statusCode).toBe(500);
     expect(answer.body.length).toBeGreaterThanOrEqual(maximumErrorBodyBytes);
     expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('fails a successful answer past maxResponseBytes with a 502 and stops reading it', async () => {
+    for (const path of ['/endless-json', '/declared-json']) {
+      const error = await call(path).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(GatewayError);
+      expect(error).toMatchObject({ code: 'upstream_response_too_large', status: 502, provider: 'mock' });
+    }
+    const response = await client.request({ provider: 'mock', url: new URL(`${base}/endless-json`), method: 'GET', headers: {} });
+    const error = await readBody(response, 'mock', new AbortController().signal).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'upstream_response_too_large', status: 502 });
+    expect(response.body.destroyed).toBe(true);
   });
 
   it('reads a body as UTF-8 without a leading byte-order mark', () => {

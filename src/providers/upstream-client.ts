@@ -3,11 +3,14 @@ import type { Readable } from 'node:stream';
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import { abortSourceOf, type AbortSource } from '../core/abort-source.ts';
 import { GatewayError, providerError } from '../errors/gateway-error.ts';
+import { SseEventTooLargeError } from '../streaming/sse-parser.ts';
 
 export interface UpstreamClientOptions {
   timeoutMs: number;
   connectTimeoutMs: number;
   connections: number;
+  /** Bound on an answer read into memory (`requestBuffered`, `readBody`); past it: 502. Default 64 MiB. */
+  maxResponseBytes?: number;
 }
 
 export interface UpstreamRequest {
@@ -22,7 +25,10 @@ export interface UpstreamRequest {
   abort?: AbortSource;
 }
 
-export type UpstreamResponse = Dispatcher.ResponseData;
+export interface UpstreamResponse extends Dispatcher.ResponseData {
+  /** The client's bound on reading this body whole (`readBody`); the default bound when absent. */
+  maxBodyBytes?: number;
+}
 
 /** A whole upstream answer, read into memory (JSON endpoints). */
 export interface BufferedUpstreamResponse {
@@ -35,6 +41,17 @@ export interface BufferedUpstreamResponse {
 /** How much of an error answer is kept: enough for any provider's error JSON. */
 export const maximumErrorBodyBytes = 64 * 1024;
 
+/** The default of UPSTREAM_MAX_RESPONSE_BYTES (src/config/schema.ts has the same). */
+export const defaultMaxResponseBytes = 64 * 1024 * 1024;
+
+/** An answer past the bound: the upstream's fault (502), and reading it is stopped. */
+export function responseTooLarge(provider: string, limit: number): GatewayError {
+  return providerError(`upstream ${provider} answered with a body larger than ${limit} bytes`, {
+    provider,
+    code: 'upstream_response_too_large',
+  });
+}
+
 /**
  * One undici Pool per upstream origin, with keep-alive. Every provider call goes through
  * here: global fetch costs about five times the CPU (reference/stack.md).
@@ -42,20 +59,24 @@ export const maximumErrorBodyBytes = 64 * 1024;
 export class UpstreamClient {
   private readonly pools = new Map<string, Pool>();
   private readonly options: UpstreamClientOptions;
+  private readonly maxResponseBytes: number;
 
   constructor(options: UpstreamClientOptions) {
     this.options = options;
+    this.maxResponseBytes = options.maxResponseBytes ?? defaultMaxResponseBytes;
   }
 
   async request(request: UpstreamRequest): Promise<UpstreamResponse> {
     try {
-      return await this.poolFor(request.url.origin).request({
+      const response: UpstreamResponse = await this.poolFor(request.url.origin).request({
         path: request.url.pathname + request.url.search,
         method: request.method as Dispatcher.HttpMethod,
         headers: request.headers,
         body: request.body ?? null,
         signal: request.signal ?? null,
       });
+      response.maxBodyBytes = this.maxResponseBytes;
+      return response;
     } catch (error) {
       throw mapNetworkError(error, request.provider, request.signal);
     }
@@ -69,7 +90,8 @@ export class UpstreamClient {
     const abort = request.abort ?? (request.signal === undefined ? undefined : abortSourceOf(request.signal));
     try {
       return await new Promise<BufferedUpstreamResponse>((resolve, reject) => {
-        const handler = new BufferingHandler(resolve, reject, abort);
+        const limit = { bytes: this.maxResponseBytes, provider: request.provider };
+        const handler = new BufferingHandler(resolve, reject, abort, limit);
         this.poolFor(request.url.origin).dispatch(
           {
             path: request.url.pathname + request.url.search,
@@ -110,7 +132,9 @@ export class UpstreamClient {
 /**
  * Collects one answer; an abort of the caller's source aborts the request. An error answer
  * (non-2xx) is kept up to `maximumErrorBodyBytes` and settles as soon as it has that much, or
- * with what arrived if its body breaks: the status is what the caller maps.
+ * with what arrived if its body breaks: the status is what the caller maps. A successful
+ * answer past `limit.bytes` (announced or received) fails with `responseTooLarge` and aborts
+ * the request.
  */
 class BufferingHandler implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | null = null;
@@ -123,11 +147,18 @@ class BufferingHandler implements Dispatcher.DispatchHandler {
   private readonly reject: (error: unknown) => void;
   private readonly abort: AbortSource | undefined;
   private readonly unsubscribe: () => void;
+  private readonly limit: { bytes: number; provider: string };
 
-  constructor(resolve: (response: BufferedUpstreamResponse) => void, reject: (error: unknown) => void, abort: AbortSource | undefined) {
+  constructor(
+    resolve: (response: BufferedUpstreamResponse) => void,
+    reject: (error: unknown) => void,
+    abort: AbortSource | undefined,
+    limit: { bytes: number; provider: string },
+  ) {
     this.resolve = resolve;
     this.reject = reject;
     this.abort = abort;
+    this.limit = limit;
     this.unsubscribe = abort?.onAbort(() => this.controller?.abort(new undiciErrors.RequestAbortedError())) ?? noop;
   }
 
@@ -136,15 +167,17 @@ class BufferingHandler implements Dispatcher.DispatchHandler {
     if (this.abort?.aborted === true) controller.abort(new undiciErrors.RequestAbortedError());
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
     this.statusCode = statusCode;
     this.headers = headers;
+    if (this.succeeded() && Number(headers['content-length'] ?? 0) > this.limit.bytes) this.tooLarge(controller);
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.settled) return;
-    this.chunks.push(chunk);
     this.size += chunk.length;
+    if (this.succeeded() && this.size > this.limit.bytes) return this.tooLarge(controller);
+    this.chunks.push(chunk);
     if (!this.succeeded() && this.size >= maximumErrorBodyBytes) {
       // Enough of an error body: answer now rather than wait for (or hang on) the rest.
       this.finish();
@@ -163,6 +196,14 @@ class BufferingHandler implements Dispatcher.DispatchHandler {
     this.settled = true;
     this.unsubscribe();
     this.reject(error);
+  }
+
+  private tooLarge(controller: Dispatcher.DispatchController): void {
+    this.settled = true;
+    this.unsubscribe();
+    this.chunks.length = 0;
+    this.reject(responseTooLarge(this.limit.provider, this.limit.bytes));
+    controller.abort(new undiciErrors.RequestAbortedError());
   }
 
   private succeeded(): boolean {
@@ -185,6 +226,13 @@ export function mapNetworkError(error: unknown, provider: string, signal?: { rea
   if (signal?.aborted) return error;
   // Already mapped (an adapter that converts a stream raised the upstream's own error event).
   if (error instanceof GatewayError) return error;
+  if (error instanceof SseEventTooLargeError) {
+    return providerError(`upstream ${provider} sent a stream event larger than ${error.limit} characters`, {
+      provider,
+      code: 'upstream_event_too_large',
+      cause: error,
+    });
+  }
   if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
     return providerError(`upstream ${provider} did not answer in time`, { provider, status: 504, code: 'upstream_timeout', cause: error });
   }

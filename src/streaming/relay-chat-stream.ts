@@ -1,9 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { renderEnvelope, toGatewayError } from '../errors/envelope.ts';
+import type { GatewayError } from '../errors/gateway-error.ts';
 import { mapNetworkError } from '../providers/upstream-client.ts';
 import { transformChunk, type ChunkOptions, type UsageObject } from './chat-chunk.ts';
 import { SseParser, type SseEvent } from './sse-parser.ts';
+import { ChatStreamEnd, incompleteStream } from './stream-end.ts';
 import { waitForDrain } from './drain.ts';
 
 export interface RelayResult {
@@ -29,7 +31,10 @@ const doneFrame = 'data: [DONE]\n\n';
 /**
  * Relays an upstream OpenAI chat stream to the client: SSE parsed once, each chunk stamped
  * with the provider, the usage chunk hidden unless the client asked for it, writes held back
- * while the client's socket is full. The caller has already written the response head.
+ * while the client's socket is full. A stream that breaks, or ends before its final chunk
+ * (no `[DONE]`, no finish reason, a cut-off frame), ends with an error frame (the envelope
+ * under `error`, which SDKs raise), never with a synthetic `[DONE]`. The caller has already
+ * written the response head.
  */
 export async function relayChatStream(
   upstream: Readable,
@@ -38,7 +43,7 @@ export async function relayChatStream(
   signal: AbortSignal,
 ): Promise<RelayResult> {
   const parser = new SseParser();
-  const state = { usage: null as UsageObject | null, done: false };
+  const state: RelayState = { usage: null, done: false, end: new ChatStreamEnd() };
   const capture = { text: options.captureLimit === undefined ? null : ('' as string | null), limit: options.captureLimit ?? 0 };
   const render = (events: SseEvent[]): string => {
     const text = renderEvents(events, options, state);
@@ -53,6 +58,11 @@ export async function relayChatStream(
     }
     if (signal.aborted) return finish(response, state.usage, { completed: false, clientClosed: true, error: null, captured: null });
     let tail = render(parser.finish());
+    if (!state.end.complete(parser.truncated)) {
+      const failure = incompleteStream(options.provider);
+      response.end(tail + errorFrame(failure));
+      return { usage: state.usage, completed: false, clientClosed: false, error: failure, captured: null };
+    }
     if (!state.done) tail += doneFrame;
     response.end(tail);
     const captured = capture.text === null || state.done ? capture.text : capture.text + doneFrame;
@@ -61,15 +71,27 @@ export async function relayChatStream(
     if (signal.aborted) return finish(response, state.usage, { completed: false, clientClosed: true, error: null, captured: null });
     upstream.destroy();
     const failure = toGatewayError(mapNetworkError(error, options.provider));
-    response.end(`data: ${JSON.stringify(renderEnvelope(failure))}\n\n`);
+    response.end(errorFrame(failure));
     return { usage: state.usage, completed: false, clientClosed: false, error, captured: null };
   }
 }
 
-function renderEvents(events: SseEvent[], options: ChunkOptions, state: { usage: UsageObject | null; done: boolean }): string {
+interface RelayState {
+  usage: UsageObject | null;
+  /** `[DONE]` was relayed. */
+  done: boolean;
+  end: ChatStreamEnd;
+}
+
+function errorFrame(failure: GatewayError): string {
+  return `data: ${JSON.stringify(renderEnvelope(failure))}\n\n`;
+}
+
+function renderEvents(events: SseEvent[], options: ChunkOptions, state: RelayState): string {
   let text = '';
   for (const event of events) {
     if (state.done) break;
+    state.end.observe(event.data);
     if (event.data === '[DONE]') {
       state.done = true;
       text += doneFrame;

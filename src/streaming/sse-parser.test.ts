@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SseParser } from './sse-parser.ts';
+import { SseEventTooLargeError, SseParser } from './sse-parser.ts';
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 
@@ -28,10 +28,40 @@ describe('SseParser', () => {
     expect(events[0]?.data).toBe('{"text":"héllo 👋"}');
   });
 
-  it('delivers a final event that lacks its blank line at the end of the stream', () => {
-    const parser = new SseParser();
-    expect(parser.push(bytes('data: tail'))).toEqual([]);
-    expect(parser.finish()).toEqual([{ event: null, data: 'tail' }]);
+  it('discards an event cut off by the end of the stream, and says so', () => {
+    for (const tail of ['data: tail', 'data: tail\n', 'event: x\n']) {
+      const parser = new SseParser();
+      expect(parser.push(bytes(`data: whole\n\n${tail}`))).toEqual([{ event: null, data: 'whole' }]);
+      expect(parser.finish()).toEqual([]);
+      expect(parser.truncated).toBe(true);
+    }
+    const complete = new SseParser();
+    complete.push(bytes('data: whole\n\n: keep-alive\n'));
+    expect(complete.finish()).toEqual([]);
+    expect(complete.truncated).toBe(false);
+  });
+
+  it('parses one 32 MiB frame sent in 64 KiB chunks in linear time', () => {
+    const parser = new SseParser({ maxEventSize: 64 * 1024 * 1024 });
+    const chunk = new Uint8Array(64 * 1024).fill(97);
+    const started = performance.now();
+    expect(parser.push(bytes('data: '))).toEqual([]);
+    for (let index = 0; index < 512; index += 1) parser.push(chunk);
+    const [event] = parser.push(bytes('\n\n'));
+    const elapsed = performance.now() - started;
+    expect(event?.data.length).toBe(32 * 1024 * 1024);
+    // The quadratic parser took minutes; linear work is ~0.1 s, with room for a loaded machine.
+    expect(elapsed).toBeLessThan(3_000);
+  });
+
+  it('throws past its event bound, in one line or across lines', () => {
+    const long = new SseParser({ maxEventSize: 1000 });
+    long.push(bytes(`data: ${'a'.repeat(900)}`));
+    expect(() => long.push(bytes('a'.repeat(200)))).toThrow(SseEventTooLargeError);
+    const lines = new SseParser({ maxEventSize: 1000 });
+    expect(() => lines.push(bytes(`data: ${'a'.repeat(400)}\n`.repeat(3)))).toThrow(SseEventTooLargeError);
+    const many = new SseParser({ maxEventSize: 1000 });
+    expect(many.push(bytes(`data: ${'a'.repeat(400)}\n\n`.repeat(10)))).toHaveLength(10);
   });
 
   it('accepts data without a space after the colon and ignores unknown fields', () => {

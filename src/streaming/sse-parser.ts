@@ -6,38 +6,97 @@ export interface SseEvent {
 }
 
 /**
+ * The largest single event an upstream may send, in decoded characters (bytes for ASCII):
+ * far above any real provider's frame, low enough that one frame cannot exhaust memory.
+ */
+export const maximumSseEventSize = 32 * 1024 * 1024;
+
+/** An upstream event (or line) longer than the parser's bound; the relays map it to a 502. */
+export class SseEventTooLargeError extends Error {
+  readonly limit: number;
+
+  constructor(limit: number) {
+    super(`an upstream stream event is larger than ${limit} characters`);
+    this.name = 'SseEventTooLargeError';
+    this.limit = limit;
+  }
+}
+
+export interface SseParserOptions {
+  /** Bound on one event, `maximumSseEventSize` by default. */
+  maxEventSize?: number;
+}
+
+/**
  * An incremental Server-Sent Events parser (WHATWG framing): bytes in any chunking, events
  * out. Lines end with `\n` or `\r\n`; comment lines (`:`) and unknown fields are ignored.
+ * Work is linear in the input: each chunk is searched once, an unfinished line is kept as a
+ * list of pieces joined only when its end arrives. An event over the bound throws
+ * `SseEventTooLargeError`; an event cut off by the end of the stream is discarded.
  */
 export class SseParser {
   private readonly decoder = new TextDecoder();
-  private buffer = '';
+  private readonly maxEventSize: number;
+  /** The current unfinished line, in pieces. */
+  private pending: string[] = [];
+  private pendingSize = 0;
+  /** Characters of complete lines of the current event. */
+  private eventSize = 0;
   private dataLines: string[] = [];
   private eventName: string | null = null;
+  private incomplete = false;
+
+  constructor(options: SseParserOptions = {}) {
+    this.maxEventSize = options.maxEventSize ?? maximumSseEventSize;
+  }
 
   push(chunk: Uint8Array): SseEvent[] {
-    this.buffer += this.decoder.decode(chunk, { stream: true });
+    const text = this.decoder.decode(chunk, { stream: true });
     const events: SseEvent[] = [];
     let start = 0;
-    let newline = this.buffer.indexOf('\n', start);
+    let newline = text.indexOf('\n');
     while (newline !== -1) {
-      const end = newline > start && this.buffer.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
-      this.takeLine(this.buffer.slice(start, end), events);
+      let line = text.slice(start, newline);
+      if (this.pending.length > 0) {
+        this.pending.push(line);
+        line = this.pending.join('');
+        this.pending = [];
+        this.pendingSize = 0;
+      }
+      this.takeLine(line.charCodeAt(line.length - 1) === 13 ? line.slice(0, -1) : line, events);
       start = newline + 1;
-      newline = this.buffer.indexOf('\n', start);
+      newline = text.indexOf('\n', start);
     }
-    this.buffer = start === 0 ? this.buffer : this.buffer.slice(start);
+    if (start < text.length) {
+      this.pending.push(start === 0 ? text : text.slice(start));
+      this.pendingSize += text.length - start;
+      this.checkSize(0);
+    }
     return events;
   }
 
-  /** Ends the stream: a final event without its blank line is still delivered. */
+  /**
+   * Ends the stream. An event without its terminating blank line is discarded (WHATWG: the
+   * stream was cut inside it); `truncated` then tells the caller so.
+   */
   finish(): SseEvent[] {
-    const events: SseEvent[] = [];
-    this.buffer += this.decoder.decode();
-    if (this.buffer !== '') this.takeLine(this.buffer, events);
-    this.buffer = '';
-    this.takeLine('', events);
-    return events;
+    const rest = this.decoder.decode();
+    this.incomplete = this.pendingSize > 0 || rest !== '' || this.dataLines.length > 0 || this.eventName !== null;
+    this.pending = [];
+    this.pendingSize = 0;
+    this.dataLines = [];
+    this.eventName = null;
+    this.eventSize = 0;
+    return [];
+  }
+
+  /** Whether `finish` discarded an event cut off by the end of the stream. */
+  get truncated(): boolean {
+    return this.incomplete;
+  }
+
+  private checkSize(line: number): void {
+    if (this.eventSize + line + this.pendingSize > this.maxEventSize) throw new SseEventTooLargeError(this.maxEventSize);
   }
 
   private takeLine(line: string, events: SseEvent[]): void {
@@ -45,8 +104,11 @@ export class SseParser {
       if (this.dataLines.length > 0) events.push({ event: this.eventName, data: this.dataLines.join('\n') });
       this.dataLines = [];
       this.eventName = null;
+      this.eventSize = 0;
       return;
     }
+    this.checkSize(line.length);
+    this.eventSize += line.length + 1;
     if (line.charCodeAt(0) === 58) return; // ":" comment
     const colon = line.indexOf(':');
     const field = colon === -1 ? line : line.slice(0, colon);

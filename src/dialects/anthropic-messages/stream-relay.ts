@@ -6,6 +6,7 @@ import { mapNetworkError } from '../../providers/upstream-client.ts';
 import type { UsageObject } from '../../streaming/chat-chunk.ts';
 import type { RelayResult } from '../../streaming/relay-chat-stream.ts';
 import { SseParser, type SseEvent } from '../../streaming/sse-parser.ts';
+import { ChatStreamEnd, incompleteStream } from '../../streaming/stream-end.ts';
 import { anthropicErrorType } from './errors.ts';
 import type { MessagesStreamTranslator } from './stream-translator.ts';
 import { isObject, type JsonObject } from './wire.ts';
@@ -25,6 +26,7 @@ interface RelayState {
   /** An error chunk the upstream sent inside the stream. */
   upstreamError: unknown;
   capture: string | null;
+  end: ChatStreamEnd;
 }
 
 const doneFrame = 'data: [DONE]\n\n';
@@ -45,7 +47,13 @@ export async function relayMessagesStream(
   signal: AbortSignal,
 ): Promise<RelayResult> {
   const parser = new SseParser();
-  const state: RelayState = { usage: null, done: false, upstreamError: null, capture: options.captureLimit === undefined ? null : '' };
+  const state: RelayState = {
+    usage: null,
+    done: false,
+    upstreamError: null,
+    capture: options.captureLimit === undefined ? null : '',
+    end: new ChatStreamEnd(),
+  };
   const limit = options.captureLimit ?? 0;
   const render = (events: SseEvent[]): string => translateEvents(events, translator, state, limit);
   try {
@@ -60,7 +68,14 @@ export async function relayMessagesStream(
       response.end();
       return { usage: state.usage, completed: false, clientClosed: false, error: state.upstreamError, captured: null };
     }
-    response.end(render(parser.finish()) + translator.finish());
+    const tail = render(parser.finish());
+    if (!state.end.complete(parser.truncated)) {
+      // Ended before its final chunk: an `error` event, not a message_stop the client would trust.
+      const failure = incompleteStream(options.provider);
+      response.end(tail + translator.fail(anthropicErrorType(failure), failure.message));
+      return { usage: state.usage, completed: false, clientClosed: false, error: failure, captured: null };
+    }
+    response.end(tail + translator.finish());
     const captured = state.capture === null || state.capture.endsWith(doneFrame) ? state.capture : state.capture + doneFrame;
     return { usage: state.usage, completed: true, clientClosed: false, error: null, captured };
   } catch (error) {
@@ -79,7 +94,7 @@ export async function relayMessagesStream(
  */
 export function translateCapturedStream(sse: string, translator: MessagesStreamTranslator): string {
   const parser = new SseParser();
-  const state: RelayState = { usage: null, done: false, upstreamError: null, capture: null };
+  const state: RelayState = { usage: null, done: false, upstreamError: null, capture: null, end: new ChatStreamEnd() };
   const events = [...parser.push(Buffer.from(sse)), ...parser.finish()];
   return translateEvents(events, translator, state, 0) + translator.finish();
 }
@@ -88,6 +103,7 @@ function translateEvents(events: SseEvent[], translator: MessagesStreamTranslato
   let text = '';
   for (const event of events) {
     if (state.done) break;
+    state.end.observe(event.data);
     if (state.capture !== null) {
       const raw = `data: ${event.data.replaceAll('\n', '\ndata: ')}\n\n`;
       state.capture = state.capture.length + raw.length > limit ? null : state.capture + raw;

@@ -127,7 +127,7 @@ describe('chat stream -> Responses events (golden)', () => {
 
 describe('native passthrough', () => {
   it('relays bytes untouched and meters the usage of response.completed', () => {
-    const translator = nativePassthrough();
+    const translator = nativePassthrough('openai');
     const usage = {
       input_tokens: 10,
       input_tokens_details: { cached_tokens: 6 },
@@ -139,8 +139,9 @@ describe('native passthrough', () => {
       'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":3,"delta":"Hi"}\n\n' +
       `event: response.completed\ndata: ${JSON.stringify({ type: 'response.completed', sequence_number: 4, response: { usage } })}\n\n`;
     const chunk = Buffer.from(body);
-    expect(translator.push(chunk.subarray(0, 50))).toEqual(chunk.subarray(0, 50));
-    expect(translator.push(chunk.subarray(50))).toEqual(chunk.subarray(50));
+    // Whole events at a time: the first 50 bytes end inside one, held back until its end.
+    expect(translator.push(chunk.subarray(0, 50))).toEqual(Buffer.alloc(0));
+    expect(translator.push(chunk.subarray(50))).toEqual(chunk);
     expect(translator.end()).toBe('');
     expect(translator.usage()).toEqual(meteredUsageOf(usage));
     expect(translator.usage()).toMatchObject({
@@ -149,5 +150,21 @@ describe('native passthrough', () => {
       total_tokens: 14,
       prompt_tokens_details: { cached_tokens: 6 },
     });
+  });
+
+  it('holds back a cut-off event and fails a stream that ends before its terminal event', () => {
+    const translator = nativePassthrough('openai');
+    const whole = 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"Hi"}\n\n';
+    expect(String(translator.push(Buffer.from(whole + 'event: response.output_text.delta\ndata: {"type":"resp')))).toBe(whole);
+    expect(() => translator.end()).toThrow(expect.objectContaining({ code: 'upstream_stream_incomplete', provider: 'openai' }));
+  });
+});
+
+describe('translated chat stream end', () => {
+  it('fails a chat stream that ends without a finish reason or [DONE]', () => {
+    const translator = translatedChatStream(seedFor({ input: 'hi' }));
+    translator.start();
+    translator.push(Buffer.from('data: {"choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]}\n\ndata: {"choi'));
+    expect(() => translator.end()).toThrow(expect.objectContaining({ code: 'upstream_stream_incomplete', provider: 'compat' }));
   });
 });

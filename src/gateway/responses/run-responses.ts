@@ -108,7 +108,7 @@ async function callNative(target: ResolvedTarget, request: ResponsesRequest, con
   if (response.statusCode < 200 || response.statusCode > 299) throw await upstreamErrorOf(response, provider);
   const type = response.headers['content-type'];
   if (request.stream && typeof type === 'string' && type.includes('text/event-stream')) {
-    return { kind: 'stream', upstream: response.body, translator: nativePassthrough() };
+    return { kind: 'stream', upstream: response.body, translator: nativePassthrough(provider) };
   }
   const answer = readJsonAnswer(await readBody(response, provider, context.signal), provider, 'output');
   return { kind: 'json', body: answer.body, usage: meteredUsageOf(answer.parsed['usage']) };

@@ -1,7 +1,9 @@
 import type { GatewayError } from '../../errors/gateway-error.ts';
 import { renderEnvelope } from '../../errors/envelope.ts';
 import type { UsageObject } from '../../streaming/chat-chunk.ts';
+import { SseEventAligner } from '../../streaming/event-aligner.ts';
 import { SseParser, type SseEvent } from '../../streaming/sse-parser.ts';
+import { ChatStreamEnd, incompleteStream } from '../../streaming/stream-end.ts';
 import { ChatToResponsesEvents } from './chat-stream-events.ts';
 import type { ResponseSeed } from './response-object.ts';
 import { meteredUsageOf } from './usage.ts';
@@ -23,29 +25,37 @@ export interface ResponsesStreamTranslator {
 const terminalEvents = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 
 /**
- * A native Responses stream: bytes pass through untouched (STYLE habit 3); the parsed events
- * are only observed, for the usage of the terminal `response.completed` event.
+ * A native Responses stream: bytes pass through untouched (STYLE habit 3), whole events at a
+ * time (an unfinished one is held back); the parsed events are only observed, for the usage
+ * of the terminal `response.completed` event. A stream that ends before a terminal event
+ * (`response.completed`/`.incomplete`/`.failed`, `error`) fails with `upstream_stream_incomplete`.
  */
-export function nativePassthrough(): ResponsesStreamTranslator {
+export function nativePassthrough(provider: string): ResponsesStreamTranslator {
   const parser = new SseParser();
+  const aligner = new SseEventAligner();
   let usage: UsageObject | null = null;
   let seen = 0;
+  let ended = false;
   const observe = (events: SseEvent[]): void => {
     for (const event of events) {
       seen += 1;
+      if (event.event === 'error') ended = true;
       if (event.event !== null && !terminalEvents.has(event.event)) continue;
       const response = responseOfEvent(event.data);
-      if (response !== null) usage = meteredUsageOf(response['usage']) ?? usage;
+      if (response === null) continue;
+      ended = true;
+      usage = meteredUsageOf(response['usage']) ?? usage;
     }
   };
   return {
     start: () => '',
     push: (chunk) => {
       observe(parser.push(chunk));
-      return chunk;
+      return aligner.push(chunk);
     },
     end: () => {
       observe(parser.finish());
+      if (!ended || parser.truncated) throw incompleteStream(provider);
       return '';
     },
     fail: (error) => errorFrame(error, seen),
@@ -57,9 +67,11 @@ export function nativePassthrough(): ResponsesStreamTranslator {
 export function translatedChatStream(seed: ResponseSeed): ResponsesStreamTranslator {
   const parser = new SseParser();
   const events = new ChatToResponsesEvents(seed);
+  const end = new ChatStreamEnd();
   const translate = (parsed: SseEvent[]): string => {
     let text = '';
     for (const event of parsed) {
+      end.observe(event.data);
       if (event.data === '[DONE]') continue;
       const chunk = parseObject(event.data);
       if (chunk !== null) text += events.push(chunk);
@@ -69,7 +81,12 @@ export function translatedChatStream(seed: ResponseSeed): ResponsesStreamTransla
   return {
     start: () => events.start(),
     push: (chunk) => translate(parser.push(chunk)),
-    end: () => translate(parser.finish()) + events.finish(),
+    end: () => {
+      const tail = translate(parser.finish());
+      // Ended before its final chunk: the relay sends `fail`'s error event instead.
+      if (!end.complete(parser.truncated)) throw incompleteStream(seed.provider);
+      return tail + events.finish();
+    },
     fail: (error) => events.fail(error),
     usage: () => events.usage,
   };
