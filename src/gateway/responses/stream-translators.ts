@@ -14,6 +14,8 @@ export interface ResponsesStreamTranslator {
   push(chunk: Buffer): string | Buffer;
   /** What to write once the upstream has ended. */
   end(): string;
+  /** Work that must be done after `end` and before its text reaches the client (storing the response). */
+  settle?(): Promise<void>;
   /** The frame that tells the client the stream broke. */
   fail(error: GatewayError): string;
   /** The usage to meter (the gateway's usage-record shape). */
@@ -53,8 +55,15 @@ export function nativePassthrough(): ResponsesStreamTranslator {
   };
 }
 
-/** A chat stream translated into Responses events (chat-stream-events.ts). */
-export function translatedChatStream(seed: ResponseSeed): ResponsesStreamTranslator {
+/**
+ * A chat stream translated into Responses events (chat-stream-events.ts). `onComplete` gets
+ * the final response of a stream that ran to its end, before the terminal event is written:
+ * a client that reacts to it at once finds the response stored.
+ */
+export function translatedChatStream(
+  seed: ResponseSeed,
+  onComplete?: (response: Record<string, unknown>) => Promise<void>,
+): ResponsesStreamTranslator {
   const parser = new SseParser();
   const events = new ChatToResponsesEvents(seed);
   const translate = (parsed: SseEvent[]): string => {
@@ -70,6 +79,9 @@ export function translatedChatStream(seed: ResponseSeed): ResponsesStreamTransla
     start: () => events.start(),
     push: (chunk) => translate(parser.push(chunk)),
     end: () => translate(parser.finish()) + events.finish(),
+    settle: async () => {
+      if (events.final !== null) await onComplete?.(events.final);
+    },
     fail: (error) => events.fail(error),
     usage: () => events.usage,
   };
