@@ -110,6 +110,29 @@ export class ResponseState {
     }
   }
 
+  /** Remembers that native `instance` holds response `id` (created for `userPath`). */
+  async point(id: string, instance: string, userPath: string): Promise<void> {
+    const createdAt = this.#now();
+    const pointer = { id, instance, userPath, createdAt, expiresAt: createdAt + this.#options.retentionMs };
+    try {
+      await this.#options.store.insertPointer(pointer);
+    } catch (error) {
+      this.#options.logger.warn({ err: error, response_id: id }, 'storing a response pointer failed');
+    }
+  }
+
+  /** The native instance holding `id` when the gateway did not store it itself and the caller may see it; else null. */
+  async nativeInstance(id: string, userPath: string): Promise<string | null> {
+    const [stored] = await this.#options.store.chain(id, this.#now(), 1);
+    if (stored !== undefined) return null;
+    const pointer = await this.#options.store.pointer(id, this.#now());
+    return pointer !== null && userPathCovers(userPath, pointer.userPath) ? pointer.instance : null;
+  }
+
+  async forget(id: string): Promise<void> {
+    await this.#options.store.deletePointer(id);
+  }
+
   async retrieve(id: string, userPath: string): Promise<Record<string, unknown>> {
     const stored = await this.#find(id, userPath);
     return { ...stored.response, output: stored.output };

@@ -30,6 +30,16 @@ export interface ItemMatch {
   readonly createdAt: number;
 }
 
+/** A response a native instance (OpenAI's Responses API) created and holds itself. */
+export interface ResponsePointer {
+  readonly id: string;
+  /** The instance name. */
+  readonly instance: string;
+  readonly userPath: string;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+}
+
 /**
  * Durable Responses API state. Implementations: SQLite and PostgreSQL (src/storage/sql/).
  * Every read takes `now` (epoch ms) and ignores what expired by then.
@@ -47,6 +57,11 @@ export interface ResponseStore {
   findItems(itemIds: readonly string[], now: number): Promise<ItemMatch[]>;
   /** Removes the response and its items; false when there was no such response. */
   delete(id: string): Promise<boolean>;
-  /** Removes up to `limit` expired responses and up to `limit` expired items; the number of rows removed. */
+  /** Records which instance holds a native response; a second pointer for the same id replaces the first. */
+  insertPointer(pointer: ResponsePointer): Promise<void>;
+  /** The live pointer for `id`, or null. */
+  pointer(id: string, now: number): Promise<ResponsePointer | null>;
+  deletePointer(id: string): Promise<void>;
+  /** Removes up to `limit` expired rows of each table (responses, items, pointers); the number of rows removed. */
   deleteExpired(now: number, limit: number): Promise<number>;
 }

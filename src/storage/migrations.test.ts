@@ -89,6 +89,7 @@ describe.each([
       'mcp_virtual_servers',
       'responses',
       'response_items',
+      'response_pointers',
     ]) {
       expect(await migrator.tableExists(table)).toBe(true);
     }

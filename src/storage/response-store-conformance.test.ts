@@ -109,4 +109,19 @@ describe.each(backends)('ResponseStore conformance: $name', (backend) => {
     await responses.insert(empty);
     expect(await responses.chain('resp_empty', baseTime, 1)).toEqual([empty]);
   });
+
+  it('keeps one pointer per native response id, replaced by a later one, until it expires or is deleted', async () => {
+    const { responses } = fresh().storage;
+    const pointer = { id: 'resp_native', instance: 'openai', userPath: '/team', createdAt: baseTime, expiresAt: baseTime + day };
+    await responses.insertPointer(pointer);
+    expect(await responses.pointer('resp_native', baseTime)).toEqual(pointer);
+    await responses.insertPointer({ ...pointer, instance: 'openai-2' });
+    expect((await responses.pointer('resp_native', baseTime))?.instance).toBe('openai-2');
+    expect(await responses.pointer('resp_native', baseTime + day)).toBeNull();
+    expect(await responses.pointer('resp_other', baseTime)).toBeNull();
+    expect(await responses.deleteExpired(baseTime + day, 10)).toBe(1);
+    await responses.insertPointer(pointer);
+    await responses.deletePointer('resp_native');
+    expect(await responses.pointer('resp_native', baseTime)).toBeNull();
+  });
 });

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import OpenAI from 'openai';
 import type { ResponseInputItem, ResponseStreamEvent, Tool } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +29,7 @@ const weatherTool: Tool = {
 };
 
 let chatMock: MockUpstream;
+let nativeMock: MockUpstream;
 let anthropicMock: MockAnthropic;
 let gateway: GatewayProcess;
 let client: OpenAI;
@@ -37,8 +39,11 @@ beforeAll(async () => {
   chatMock.route('POST', '/chat/completions', agentChatHandler);
   anthropicMock = await startMockAnthropic({ apiKey: 'sk-ant' });
   anthropicMock.route('POST', '/messages', agentMessagesHandler);
+  nativeMock = await startMockUpstream();
+  routeNativeResponses(nativeMock);
   const configYaml = [
     'providers:',
+    `  native: { type: openai, api_key: sk-native, base_url: "${nativeMock.url}", models: [gpt-native] }`,
     `  chatwire: { type: openai-compatible, api_key: sk-chat, base_url: "${chatMock.url}", models: [agent-model] }`,
     `  claude: { type: anthropic, api_key: sk-ant, base_url: "${anthropicMock.url}", models: [claude-agent] }`,
     '',
@@ -51,7 +56,39 @@ afterAll(async () => {
   await gateway?.stop();
   await chatMock?.close();
   await anthropicMock?.close();
+  await nativeMock?.close();
 });
+
+/** A native Responses API: creates `resp_native_<n>`, and answers GET/DELETE of any id. */
+function routeNativeResponses(mock: MockUpstream): void {
+  let counter = 0;
+  mock.route('POST', '/responses', (request, response) => {
+    counter += 1;
+    const body = request.body as Record<string, unknown>;
+    const created = { id: `resp_native_${counter}`, object: 'response', status: 'completed', store: body['store'] !== false, output: [] };
+    if (body['stream'] !== true) return sendJson(response, 200, created);
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    const event = (type: string, index: number): string =>
+      `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: index, response: created })}\n\n`;
+    response.end(event('response.created', 0) + event('response.completed', 1));
+  });
+  mock.route('GET', '/responses/*', (request, response) => {
+    const [id, rest] = request.path.split('/').slice(2);
+    sendJson(
+      response,
+      200,
+      rest === 'input_items' ? { object: 'list', data: [], has_more: false } : { id, object: 'response', from: 'native', output: [] },
+    );
+  });
+  mock.route('DELETE', '/responses/*', (request, response) => {
+    sendJson(response, 200, { id: request.path.split('/')[2], object: 'response', deleted: true });
+  });
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(body));
+}
 
 function lastUpstreamBody(requests: RecordedRequest[]): string {
   const posts = requests.filter((recorded) => recorded.method === 'POST' && /\/(chat\/completions|messages)$/.test(recorded.path));
@@ -185,15 +222,17 @@ describe.each([
   });
 });
 
+const asUserPath = (path: string): OpenAI =>
+  new OpenAI({
+    baseURL: `${gateway.url}/v1`,
+    apiKey: MASTER_KEY,
+    maxRetries: 0,
+    timeout: 10_000,
+    defaultHeaders: { 'X-User-Path': path },
+  });
+
 describe('stored responses and user paths', () => {
-  const asPath = (path: string): OpenAI =>
-    new OpenAI({
-      baseURL: `${gateway.url}/v1`,
-      apiKey: MASTER_KEY,
-      maxRetries: 0,
-      timeout: 10_000,
-      defaultHeaders: { 'X-User-Path': path },
-    });
+  const asPath = asUserPath;
 
   it('are visible to their user path and its ancestors only', async () => {
     const created = await asPath('/team/a').responses.create({ model: 'chatwire/agent-model', input: 'secret' });
@@ -212,5 +251,35 @@ describe('stored responses and user paths', () => {
     });
     expect(deleted.status).toBe(404);
     expect((await asPath('/team/a').responses.retrieve(created.id)).id).toBe(created.id);
+  });
+});
+
+describe('responses of a native openai instance', () => {
+  const nativeCalls = (method: string): string[] =>
+    nativeMock.requests.filter((recorded) => recorded.method === method && recorded.path.includes('/responses/')).map((r) => r.path);
+
+  it('are retrieved, listed and deleted through the instance that created them', async () => {
+    const created = await client.responses.create({ model: 'native/gpt-native', input: 'hi' });
+    expect(created.id).toMatch(/^resp_native_/);
+    expect(await client.responses.retrieve(created.id)).toMatchObject({ id: created.id, from: 'native' });
+    expect((await client.responses.inputItems.list(created.id, { limit: 5 })).data).toEqual([]);
+    expect(nativeCalls('GET')).toEqual([`/v1/responses/${created.id}`, `/v1/responses/${created.id}/input_items`]);
+    const deleted = await fetch(`${gateway.url}/v1/responses/${created.id}`, { method: 'DELETE', headers: bearer() });
+    expect(await deleted.json()).toEqual({ id: created.id, object: 'response', deleted: true });
+    expect(nativeCalls('DELETE')).toEqual([`/v1/responses/${created.id}`]);
+    // Forgotten once deleted: the gateway answers without asking the instance.
+    expectClientError(await rejectionOf(client.responses.retrieve(created.id)), { status: 404, type: 'not_found_error' });
+    expect(nativeCalls('GET')).toHaveLength(2);
+  });
+
+  it('are found after a stream too, for their user path only, and not when store is false', async () => {
+    const events = await collect(await client.responses.create({ model: 'native/gpt-native', input: 'hi', stream: true }));
+    const completed = events.at(-1);
+    if (completed?.type !== 'response.completed') throw new Error('expected response.completed');
+    expect(await client.responses.retrieve(completed.response.id)).toMatchObject({ from: 'native' });
+    const created = await asUserPath('/x').responses.create({ model: 'native/gpt-native', input: 'hi' });
+    expectClientError(await rejectionOf(asUserPath('/y').responses.retrieve(created.id)), { status: 404, type: 'not_found_error' });
+    const unstored = await client.responses.create({ model: 'native/gpt-native', input: 'hi', store: false });
+    expectClientError(await rejectionOf(client.responses.retrieve(unstored.id)), { status: 404, type: 'not_found_error' });
   });
 });

@@ -32,6 +32,8 @@ interface ResponsesRequest extends ModelFields {
 interface RequestState {
   prepare(): Promise<PreparedInput>;
   save(response: Record<string, unknown>, prepared: PreparedInput, target: ResolvedTarget): Promise<void>;
+  /** Remembers the native instance that holds response `id`. */
+  point(id: string, target: ResolvedTarget): Promise<void>;
   /** The request's `store` is not false. */
   store: boolean;
 }
@@ -120,10 +122,16 @@ async function callNative(target: ResolvedTarget, request: ResponsesRequest, con
   }
   if (response.statusCode < 200 || response.statusCode > 299) throw await upstreamErrorOf(response, provider);
   const type = response.headers['content-type'];
+  // The instance keeps what it stored; the gateway remembers where, for GET and DELETE by id.
+  const point = async (answer: Record<string, unknown>): Promise<void> => {
+    if (request.state?.store === true && answer['store'] !== false && typeof answer['id'] === 'string')
+      await request.state.point(answer['id'], target);
+  };
   if (request.stream && typeof type === 'string' && type.includes('text/event-stream')) {
-    return { kind: 'stream', upstream: response.body, translator: nativePassthrough() };
+    return { kind: 'stream', upstream: response.body, translator: nativePassthrough(point) };
   }
   const answer = readJsonAnswer(await readBody(response, provider, context.signal), provider, 'output');
+  await point(answer.parsed);
   return { kind: 'json', body: answer.body, usage: meteredUsageOf(answer.parsed['usage']) };
 }
 
@@ -175,5 +183,6 @@ function requestState(state: ResponseState | null, body: Record<string, unknown>
         provider: target.adapter.name,
         model: target.model,
       }),
+    point: (id, target) => state.point(id, target.adapter.name, context.userPath),
   };
 }

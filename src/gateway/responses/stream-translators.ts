@@ -26,11 +26,13 @@ const terminalEvents = new Set(['response.completed', 'response.incomplete', 're
 
 /**
  * A native Responses stream: bytes pass through untouched (STYLE habit 3); the parsed events
- * are only observed, for the usage of the terminal `response.completed` event.
+ * are only observed, for the usage of the terminal `response.completed` event (and its
+ * response, handed to `onComplete` once the stream ended).
  */
-export function nativePassthrough(): ResponsesStreamTranslator {
+export function nativePassthrough(onComplete?: (response: Record<string, unknown>) => Promise<void>): ResponsesStreamTranslator {
   const parser = new SseParser();
   let usage: UsageObject | null = null;
+  let final: Record<string, unknown> | null = null;
   let seen = 0;
   const observe = (events: SseEvent[]): void => {
     for (const event of events) {
@@ -38,6 +40,7 @@ export function nativePassthrough(): ResponsesStreamTranslator {
       if (event.event !== null && !terminalEvents.has(event.event)) continue;
       const response = responseOfEvent(event.data);
       if (response !== null) usage = meteredUsageOf(response['usage']) ?? usage;
+      final = response ?? final;
     }
   };
   return {
@@ -49,6 +52,9 @@ export function nativePassthrough(): ResponsesStreamTranslator {
     end: () => {
       observe(parser.finish());
       return '';
+    },
+    settle: async () => {
+      if (final !== null) await onComplete?.(final);
     },
     fail: (error) => errorFrame(error, seen),
     usage: () => usage,

@@ -1,14 +1,13 @@
 import type { OutgoingHttpHeaders } from 'node:http';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
 import { relayResponsesStream } from '../../gateway/responses/relay-responses-stream.ts';
 import { createResponsesPipeline } from '../../gateway/responses/run-responses.ts';
-import { notFound } from '../../errors/gateway-error.ts';
-import type { PageQuery } from '../../responses/input-items-page.ts';
 import type { ResponseState } from '../../responses/response-state.ts';
 import { clientClosedRequest } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { requestContextOf } from '../request-context.ts';
+import { registerStoredResponseRoutes } from './stored-responses.ts';
 
 const streamHeaders = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -54,19 +53,5 @@ export function registerResponsesRoutes(
       request.log.warn({ request_id: request.id, ...request.logFields, reason: String(relay.error) }, 'stream broken by upstream');
     return reply;
   });
-  registerStoredResponseRoutes(app, state);
-}
-
-type IdRequest = FastifyRequest<{ Params: { id: string }; Querystring: PageQuery }>;
-
-function registerStoredResponseRoutes(app: FastifyInstance, state: ResponseState | null): void {
-  const stored = (request: IdRequest): ResponseState => {
-    if (state === null) throw notFound(`Response with id '${request.params.id}' not found.`, { code: 'response_not_found' });
-    return state;
-  };
-  app.get('/v1/responses/:id', async (request: IdRequest) => stored(request).retrieve(request.params.id, request.userPath));
-  app.get('/v1/responses/:id/input_items', async (request: IdRequest) =>
-    stored(request).inputItems(request.params.id, request.userPath, request.query),
-  );
-  app.delete('/v1/responses/:id', async (request: IdRequest) => stored(request).remove(request.params.id, request.userPath));
+  registerStoredResponseRoutes(app, state, dependencies.catalog);
 }

@@ -1,4 +1,4 @@
-import type { ItemMatch, ResponseItem, ResponseStore, StoredResponse } from '../../responses/response-store.ts';
+import type { ItemMatch, ResponseItem, ResponsePointer, ResponseStore, StoredResponse } from '../../responses/response-store.ts';
 import type { SqlExecutor, SqlValue } from './sql-executor.ts';
 import { SqlParameters, toNumber } from './sql-executor.ts';
 
@@ -12,6 +12,14 @@ interface ResponseRow {
   readonly provider: string;
   readonly model: string;
   readonly response_json: string;
+  readonly created_at: number | string;
+  readonly expires_at: number | string;
+}
+
+interface PointerRow {
+  readonly id: string;
+  readonly instance: string;
+  readonly user_path: string;
   readonly created_at: number | string;
   readonly expires_at: number | string;
 }
@@ -103,6 +111,40 @@ export class SqlResponseStore implements ResponseStore {
     return deleted > 0;
   }
 
+  async insertPointer(pointer: ResponsePointer): Promise<void> {
+    const parameters = new SqlParameters(this.#executor);
+    const values = [pointer.id, pointer.instance, pointer.userPath, pointer.createdAt, pointer.expiresAt]
+      .map((value) => parameters.add(value))
+      .join(', ');
+    await this.#executor.execute(
+      `INSERT INTO response_pointers (id, instance, user_path, created_at, expires_at) VALUES (${values})
+        ON CONFLICT (id) DO UPDATE SET instance = excluded.instance, user_path = excluded.user_path,
+          created_at = excluded.created_at, expires_at = excluded.expires_at`,
+      parameters.values,
+    );
+  }
+
+  async pointer(id: string, now: number): Promise<ResponsePointer | null> {
+    const [first, second] = [this.#executor.placeholder(1), this.#executor.placeholder(2)];
+    const rows = await this.#executor.query<PointerRow>(
+      `SELECT id, instance, user_path, created_at, expires_at FROM response_pointers WHERE id = ${first} AND expires_at > ${second}`,
+      [id, now],
+    );
+    const row = rows[0];
+    if (row === undefined) return null;
+    return {
+      id: row.id,
+      instance: row.instance,
+      userPath: row.user_path,
+      createdAt: toNumber(row.created_at),
+      expiresAt: toNumber(row.expires_at),
+    };
+  }
+
+  async deletePointer(id: string): Promise<void> {
+    await this.#executor.execute(`DELETE FROM response_pointers WHERE id = ${this.#executor.placeholder(1)}`, [id]);
+  }
+
   async deleteExpired(now: number, limit: number): Promise<number> {
     const [at, most] = [this.#executor.placeholder(1), this.#executor.placeholder(2)];
     const responses = await this.#executor.execute(
@@ -114,7 +156,11 @@ export class SqlResponseStore implements ResponseStore {
         (SELECT response_id, kind, seq FROM response_items WHERE expires_at <= ${at} LIMIT ${most})`,
       [now, limit],
     );
-    return responses + items;
+    const pointers = await this.#executor.execute(
+      `DELETE FROM response_pointers WHERE id IN (SELECT id FROM response_pointers WHERE expires_at <= ${at} LIMIT ${most})`,
+      [now, limit],
+    );
+    return responses + items + pointers;
   }
 
   async #itemsOf(responseIds: readonly string[]): Promise<Map<string, { input: ResponseItem[]; output: ResponseItem[] }>> {

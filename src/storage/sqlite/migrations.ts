@@ -158,6 +158,15 @@ export const sqliteMigrations: readonly Migration[] = [
       )`,
       'CREATE INDEX response_items_item_id ON response_items (item_id)',
       'CREATE INDEX response_items_expires_at ON response_items (expires_at)',
+      // Which native instance holds a response it created (GET/DELETE are forwarded there).
+      `CREATE TABLE response_pointers (
+        id TEXT PRIMARY KEY,
+        instance TEXT NOT NULL,
+        user_path TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      )`,
+      'CREATE INDEX response_pointers_expires_at ON response_pointers (expires_at)',
     ],
   },
 ];
