@@ -15,6 +15,7 @@ import {
 import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.ts';
 import { startMockUpstream, type MockUpstream, type RecordedRequest } from '../support/mock-upstream.ts';
 import { MASTER_KEY, bearer, expectClientError, openAIClient, rejectionOf } from './helpers.ts';
+import { createGatewayDatabase, type GatewayDatabase } from './storage-helpers.ts';
 
 // Responses API state on providers served through the chat translation (issue 14 item 1):
 // stored responses, previous_response_id, item_reference, retrieve / input_items / delete,
@@ -281,5 +282,40 @@ describe('responses of a native openai instance', () => {
     expectClientError(await rejectionOf(asUserPath('/y').responses.retrieve(created.id)), { status: 404, type: 'not_found_error' });
     const unstored = await client.responses.create({ model: 'native/gpt-native', input: 'hi', store: false });
     expectClientError(await rejectionOf(client.responses.retrieve(unstored.id)), { status: 404, type: 'not_found_error' });
+  });
+});
+
+describe('stored responses on PostgreSQL storage', () => {
+  let database: GatewayDatabase;
+  let pgGateway: GatewayProcess;
+
+  beforeAll(async () => {
+    database = await createGatewayDatabase('postgresql');
+    const configYaml = `providers:\n  chatwire: { type: openai-compatible, api_key: sk-chat, base_url: "${chatMock.url}", models: [agent-model] }\n`;
+    pgGateway = await startGateway({ env: { MASTER_KEY, ...database.env }, configYaml, startTimeoutMs: 60_000 });
+  }, 90_000);
+
+  afterAll(async () => {
+    await pgGateway?.stop();
+    await database?.dispose();
+  });
+
+  it('continues, references, retrieves and deletes like on SQLite', async () => {
+    const pgClient = openAIClient(pgGateway);
+    const model = 'chatwire/agent-model';
+    const events = await collect(await pgClient.responses.create({ model, input: 'Weather?', tools: [weatherTool], stream: true }));
+    const completed = events.at(-1);
+    if (completed?.type !== 'response.completed') throw new Error('expected response.completed');
+    const message = completed.response.output[0];
+    const next = await pgClient.responses.create({
+      model,
+      previous_response_id: completed.response.id,
+      input: [{ type: 'item_reference', id: message?.id ?? '' } as ResponseInputItem, { role: 'user', content: 'Thanks' }],
+    });
+    expect(next.previous_response_id).toBe(completed.response.id);
+    expect((await pgClient.responses.inputItems.list(next.id)).data).toHaveLength(2);
+    await pgClient.responses.delete(next.id);
+    expectClientError(await rejectionOf(pgClient.responses.retrieve(next.id)), { status: 404, type: 'not_found_error' });
+    expect((await pgClient.responses.retrieve(completed.response.id)).id).toBe(completed.response.id);
   });
 });
