@@ -63,9 +63,15 @@ afterAll(async () => {
 /** A native Responses API: creates `resp_native_<n>`, and answers GET/DELETE of any id. */
 function routeNativeResponses(mock: MockUpstream): void {
   let counter = 0;
+  mock.route('POST', '/chat/completions', agentChatHandler);
   mock.route('POST', '/responses', (request, response) => {
     counter += 1;
     const body = request.body as Record<string, unknown>;
+    const previous = body['previous_response_id'];
+    if (typeof previous === 'string' && !previous.startsWith('resp_native_')) {
+      const error = { message: `Previous response with id '${previous}' not found.`, type: 'invalid_request_error' };
+      return sendJson(response, 404, { error: { ...error, param: 'previous_response_id', code: 'previous_response_not_found' } });
+    }
     const created = { id: `resp_native_${counter}`, object: 'response', status: 'completed', store: body['store'] !== false, output: [] };
     if (body['stream'] !== true) return sendJson(response, 200, created);
     response.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -282,6 +288,23 @@ describe('responses of a native openai instance', () => {
     expectClientError(await rejectionOf(asUserPath('/y').responses.retrieve(created.id)), { status: 404, type: 'not_found_error' });
     const unstored = await client.responses.create({ model: 'native/gpt-native', input: 'hi', store: false });
     expectClientError(await rejectionOf(client.responses.retrieve(unstored.id)), { status: 404, type: 'not_found_error' });
+  });
+
+  it('continue a conversation the gateway stored, through chat for that request only', async () => {
+    const first = await client.responses.create({ model: 'chatwire/agent-model', input: 'My name is Ada.' });
+    nativeMock.reset();
+    const second = await client.responses.create({ model: 'native/gpt-native', input: 'Name?', previous_response_id: first.id });
+    expect(second.previous_response_id).toBe(first.id);
+    expect(second.output_text).toBe(AGENT_PLAIN);
+    const posts = nativeMock.requests.filter((recorded) => recorded.method === 'POST').map((recorded) => recorded.path);
+    expect(posts).toEqual(['/v1/responses', '/v1/chat/completions']);
+    expect(JSON.stringify(nativeMock.requests.at(-1)?.body)).toContain('My name is Ada.');
+    // The instance stays native, and an id nobody holds is its own 404.
+    expect((await client.responses.create({ model: 'native/gpt-native', input: 'hi' })).id).toMatch(/^resp_native_/);
+    const unknown = await rejectionOf(
+      client.responses.create({ model: 'native/gpt-native', input: 'hi', previous_response_id: 'resp_gone' }),
+    );
+    expectClientError(unknown, { status: 404, type: 'not_found_error', provider: 'native', param: 'previous_response_id' });
   });
 });
 

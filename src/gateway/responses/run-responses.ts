@@ -32,6 +32,8 @@ interface ResponsesRequest extends ModelFields {
 interface RequestState {
   prepare(): Promise<PreparedInput>;
   save(response: Record<string, unknown>, prepared: PreparedInput, target: ResolvedTarget): Promise<void>;
+  /** Whether the gateway holds every piece of state the request names. */
+  resolves(): Promise<boolean>;
   /** Remembers the native instance that holds response `id`. */
   point(id: string, target: ResolvedTarget): Promise<void>;
   /** The request's `store` is not false. */
@@ -57,6 +59,8 @@ export function createResponsesPipeline(dependencies: ChatPipelineDependencies, 
     const key = `${target.adapter.name}/${target.model}`;
     if (!servesResponsesApi(target.adapter.type) || chatOnly.has(key)) return callThroughChat(target, request, context);
     const native = await callNative(target, request, context);
+    // State the gateway holds (a response created on another provider): this request only goes through chat.
+    if (native === heldByGateway) return callThroughChat(target, request, context);
     if (native !== null) return native;
     const translated = await callThroughChat(target, request, context);
     if (chatOnly.size >= maximumRemembered) chatOnly.clear();
@@ -101,11 +105,18 @@ function isStateful(body: Record<string, unknown>): boolean {
   return statefulFields.some((field) => body[field] !== undefined && body[field] !== null);
 }
 
+const heldByGateway = Symbol('held by the gateway');
+
 /**
  * Null when the instance has no `/responses` route (404/405). A 404 to a request that names
- * stored state (an expired `previous_response_id`) is the upstream's own answer: relayed.
+ * stored state (an expired `previous_response_id`, an `item_reference`) is the upstream's own
+ * answer: relayed, unless the gateway holds that state itself (`heldByGateway`).
  */
-async function callNative(target: ResolvedTarget, request: ResponsesRequest, context: RequestContext): Promise<ResponsesResult | null> {
+async function callNative(
+  target: ResolvedTarget,
+  request: ResponsesRequest,
+  context: RequestContext,
+): Promise<ResponsesResult | null | typeof heldByGateway> {
   const provider = target.adapter.name;
   const response = await target.adapter.forward(
     {
@@ -116,7 +127,12 @@ async function callNative(target: ResolvedTarget, request: ResponsesRequest, con
     },
     { signal: context.signal, requestId: context.requestId },
   );
-  if (response.statusCode === 405 || (response.statusCode === 404 && !isStateful(request.body))) {
+  if (response.statusCode === 404 && request.state !== null && (await request.state.resolves())) {
+    await response.body.dump();
+    return heldByGateway;
+  }
+  const namesState = isStateful(request.body) || ResponseState.references(request.body);
+  if (response.statusCode === 405 || (response.statusCode === 404 && !namesState)) {
     await response.body.dump();
     return null;
   }
@@ -174,6 +190,13 @@ function requestState(state: ResponseState | null, body: Record<string, unknown>
   return {
     store,
     prepare: () => (preparing ??= state.prepare(body, context.userPath)),
+    resolves: () =>
+      ResponseState.references(body)
+        ? (preparing ??= state.prepare(body, context.userPath)).then(
+            () => true,
+            () => false,
+          )
+        : Promise.resolve(false),
     save: (response, prepared, target) =>
       state.save({
         response,
