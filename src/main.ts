@@ -68,6 +68,7 @@ async function main(): Promise<void> {
     prices: services.prices,
     usageEnabled: services.recorder !== null,
     mcp: services.mcp,
+    responses: services.responses,
   });
   await app.listen({ host: settings.server.host, port: settings.server.port });
   logListening(app, settings, logger);

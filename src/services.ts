@@ -9,6 +9,7 @@ import { McpGateway } from './mcp/mcp-gateway.ts';
 import type { RateLimiter } from './ratelimit/rate-limiter.ts';
 import { startRateLimiting } from './ratelimit/rate-limiting.ts';
 import type { ResilientCounterStore } from './ratelimit/resilient-counter-store.ts';
+import { ResponseState } from './responses/response-state.ts';
 import { VirtualModels } from './routing/virtual-models.ts';
 import { FailoverRules } from './routing/failover-rules.ts';
 import { openStorage } from './storage/open-storage.ts';
@@ -34,9 +35,14 @@ export interface StatefulServices {
   cache: ResponseCache | null;
   /** Null unless MCP_ENABLED (the default). */
   mcp: McpGateway | null;
+  /** Stored Responses API state (responses created through the chat translation). */
+  responses: ResponseState;
   /** Stops timers, flushes buffered usage and closes the database, in that order. */
   close(): Promise<void>;
 }
+
+/** How often expired stored responses are swept. */
+const responsesSweepIntervalMs = 10 * 60_000;
 
 /** Opens the database and starts the services that keep state in it. */
 export async function startStatefulServices(settings: Settings, logger: Logger): Promise<StatefulServices> {
@@ -71,6 +77,7 @@ export async function startStatefulServices(settings: Settings, logger: Logger):
   const mcp = settings.mcp.enabled
     ? await McpGateway.start({ settings: settings.mcp, storage, logger, reloadIntervalMs: settings.reloadIntervalMs })
     : null;
+  const responses = startResponseState(settings, storage, logger);
   return {
     storage,
     recorder,
@@ -84,8 +91,10 @@ export async function startStatefulServices(settings: Settings, logger: Logger):
     failoverRules,
     cache,
     mcp,
+    responses,
     async close() {
       await mcp?.close();
+      await responses.stop();
       budgets?.stop();
       apiKeys.stop();
       virtualModels.stop();
@@ -134,4 +143,15 @@ async function createResponseCache(settings: Settings, logger: Logger): Promise<
       : new MemoryCacheStore({ maxEntries: options.maxEntries, maxBytes: options.maxBytes });
   logger.info({ store: options.store, ttl_seconds: options.ttlSeconds }, 'response cache ready');
   return new ResponseCache({ store, ttlSeconds: options.ttlSeconds, maxEntryBytes: options.maxEntryBytes, logger });
+}
+
+function startResponseState(settings: Settings, storage: Storage, logger: Logger): ResponseState {
+  const responses = new ResponseState({
+    store: storage.responses,
+    retentionMs: settings.responses.retentionDays * 86_400_000,
+    sweepIntervalMs: responsesSweepIntervalMs,
+    logger,
+  });
+  responses.start();
+  return responses;
 }

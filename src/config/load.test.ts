@@ -157,4 +157,11 @@ describe('numbers from variables', () => {
     expect(load({ RELOAD_INTERVAL_SECONDS: '5' }).settings.reloadIntervalMs).toBe(5000);
     expect(thrown(ConfigError, () => load({ RELOAD_INTERVAL_SECONDS: '0' })).key).toBe('RELOAD_INTERVAL_SECONDS');
   });
+
+  it('keeps stored responses 30 days unless RESPONSES_RETENTION_DAYS or responses.retention_days says otherwise', () => {
+    expect(load().settings.responses.retentionDays).toBe(30);
+    expect(load({}, 'responses:\n  retention_days: 7\n').settings.responses.retentionDays).toBe(7);
+    expect(load({ RESPONSES_RETENTION_DAYS: '2' }, 'responses:\n  retention_days: 7\n').settings.responses.retentionDays).toBe(2);
+    expect(thrown(ConfigError, () => load({ RESPONSES_RETENTION_DAYS: '0' })).message).toContain('RESPONSES_RETENTION_DAYS');
+  });
 });

@@ -70,6 +70,7 @@ const scalarVariables: ReadonlyArray<readonly [variable: string, path: readonly 
   ['MCP_ENABLED', ['mcp', 'enabled']],
   ['MCP_TOOL_DISCOVERY', ['mcp', 'tool_discovery']],
   ['MCP_ALLOWED_ORIGINS', ['mcp', 'allowed_origins']],
+  ['RESPONSES_RETENTION_DAYS', ['responses', 'retention_days']],
 ];
 
 const knownTopLevelKeys = new Set(Object.keys(configSchema.shape));
@@ -212,6 +213,7 @@ function buildSettings(
     upstream: buildUpstream(document),
     responseCache: buildResponseCache(document, origins),
     mcp: buildMcpSettings(document.mcp, env, origins, warnings),
+    responses: { retentionDays: document.responses.retention_days },
   };
 }
 

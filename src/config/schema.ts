@@ -156,6 +156,7 @@ export const configSchema = z.object({
     })
     .prefault({}),
   redis: z.object({ url: optionalString }).prefault({}),
+  responses: z.object({ retention_days: integer(1, 3650, 30) }).prefault({}),
   /** Declarations are validated by config/mcp.ts (shared with the admin API). */
   mcp: z
     .object({

@@ -85,6 +85,8 @@ export interface Settings {
     readonly redisUrl: string | null;
   };
   readonly mcp: McpSettings;
+  /** Responses the gateway stores (`/v1/responses` through the chat translation). */
+  readonly responses: { readonly retentionDays: number };
 }
 
 export interface LoadedSettings {

@@ -28,7 +28,9 @@ export const errorCodes = {
   client_closed_request: 'The client went away before the answer; the upstream call was cancelled (status 499, logged only).',
   invalid_parameter: 'A query parameter or admin field has a wrong value; `param` names it.',
   unsupported_parameter: 'A field or content part the serving provider cannot honour; `param` names it.',
-  response_not_found: 'The gateway stores no responses: `GET`/`DELETE /v1/responses/{id}` always answer 404.',
+  response_not_found:
+    'No stored response visible to the caller has that id (unknown, deleted, expired, or created under another user path).',
+  item_not_found: 'An `item_reference` input item names no stored item visible to the caller.',
   feature_unavailable: 'The feature behind this admin route is switched off (status 503).',
   storage_unavailable: 'The database did not answer (status 503).',
   budget_exceeded: 'The user path has spent its budget for the period (status 429, provider `budget`).',

@@ -26,6 +26,7 @@ import type { Settings } from '../config/settings.ts';
 import type { ApiKeyService } from '../keys/api-key-service.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
 import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
+import type { ResponseState } from '../responses/response-state.ts';
 import type { ModelCatalog } from '../routing/model-catalog.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { Metering } from '../usage/metering.ts';
@@ -91,6 +92,8 @@ export interface ServerDependencies {
   prices: PriceBook;
   /** Null when MCP_ENABLED is off. */
   mcp: McpGateway | null;
+  /** Stored Responses API state; absent: `/v1/responses` keeps nothing. */
+  responses?: ResponseState | null;
 }
 
 export function buildServer(dependencies: ServerDependencies): FastifyInstance {
@@ -158,7 +161,7 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
   };
   registerChatRoutes(v1, pipeline);
   registerEmbeddingsRoutes(v1, pipeline);
-  registerResponsesRoutes(v1, pipeline);
+  registerResponsesRoutes(v1, pipeline, dependencies.responses ?? null);
   registerMessagesRoutes(v1, pipeline);
   // Relay endpoints: audio, files, batches, passthrough and the realtime WebSocket.
   registerAudioRoutes(v1, pipeline);

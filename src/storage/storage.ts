@@ -2,6 +2,7 @@ import type { ApiKeyStore } from '../keys/api-key-store.ts';
 import type { BudgetStore } from '../budgets/budget-store.ts';
 import type { McpServerStore, McpVirtualServerStore } from '../mcp/mcp-definitions.ts';
 import type { RateLimitRuleStore } from '../ratelimit/rule-store.ts';
+import type { ResponseStore } from '../responses/response-store.ts';
 import type { VirtualModelStore } from '../routing/virtual-model.ts';
 import type { FailoverRuleStore } from '../routing/failover-rule.ts';
 import type { UsageStore } from '../usage/usage-store.ts';
@@ -17,6 +18,8 @@ export interface Storage {
   readonly failoverRules: FailoverRuleStore;
   readonly mcpServers: McpServerStore;
   readonly mcpVirtualServers: McpVirtualServerStore;
+  /** Responses API state (`/v1/responses` through the chat translation). */
+  readonly responses: ResponseStore;
   /** Cheap round trip for /health/ready; false when the database does not answer. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

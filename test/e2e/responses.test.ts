@@ -396,7 +396,7 @@ describe('POST /v1/responses', () => {
     expect(chatRequests(mock)).toHaveLength(0);
   });
 
-  it('stores nothing: retrieving a response by id is a 404', async () => {
+  it('retrieving an unknown response id is a 404', async () => {
     const thrown = await rejectionOf(client.responses.retrieve('resp_123'));
     expectClientError(thrown, { status: 404, type: 'not_found_error', code: 'response_not_found' });
   });

@@ -39,6 +39,8 @@ interface OpenCall {
 export class ChatToResponsesEvents {
   /** The chat usage of the stream's final chunk, for metering. */
   usage: UsageObject | null = null;
+  /** The whole response of the terminal event, once `finish` has run (what is stored). */
+  final: Record<string, unknown> | null = null;
   private readonly seed: ResponseSeed;
   private sequence = 0;
   private readonly output: Fields[] = [];
@@ -86,6 +88,7 @@ export class ChatToResponsesEvents {
       output: this.output,
       usage: responsesUsageOf(this.usage),
     });
+    this.final = response;
     return text + this.frame(ending.status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response });
   }
 

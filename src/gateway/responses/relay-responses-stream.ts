@@ -42,7 +42,9 @@ export async function relayResponsesStream(
       if (signal.aborted) break;
     }
     if (signal.aborted) return closed();
-    response.end(translator.end());
+    const tail = translator.end();
+    await translator.settle?.();
+    response.end(tail);
     return { usage: translator.usage(), completed: true, clientClosed: false, error: null };
   } catch (error) {
     if (signal.aborted) return closed();

@@ -12,6 +12,10 @@ export interface ResponseSeed {
   provider: string;
   /** The client's Responses request, echoed the way OpenAI echoes it. */
   request: Record<string, unknown>;
+  /** Whether the gateway keeps the response (src/responses/); false when absent. */
+  store?: boolean;
+  /** The stored response this one continues, if any. */
+  previousResponseId?: string | null;
 }
 
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
@@ -32,8 +36,8 @@ export const functionCallIdOf = (seed: ResponseSeed, index: number): string => `
 
 /**
  * A Response object (`object: "response"`) in OpenAI's field order, echoing the request's
- * settings. The gateway keeps no responses, so `store` is always false and
- * `previous_response_id` null.
+ * settings. `store` says whether the gateway keeps it (the request's `store` is not false;
+ * see src/responses/response-state.ts), `previous_response_id` the response it continues.
  */
 export function responseObject(seed: ResponseSeed, ending: ResponseEnding): Record<string, unknown> {
   const request = seed.request;
@@ -52,9 +56,9 @@ export function responseObject(seed: ResponseSeed, ending: ResponseEnding): Reco
     model: ending.model ?? seed.model,
     output: ending.output,
     parallel_tool_calls: echo('parallel_tool_calls', true),
-    previous_response_id: null,
+    previous_response_id: seed.previousResponseId ?? null,
     reasoning: { effort: reasoning?.effort ?? null, summary: null },
-    store: false,
+    store: seed.store ?? false,
     temperature: echo('temperature', null),
     text: echo('text', { format: { type: 'text' } }),
     tool_choice: echo('tool_choice', 'auto'),

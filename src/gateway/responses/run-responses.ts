@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { invalidRequest } from '../../errors/gateway-error.ts';
 import { servesResponsesApi } from '../../providers/provider-types.ts';
 import { readBody, upstreamErrorOf } from '../../providers/upstream-body.ts';
+import { ResponseState, type PreparedInput } from '../../responses/response-state.ts';
 import type { ResolvedTarget } from '../../routing/resolve-model.ts';
 import type { UsageObject } from '../../streaming/chat-chunk.ts';
 import type { ChatPipelineDependencies } from '../chat-completions.ts';
@@ -23,6 +24,20 @@ export type ResponsesPipeline = (body: unknown, context: RequestContext) => Prom
 
 interface ResponsesRequest extends ModelFields {
   stream: boolean;
+  /** Null when the gateway keeps no state for this request (no store, nothing referenced). */
+  state: RequestState | null;
+}
+
+/** The request's view of the response store: its resolved input (once, whatever the attempts) and the save. */
+interface RequestState {
+  prepare(): Promise<PreparedInput>;
+  save(response: Record<string, unknown>, prepared: PreparedInput, target: ResolvedTarget): Promise<void>;
+  /** Whether the gateway holds every piece of state the request names. */
+  resolves(): Promise<boolean>;
+  /** Remembers the native instance that holds response `id`. */
+  point(id: string, target: ResolvedTarget): Promise<void>;
+  /** The request's `store` is not false. */
+  store: boolean;
 }
 
 const endpoint = '/v1/responses';
@@ -35,13 +50,17 @@ const maximumRemembered = 1000;
  * provider gets it translated into a chat completion and the answer translated back. An
  * instance of such a type that answers 404/405 on `/responses` (an OpenAI-compatible proxy
  * configured as `openai`) is served through chat instead, and remembered per model.
+ * Through chat, `state` resolves `previous_response_id` and `item_reference` items and keeps
+ * the response unless the request says `store: false` (src/responses/).
  */
-export function createResponsesPipeline(dependencies: ChatPipelineDependencies): ResponsesPipeline {
+export function createResponsesPipeline(dependencies: ChatPipelineDependencies, state: ResponseState | null = null): ResponsesPipeline {
   const chatOnly = new Set<string>();
   const call = async (target: ResolvedTarget, request: ResponsesRequest, context: RequestContext): Promise<ResponsesResult> => {
     const key = `${target.adapter.name}/${target.model}`;
     if (!servesResponsesApi(target.adapter.type) || chatOnly.has(key)) return callThroughChat(target, request, context);
     const native = await callNative(target, request, context);
+    // State the gateway holds (a response created on another provider): this request only goes through chat.
+    if (native === heldByGateway) return callThroughChat(target, request, context);
     if (native !== null) return native;
     const translated = await callThroughChat(target, request, context);
     if (chatOnly.size >= maximumRemembered) chatOnly.clear();
@@ -51,7 +70,7 @@ export function createResponsesPipeline(dependencies: ChatPipelineDependencies):
   return async (body, context) => {
     const fields = readModelFields(body);
     checkInput(fields.body);
-    const request: ResponsesRequest = { ...fields, stream: readStreamFlag(fields.body) };
+    const request: ResponsesRequest = { ...fields, stream: readStreamFlag(fields.body), state: requestState(state, fields.body, context) };
     return runModelCall(
       {
         endpoint,
@@ -86,11 +105,18 @@ function isStateful(body: Record<string, unknown>): boolean {
   return statefulFields.some((field) => body[field] !== undefined && body[field] !== null);
 }
 
+const heldByGateway = Symbol('held by the gateway');
+
 /**
  * Null when the instance has no `/responses` route (404/405). A 404 to a request that names
- * stored state (an expired `previous_response_id`) is the upstream's own answer: relayed.
+ * stored state (an expired `previous_response_id`, an `item_reference`) is the upstream's own
+ * answer: relayed, unless the gateway holds that state itself (`heldByGateway`).
  */
-async function callNative(target: ResolvedTarget, request: ResponsesRequest, context: RequestContext): Promise<ResponsesResult | null> {
+async function callNative(
+  target: ResolvedTarget,
+  request: ResponsesRequest,
+  context: RequestContext,
+): Promise<ResponsesResult | null | typeof heldByGateway> {
   const provider = target.adapter.name;
   const response = await target.adapter.forward(
     {
@@ -101,31 +127,85 @@ async function callNative(target: ResolvedTarget, request: ResponsesRequest, con
     },
     { signal: context.signal, requestId: context.requestId },
   );
-  if (response.statusCode === 405 || (response.statusCode === 404 && !isStateful(request.body))) {
+  if (response.statusCode === 404 && request.state !== null && (await request.state.resolves())) {
+    await response.body.dump();
+    return heldByGateway;
+  }
+  const namesState = isStateful(request.body) || ResponseState.references(request.body);
+  if (response.statusCode === 405 || (response.statusCode === 404 && !namesState)) {
     await response.body.dump();
     return null;
   }
   if (response.statusCode < 200 || response.statusCode > 299) throw await upstreamErrorOf(response, provider);
   const type = response.headers['content-type'];
+  // The instance keeps what it stored; the gateway remembers where, for GET and DELETE by id.
+  const point = async (answer: Record<string, unknown>): Promise<void> => {
+    if (request.state?.store === true && answer['store'] !== false && typeof answer['id'] === 'string')
+      await request.state.point(answer['id'], target);
+  };
   if (request.stream && typeof type === 'string' && type.includes('text/event-stream')) {
-    return { kind: 'stream', upstream: response.body, translator: nativePassthrough(provider) };
+    return { kind: 'stream', upstream: response.body, translator: nativePassthrough(provider, point) };
   }
   const answer = readJsonAnswer(await readBody(response, provider, context.signal), provider, 'output');
+  await point(answer.parsed);
   return { kind: 'json', body: answer.body, usage: meteredUsageOf(answer.parsed['usage']) };
 }
 
 async function callThroughChat(target: ResolvedTarget, request: ResponsesRequest, context: RequestContext): Promise<ResponsesResult> {
   const provider = target.adapter.name;
+  const state = request.state;
+  const prepared = state === null ? null : await state.prepare();
   const seed: ResponseSeed = {
     idBase: randomBytes(24).toString('hex'),
     createdAt: Math.floor(Date.now() / 1000),
     model: target.model,
     provider,
     request: request.body,
+    store: state?.store ?? false,
+    previousResponseId: prepared?.previousResponseId ?? null,
   };
-  const chat = toChatRequest(request.body, target.model, provider);
+  const chat = toChatRequest(prepared === null ? request.body : resolvedBody(request.body, prepared), target.model, provider);
   const result = await target.adapter.chatCompletion(chat, { signal: context.signal, requestId: context.requestId });
-  if (result.kind === 'stream') return { kind: 'stream', upstream: result.body, translator: translatedChatStream(seed) };
+  const save = async (response: Record<string, unknown>): Promise<void> => {
+    if (state !== null && prepared !== null && state.store) await state.save(response, prepared, target);
+  };
+  if (result.kind === 'stream') return { kind: 'stream', upstream: result.body, translator: translatedChatStream(seed, save) };
   const answer = readJsonAnswer(result.body, provider, 'choices');
-  return { kind: 'json', body: JSON.stringify(responseFromChat(answer.parsed, seed)), usage: answer.usage };
+  const response = responseFromChat(answer.parsed, seed);
+  await save(response);
+  return { kind: 'json', body: JSON.stringify(response), usage: answer.usage };
+}
+
+/** The request with its stored state resolved into `input` (what the chat translation reads). */
+function resolvedBody(body: Record<string, unknown>, prepared: PreparedInput): Record<string, unknown> {
+  const { previous_response_id: _previous, ...rest } = body;
+  return { ...rest, input: prepared.context };
+}
+
+/** Null when there is nothing to resolve nor to keep. */
+function requestState(state: ResponseState | null, body: Record<string, unknown>, context: RequestContext): RequestState | null {
+  const store = body['store'] !== false;
+  if (state === null || (!store && !ResponseState.references(body))) return null;
+  let preparing: Promise<PreparedInput> | undefined;
+  return {
+    store,
+    prepare: () => (preparing ??= state.prepare(body, context.userPath)),
+    resolves: () =>
+      ResponseState.references(body)
+        ? (preparing ??= state.prepare(body, context.userPath)).then(
+            () => true,
+            () => false,
+          )
+        : Promise.resolve(false),
+    save: (response, prepared, target) =>
+      state.save({
+        response,
+        own: prepared.own,
+        previousResponseId: prepared.previousResponseId,
+        userPath: context.userPath,
+        provider: target.adapter.name,
+        model: target.model,
+      }),
+    point: (id, target) => state.point(id, target.adapter.name, context.userPath),
+  };
 }

@@ -16,6 +16,8 @@ export interface ResponsesStreamTranslator {
   push(chunk: Buffer): string | Buffer;
   /** What to write once the upstream has ended. */
   end(): string;
+  /** Work that must be done after `end` and before its text reaches the client (storing the response). */
+  settle?(): Promise<void>;
   /** The frame that tells the client the stream broke. */
   fail(error: GatewayError): string;
   /** The usage to meter (the gateway's usage-record shape). */
@@ -27,13 +29,18 @@ const terminalEvents = new Set(['response.completed', 'response.incomplete', 're
 /**
  * A native Responses stream: bytes pass through untouched (STYLE habit 3), whole events at a
  * time (an unfinished one is held back); the parsed events are only observed, for the usage
- * of the terminal `response.completed` event. A stream that ends before a terminal event
- * (`response.completed`/`.incomplete`/`.failed`, `error`) fails with `upstream_stream_incomplete`.
+ * of the terminal `response.completed` event (and its response, handed to `onComplete` once
+ * the stream ended). A stream that ends before a terminal event (`response.completed`/
+ * `.incomplete`/`.failed`, `error`) fails with `upstream_stream_incomplete`.
  */
-export function nativePassthrough(provider: string): ResponsesStreamTranslator {
+export function nativePassthrough(
+  provider: string,
+  onComplete?: (response: Record<string, unknown>) => Promise<void>,
+): ResponsesStreamTranslator {
   const parser = new SseParser();
   const aligner = new SseEventAligner();
   let usage: UsageObject | null = null;
+  let final: Record<string, unknown> | null = null;
   let seen = 0;
   let ended = false;
   const observe = (events: SseEvent[]): void => {
@@ -45,6 +52,7 @@ export function nativePassthrough(provider: string): ResponsesStreamTranslator {
       if (response === null) continue;
       ended = true;
       usage = meteredUsageOf(response['usage']) ?? usage;
+      final = response;
     }
   };
   return {
@@ -58,13 +66,23 @@ export function nativePassthrough(provider: string): ResponsesStreamTranslator {
       if (!ended || parser.truncated) throw incompleteStream(provider);
       return '';
     },
+    settle: async () => {
+      if (final !== null) await onComplete?.(final);
+    },
     fail: (error) => errorFrame(error, seen),
     usage: () => usage,
   };
 }
 
-/** A chat stream translated into Responses events (chat-stream-events.ts). */
-export function translatedChatStream(seed: ResponseSeed): ResponsesStreamTranslator {
+/**
+ * A chat stream translated into Responses events (chat-stream-events.ts). `onComplete` gets
+ * the final response of a stream that ran to its end, before the terminal event is written:
+ * a client that reacts to it at once finds the response stored.
+ */
+export function translatedChatStream(
+  seed: ResponseSeed,
+  onComplete?: (response: Record<string, unknown>) => Promise<void>,
+): ResponsesStreamTranslator {
   const parser = new SseParser();
   const events = new ChatToResponsesEvents(seed);
   const end = new ChatStreamEnd();
@@ -86,6 +104,9 @@ export function translatedChatStream(seed: ResponseSeed): ResponsesStreamTransla
       // Ended before its final chunk: the relay sends `fail`'s error event instead.
       if (!end.complete(parser.truncated)) throw incompleteStream(seed.provider);
       return tail + events.finish();
+    },
+    settle: async () => {
+      if (events.final !== null) await onComplete?.(events.final);
     },
     fail: (error) => events.fail(error),
     usage: () => events.usage,

@@ -8,7 +8,7 @@ const isRecord = (value: unknown): value is Fields => typeof value === 'object' 
 
 /**
  * Responses fields that chat has no place for and whose absence changes nothing the client
- * can rely on (the gateway stores nothing): dropped. Fields not named anywhere here are
+ * can rely on (`store` is honoured by the pipeline, which keeps the response): dropped. Fields not named anywhere here are
  * forwarded untouched (vendor extras such as `seed` or `top_k`).
  */
 const dropped = new Set([
@@ -36,12 +36,18 @@ const dropped = new Set([
   'prompt',
 ]);
 
-/** Fields that need state or features only OpenAI's Responses API has. */
+/**
+ * Fields that need state or features only OpenAI's Responses API has. The pipeline resolves
+ * `previous_response_id` (and `item_reference` items) against the gateway's own store before
+ * it translates (run-responses.ts), so a request reaching here with one is a bug or a
+ * `conversation`/`prompt` that chat cannot carry.
+ */
 const statefulFields = ['previous_response_id', 'conversation', 'prompt'];
 
 /**
- * A Responses request -> the chat completions request that does the same work on a provider
- * without a Responses API. Pure; `provider` only names the instance in errors.
+ * A Responses request (its stored state already resolved into `input`) -> the chat
+ * completions request that does the same work on a provider without a Responses API. Pure;
+ * `provider` only names the instance in errors.
  */
 export function toChatRequest(request: Fields, model: string, provider: string): ChatRequestBody {
   for (const field of statefulFields) {

@@ -3,10 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import type { ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
 import { relayResponsesStream } from '../../gateway/responses/relay-responses-stream.ts';
 import { createResponsesPipeline } from '../../gateway/responses/run-responses.ts';
-import { notFound } from '../../errors/gateway-error.ts';
+import type { ResponseState } from '../../responses/response-state.ts';
 import { clientClosedRequest } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { requestContextOf } from '../request-context.ts';
+import { registerStoredResponseRoutes } from './stored-responses.ts';
 
 const streamHeaders = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -16,11 +17,16 @@ const streamHeaders = {
 };
 
 /**
- * `POST /v1/responses` (OpenAI's Responses API, JSON or SSE, any provider behind). The
- * gateway stores no responses: retrieving or deleting one by id answers 404.
+ * `POST /v1/responses` (OpenAI's Responses API, JSON or SSE, any provider behind), and the
+ * stored responses the gateway created through the chat translation: `GET` and `DELETE
+ * /v1/responses/{id}`, `GET /v1/responses/{id}/input_items`. Without a store every id is a 404.
  */
-export function registerResponsesRoutes(app: FastifyInstance, dependencies: ChatPipelineDependencies): void {
-  const run = createResponsesPipeline(dependencies);
+export function registerResponsesRoutes(
+  app: FastifyInstance,
+  dependencies: ChatPipelineDependencies,
+  state: ResponseState | null = null,
+): void {
+  const run = createResponsesPipeline(dependencies, state);
   app.post('/v1/responses', async (request, reply) => {
     const context = requestContextOf(request, reply);
     const outcome = await run(jsonBodyOf(request.body), context).catch((error: unknown) => {
@@ -47,9 +53,5 @@ export function registerResponsesRoutes(app: FastifyInstance, dependencies: Chat
       request.log.warn({ request_id: request.id, ...request.logFields, reason: String(relay.error) }, 'stream broken by upstream');
     return reply;
   });
-  const notStored = async (request: { params: { id: string } }): Promise<never> => {
-    throw notFound(`response ${request.params.id} not found: the gateway does not store responses`, { code: 'response_not_found' });
-  };
-  app.get<{ Params: { id: string } }>('/v1/responses/:id', notStored);
-  app.delete<{ Params: { id: string } }>('/v1/responses/:id', notStored);
+  registerStoredResponseRoutes(app, state, dependencies.catalog);
 }

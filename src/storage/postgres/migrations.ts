@@ -130,7 +130,46 @@ export const postgresMigrations: readonly Migration[] = [
       `ALTER TABLE mcp_servers ADD COLUMN settings_json TEXT NOT NULL DEFAULT '{}'`,
     ],
   },
-  // Version 8 is taken by another change; the runner applies each missing version on its own.
+  {
+    version: 8,
+    name: 'responses',
+    statements: [
+      // Responses API state created through the chat translation (src/responses/). Items are
+      // kept one per row so that an \`item_reference\` finds its item by id.
+      `CREATE TABLE responses (
+        id TEXT PRIMARY KEY,
+        user_path TEXT NOT NULL,
+        user_path_lower TEXT COLLATE "C" NOT NULL,
+        previous_response_id TEXT,
+        provider TEXT NOT NULL,
+        model TEXT NOT NULL,
+        response_json TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL
+      )`,
+      'CREATE INDEX responses_expires_at ON responses (expires_at)',
+      `CREATE TABLE response_items (
+        response_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        item_id TEXT NOT NULL,
+        item_json TEXT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        PRIMARY KEY (response_id, kind, seq)
+      )`,
+      'CREATE INDEX response_items_item_id ON response_items (item_id)',
+      'CREATE INDEX response_items_expires_at ON response_items (expires_at)',
+      // Which native instance holds a response it created (GET/DELETE are forwarded there).
+      `CREATE TABLE response_pointers (
+        id TEXT PRIMARY KEY,
+        instance TEXT NOT NULL,
+        user_path TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL
+      )`,
+      'CREATE INDEX response_pointers_expires_at ON response_pointers (expires_at)',
+    ],
+  },
   {
     version: 9,
     name: 'failover_rules',

@@ -5,6 +5,7 @@ import { SqlApiKeyStore } from './sql-api-key-store.ts';
 import { SqlBudgetStore } from './sql-budget-store.ts';
 import { SqlMcpServerStore, SqlMcpVirtualServerStore } from './sql-mcp-stores.ts';
 import { SqlRateLimitRuleStore } from './sql-rate-limit-rule-store.ts';
+import { SqlResponseStore } from './sql-response-store.ts';
 import { SqlUsageStore } from './sql-usage-store.ts';
 import { SqlVirtualModelStore } from './sql-virtual-model-store.ts';
 import { SqlFailoverRuleStore } from './sql-failover-rule-store.ts';
@@ -23,6 +24,7 @@ export function createSqlStorage(raw: SqlExecutor): Storage {
     failoverRules: new SqlFailoverRuleStore(executor),
     mcpServers: new SqlMcpServerStore(executor),
     mcpVirtualServers: new SqlMcpVirtualServerStore(executor),
+    responses: new SqlResponseStore(executor),
     ping: () => executor.ping(),
     close: () => (closing ??= executor.close()),
   };
