@@ -15,6 +15,7 @@ import {
   streamEvents,
 } from './mock-anthropic-wire.ts';
 import type { AnswerSpec, MockUsage } from './mock-anthropic-wire.ts';
+import { agentAnswer, blocksMessageJson, blocksStreamEvents, richAnswer } from './mock-anthropic-blocks.ts';
 import type { MockRequest, MockRouteHandler, RecordedRequest } from './mock-upstream.ts';
 
 export { MOCK_ANTHROPIC_CONTENT, MOCK_INPUT_TOKENS, MOCK_OUTPUT_TOKENS, MOCK_TOOL_INPUT } from './mock-anthropic-wire.ts';
@@ -36,7 +37,11 @@ export type AnthropicMockBehavior =
   /** Reports these cache token counts in usage (prompt caching). */
   | { kind: 'cache'; read: number; write: number }
   /** A 200 stream broken by an `error` event after `afterChunks` text deltas (0 = the first event). */
-  | { kind: 'stream_error'; afterChunks: number; type: string; message: string };
+  | { kind: 'stream_error'; afterChunks: number; type: string; message: string }
+  /** Signed thinking, text with a citation, a matched stop sequence (mock-anthropic-blocks.ts); cache counts as `cache`. */
+  | { kind: 'rich'; read?: number; write?: number }
+  /** A tool loop step: text, then a call of the first tool; text alone once a tool_result came back. */
+  | { kind: 'agent' };
 
 export interface MockAnthropicOptions {
   /** Default 127.0.0.1. */
@@ -83,6 +88,8 @@ const MAGIC_BEHAVIORS = new Map<string, AnthropicMockBehavior>([
   ['cached-model', { kind: 'cache', read: 100, write: 20 }],
   ['stream-error', { kind: 'stream_error', afterChunks: 2, type: 'overloaded_error', message: 'Overloaded' }],
   ['stream-error-first', { kind: 'stream_error', afterChunks: 0, type: 'overloaded_error', message: 'Overloaded' }],
+  ['rich-model', { kind: 'rich', read: 100, write: 20 }],
+  ['agent-model', { kind: 'agent' }],
 ]);
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' };
@@ -223,7 +230,8 @@ class MockAnthropicServer implements MockAnthropic {
     } else if (method === 'POST' && path === '/messages/count_tokens') {
       send(response, 200, JSON.stringify({ input_tokens: MOCK_INPUT_TOKENS }));
     } else if (method === 'POST' && path === '/messages') {
-      const problem = messagesRequestProblem(request.body);
+      // Fields of a beta the request names (`anthropic-beta`) are accepted as the API does.
+      const problem = request.headers['anthropic-beta'] === undefined ? messagesRequestProblem(request.body) : null;
       if (problem !== null) send(response, 400, anthropicErrorJson(400, problem));
       else await this.answer(request.body as Record<string, unknown>, response);
     } else {
@@ -258,8 +266,14 @@ class MockAnthropicServer implements MockAnthropic {
       cache_read_input_tokens: 0,
       output_tokens: 0,
     };
-    if (behavior.kind === 'cache')
-      Object.assign(usage, { cache_read_input_tokens: behavior.read, cache_creation_input_tokens: behavior.write });
+    if (behavior.kind === 'cache' || behavior.kind === 'rich')
+      Object.assign(usage, { cache_read_input_tokens: behavior.read ?? 0, cache_creation_input_tokens: behavior.write ?? 0 });
+    if (behavior.kind === 'rich' || behavior.kind === 'agent') {
+      const blocks = behavior.kind === 'rich' ? richAnswer() : agentAnswer(body, this.counter);
+      if (body['stream'] === true) await this.writeFrames(response, blocksStreamEvents(blocks, model, this.counter, usage));
+      else send(response, 200, blocksMessageJson(blocks, model, this.counter, usage));
+      return;
+    }
     const spec: AnswerSpec = { model, counter: this.counter, usage, toolUse, chunkCount: this.options.chunkCount ?? 5 };
     if (body['stream'] !== true) {
       send(response, 200, messageJson(spec));
