@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Storage } from '../../src/storage/storage.ts';
 import { bearer, rawRequest, rejectionOf } from '../e2e/helpers.ts';
 import { anthropicClient, parseAnthropicSse } from '../e2e/messages-helpers.ts';
-import { createGatewayDatabase, usageRecordOf } from '../e2e/storage-helpers.ts';
+import { createGatewayDatabase, eventually, usageRecordOf } from '../e2e/storage-helpers.ts';
 import type { GatewayDatabase } from '../e2e/storage-helpers.ts';
 import { startGateway } from '../support/gateway-process.ts';
 import type { GatewayProcess } from '../support/gateway-process.ts';
@@ -41,7 +41,7 @@ const configYaml = (anthropic: MockAnthropic, openai: MockUpstream, agent: MockU
     '    type: anthropic',
     '    api_key: sk-ant-upstream',
     `    base_url: ${anthropic.url.replace(/\/v1$/, '')}`,
-    '    models: [claude-sonnet-4-5, rich-model, agent-model]',
+    '    models: [claude-sonnet-4-5, rich-model, agent-model, error-529, stream-error-first]',
     '  claudev1:',
     '    type: anthropic',
     '    api_key: sk-ant-upstream',
@@ -51,11 +51,28 @@ const configYaml = (anthropic: MockAnthropic, openai: MockUpstream, agent: MockU
     '    type: openai',
     '    api_key: sk-upstream',
     `    base_url: ${openai.url}`,
-    '    models: [mock-model]',
+    '    models: [mock-model, error-503]',
     '  agent:',
     '    type: openai-compatible',
     `    base_url: ${agent.url}`,
     '    models: [agent-model]',
+    'virtual_models:',
+    // A native target that is overloaded, then a translated one: failover crosses the two ways.
+    '  - name: mixed',
+    '    strategy: failover',
+    '    targets:',
+    '      - { provider: claude, model: error-529 }',
+    '      - { provider: oai, model: mock-model }',
+    '  - name: mixed-stream',
+    '    strategy: failover',
+    '    targets:',
+    '      - { provider: claude, model: stream-error-first }',
+    '      - { provider: oai, model: mock-model }',
+    '  - name: mixed-back',
+    '    strategy: failover',
+    '    targets:',
+    '      - { provider: oai, model: error-503 }',
+    '      - { provider: claude, model: claude-sonnet-4-5 }',
     'pricing:',
     '  claude/rich-model:',
     `    input_per_mtok: ${PRICE.input}`,
@@ -109,7 +126,7 @@ describe('@anthropic-ai/sdk through the gateway', () => {
     agent.route('POST', '/chat/completions', answerAgentStep);
     database = await createGatewayDatabase('sqlite');
     gateway = await startGateway({
-      env: { MASTER_KEY: 'test-master-key', UPSTREAM_RETRIES: '0', ...database.env },
+      env: { MASTER_KEY: 'test-master-key', UPSTREAM_RETRIES: '0', RESPONSE_CACHE_ENABLED: 'true', ...database.env },
       configYaml: configYaml(anthropic, openai, agent),
       startTimeoutMs: 60_000,
     });
@@ -240,6 +257,40 @@ describe('@anthropic-ai/sdk through the gateway', () => {
     const chat = openai.requests.filter((recorded) => recorded.path === '/v1/chat/completions').map((recorded) => recorded.rawBody);
     expect(chat).toHaveLength(2);
     for (const body of chat) expect(body).not.toMatch(/cache_control|thinking|top_k|service_tier|betas/);
+  });
+
+  it('answers a repeated native request from the response cache, JSON and streamed, as the first client got it', async () => {
+    const params = cachedRequest('claude/rich-model');
+    const first = await client.messages.create(params).withResponse();
+    const second = await client.messages.create(params).withResponse();
+    expect(second.response.headers.get('x-cache')).toBe('HIT');
+    expect(second.data).toEqual(first.data);
+    const streamed = { ...params, stream: true };
+    const live = await rawRequest(`${gateway.url}/v1/messages`, { method: 'POST', headers: bearer(), body: JSON.stringify(streamed) });
+    const hit = await rawRequest(`${gateway.url}/v1/messages`, { method: 'POST', headers: bearer(), body: JSON.stringify(streamed) });
+    expect(hit.headers['x-cache']).toBe('HIT');
+    expect(hit.text).toBe(live.text);
+    expect(upstreamMessages()).toHaveLength(2);
+    expect(await usageRecordOf(storage, second.request_id ?? '')).toMatchObject({ cacheHit: true, costUsd: 0 });
+  });
+
+  it('fails over between native and translated targets of a virtual model, JSON and streamed', async () => {
+    const overloaded = await client.messages.create({ model: 'mixed', max_tokens: 10, messages: [userTurn()] }).withResponse();
+    expect(overloaded.data).toMatchObject({ type: 'message', role: 'assistant', content: [{ type: 'text' }] });
+    // Each executed attempt is recorded: the overloaded native one and the translated one that answered.
+    const records = await eventually(async () => {
+      const found = await storage.usage.findByRequestId(overloaded.request_id ?? '');
+      return found.length === 2 ? found : undefined;
+    }, 'two usage records');
+    expect(records.map(({ provider, model, status }) => ({ provider, model, status })).sort((a, b) => a.status - b.status)).toEqual([
+      { provider: 'oai', model: 'mock-model', status: 200 },
+      { provider: 'claude', model: 'error-529', status: 529 },
+    ]);
+    const streamed = await client.messages.stream({ model: 'mixed-stream', max_tokens: 10, messages: [userTurn()] }).finalMessage();
+    expect(streamed.content[0]).toMatchObject({ type: 'text' });
+    expect(upstreamMessages().map((sent) => sent.body['model'])).toEqual(['error-529', 'stream-error-first']);
+    const back = await client.messages.create({ model: 'mixed-back', max_tokens: 10, messages: [userTurn()] });
+    expect(back.id).toMatch(/^msg_mock_/);
   });
 
   it.each([

@@ -37,6 +37,19 @@ describe('openNativeStream', () => {
     expect((error as GatewayError).provider).toBe('claude');
   });
 
+  it('closes the upstream without an unhandled error when it fails the attempt (undici bodies error on destroy)', async () => {
+    const upstream = new Readable({
+      read() {},
+      destroy(error, callback) {
+        callback(error ?? new Error('aborted'));
+      },
+    });
+    upstream.push(event({ type: 'error', error: { type: 'api_error', message: 'boom' } }));
+    await expect(openNativeStream(upstream, 'claude', signal)).rejects.toMatchObject({ status: 500 });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(upstream.destroyed).toBe(true);
+  });
+
   it('hands an empty body on (the relay reports it as cut)', async () => {
     expect(await text(await openNativeStream(Readable.from([]), 'claude', signal))).toBe('');
   });

@@ -78,19 +78,24 @@ export function openNativeStream(upstream: Readable, provider: string, signal: A
       upstream.off('data', onData).off('end', onEnd).off('error', onError);
       upstream.pause();
     };
+    // Destroying an undici body emits an abort error that nobody waits for any more.
+    const discard = (): void => {
+      upstream.on('error', () => undefined);
+      upstream.destroy();
+    };
     const onData = (chunk: Buffer): void => {
       head.push(chunk);
       const first = parser.push(chunk)[0];
       if (first === undefined) return;
       stop();
       if (first.event !== 'error') return resolve(replayed(head, upstream, false));
-      upstream.destroy();
+      discard();
       reject(leadingError(first.data, provider));
     };
     const onEnd = (): void => (stop(), resolve(replayed(head, upstream, true)));
     const onError = (error: unknown): void => {
       stop();
-      upstream.destroy();
+      discard();
       reject(mapNetworkError(error, provider, signal));
     };
     upstream.on('data', onData).once('end', onEnd).once('error', onError);
