@@ -25,8 +25,8 @@ export interface MessagesRequest {
   stream: boolean;
   /** The API headers the client sent (`anthropic-version`, `anthropic-beta`), for native targets. */
   headers: Record<string, string>;
-  /** The chat translation for targets that do not speak Messages, or why there is none. */
-  translated: TranslatedRequest | GatewayError;
+  /** The chat translation for targets that do not speak Messages (made once, on first use; throws a 400). */
+  translate(): TranslatedRequest;
 }
 
 /** A stream to relay: native Messages events as they are, or chat chunks to translate. */
@@ -48,18 +48,13 @@ export type MessagesOutcome =
       finish: (result: RelayResult) => void;
     });
 
-/** Reads a Messages request; the chat translation is made now, and fails only where it is used. */
+/** Reads a Messages request; the chat translation is made only when a target needs it. */
 export function readMessagesRequest(input: unknown, headers: Record<string, string>): MessagesRequest {
   const { body, stream } = checkMessagesRequest(input);
   const { selector, hint } = readModelFields(body);
-  let translated: TranslatedRequest | GatewayError;
-  try {
-    translated = toChatRequest(body);
-  } catch (error) {
-    if (!(error instanceof GatewayError)) throw error;
-    translated = error;
-  }
-  return { body, selector, hint, stream, headers, translated };
+  let translated: TranslatedRequest | null = null;
+  const translate = (): TranslatedRequest => (translated ??= toChatRequest(body));
+  return { body, selector, hint, stream, headers, translate };
 }
 
 /**
@@ -77,8 +72,7 @@ export async function runMessages(
 ): Promise<MessagesOutcome> {
   const plan = await planRoute(request.selector, request.hint, dependencies);
   // A request no candidate can take natively fails on its translation before anything counts it.
-  const translationError = request.translated instanceof GatewayError ? request.translated : null;
-  if (translationError !== null && !plan.candidates.some((target) => target.adapter.messagesApi !== undefined)) throw translationError;
+  if (plan.candidates.every((target) => target.adapter.messagesApi === undefined)) request.translate();
   const cache = dependencies.cache;
   const cacheKey = cache === null ? null : cache.keyFor(endpoint, plan.cacheTarget, cacheMaterial(request));
   if (cache !== null && cacheKey !== null && cacheMode.lookup) {
@@ -118,8 +112,7 @@ async function callMessagesTarget(target: ResolvedTarget, request: MessagesReque
     if (result.kind === 'stream') return { kind: 'stream', stream: { native: true, upstream: result.body } };
     return { kind: 'json', body: result.body, usage: usageOfMessage(readMessage(result.body, target.adapter.name)) };
   }
-  if (request.translated instanceof GatewayError) throw request.translated;
-  const chat = await callTarget(target, readChatRequest(request.translated.chat), context);
+  const chat = await callTarget(target, readChatRequest(request.translate().chat), context);
   if (chat.kind === 'stream') return { kind: 'stream', stream: { native: false, upstream: chat.body, chunkOptions: chat.chunkOptions } };
   const message = toMessagesResponse(chat.body, target.model, context.requestId);
   return { kind: 'json', body: JSON.stringify(message), usage: chat.usage };

@@ -90,7 +90,7 @@ async function streamOutcome(
   let result: RelayResult;
   if (stream.native) result = await relayNativeMessagesStream(stream.upstream, raw, relayOptions, signal);
   else {
-    const estimatedInputTokens = messages.translated instanceof Error ? 0 : messages.translated.estimatedInputTokens;
+    const estimatedInputTokens = messages.translate().estimatedInputTokens;
     const translator = new MessagesStreamTranslator({ model: outcome.target.model, fallbackId: request.id, estimatedInputTokens });
     result = await relayMessagesStream(stream.upstream, raw, translator, relayOptions, signal);
   }
