@@ -73,6 +73,10 @@ const configYaml = (anthropic: MockAnthropic, openai: MockUpstream, agent: MockU
     '    targets:',
     '      - { provider: oai, model: error-503 }',
     '      - { provider: claude, model: claude-sonnet-4-5 }',
+    'rate_limits:',
+    '  user_paths:',
+    '    - path: /counted',
+    '      limits: [{ period: minute, max_requests: 2 }]',
     'pricing:',
     '  claude/rich-model:',
     `    input_per_mtok: ${PRICE.input}`,
@@ -239,6 +243,16 @@ describe('@anthropic-ai/sdk through the gateway', () => {
     expect(estimated.data.input_tokens).toBeLessThan(300);
     const record = await usageRecordOf(storage, estimated.request_id ?? '');
     expect(record).toMatchObject({ endpoint: '/v1/messages/count_tokens', provider: 'oai', status: 200 });
+  });
+
+  it('counts count_tokens under user-path request limits like any model call', async () => {
+    const counted = anthropicClient(gateway, 'test-master-key', { 'X-User-Path': '/counted/alice' });
+    const params = { model: 'oai/mock-model', messages: [userTurn()] };
+    await counted.messages.countTokens(params);
+    await counted.messages.countTokens({ ...params, model: 'claude/claude-sonnet-4-5' });
+    const refused = await rejectionOf(counted.messages.countTokens(params));
+    expect(refused).toBeInstanceOf(Anthropic.RateLimitError);
+    expect((refused as InstanceType<typeof Anthropic.RateLimitError>).headers.get('retry-after')).toMatch(/^\d+$/);
   });
 
   it('sends request-id on errors too', async () => {
