@@ -4,6 +4,7 @@ import { readBody, upstreamErrorOf } from '../upstream-body.ts';
 import { mapNetworkError, type UpstreamClient } from '../upstream-client.ts';
 import { mapUpstreamError } from '../upstream-errors.ts';
 import { SseParser } from '../../streaming/sse-parser.ts';
+import { errorStatuses } from './convert-stream.ts';
 import { isRecord } from './wire.ts';
 
 export interface MessagesApiOptions {
@@ -13,18 +14,6 @@ export interface MessagesApiOptions {
   /** `x-api-key` and the default `anthropic-version`. */
   credentials: Record<string, string>;
 }
-
-/** HTTP statuses of Anthropic's error types, for a stream that opens with an `error` event. */
-const errorStatuses: Readonly<Record<string, number>> = {
-  invalid_request_error: 400,
-  authentication_error: 401,
-  permission_error: 403,
-  not_found_error: 404,
-  request_too_large: 413,
-  rate_limit_error: 429,
-  api_error: 500,
-  overloaded_error: 529,
-};
 
 /**
  * The Messages API as the instance serves it, untranslated: the client's body and its
