@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import Anthropic from '@anthropic-ai/sdk';
+import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
@@ -41,7 +42,7 @@ const configYaml = (anthropic: MockAnthropic, openai: MockUpstream, agent: MockU
     '    type: anthropic',
     '    api_key: sk-ant-upstream',
     `    base_url: ${anthropic.url.replace(/\/v1$/, '')}`,
-    '    models: [claude-sonnet-4-5, rich-model, agent-model, error-529, stream-error-first]',
+    '    models: [claude-sonnet-4-5, rich-model, agent-model, error-529, stream-error-first, slow-stream]',
     '  claudev1:',
     '    type: anthropic',
     '    api_key: sk-ant-upstream',
@@ -213,6 +214,22 @@ describe('@anthropic-ai/sdk through the gateway', () => {
     const [sent] = upstreamMessages();
     expect(sent?.body['future_option']).toEqual({ level: 3 });
     expect(sent?.headers['anthropic-beta']).toBe('future-2030-01-01');
+  });
+
+  it('aborts the upstream when the client leaves a native stream, and records 499', async () => {
+    const controller = new AbortController();
+    const body = { model: 'claude/slow-stream', max_tokens: 10, stream: true, messages: [userTurn()] };
+    const response = await request(`${gateway.url}/v1/messages`, {
+      method: 'POST',
+      headers: { ...bearer(), 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: controller.signal,
+    });
+    const requestId = String(response.headers['request-id']);
+    for await (const chunk of response.body) if (String(chunk).includes('text_delta')) break;
+    controller.abort();
+    await anthropic.waitFor((requests) => requests.some((recorded) => recorded.aborted), 5_000);
+    expect(await usageRecordOf(storage, requestId)).toMatchObject({ status: 499, stream: true, provider: 'claude' });
   });
 
   it('takes a base_url with /v1 as well', async () => {

@@ -41,7 +41,9 @@ export type AnthropicMockBehavior =
   /** Signed thinking, text with a citation, a matched stop sequence (mock-anthropic-blocks.ts); cache counts as `cache`. */
   | { kind: 'rich'; read?: number; write?: number }
   /** A tool loop step: text, then a call of the first tool; text alone once a tool_result came back. */
-  | { kind: 'agent' };
+  | { kind: 'agent' }
+  /** A long text stream (`chunks` deltas), `delayMs` between frames. */
+  | { kind: 'slow_stream'; chunks: number; delayMs: number };
 
 export interface MockAnthropicOptions {
   /** Default 127.0.0.1. */
@@ -90,6 +92,7 @@ const MAGIC_BEHAVIORS = new Map<string, AnthropicMockBehavior>([
   ['stream-error-first', { kind: 'stream_error', afterChunks: 0, type: 'overloaded_error', message: 'Overloaded' }],
   ['rich-model', { kind: 'rich', read: 100, write: 20 }],
   ['agent-model', { kind: 'agent' }],
+  ['slow-stream', { kind: 'slow_stream', chunks: 200, delayMs: 50 }],
 ]);
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' };
@@ -274,7 +277,8 @@ class MockAnthropicServer implements MockAnthropic {
       else send(response, 200, blocksMessageJson(blocks, model, this.counter, usage));
       return;
     }
-    const spec: AnswerSpec = { model, counter: this.counter, usage, toolUse, chunkCount: this.options.chunkCount ?? 5 };
+    const chunkCount = behavior.kind === 'slow_stream' ? behavior.chunks : (this.options.chunkCount ?? 5);
+    const spec: AnswerSpec = { model, counter: this.counter, usage, toolUse, chunkCount };
     if (body['stream'] !== true) {
       send(response, 200, messageJson(spec));
       return;
@@ -287,12 +291,12 @@ class MockAnthropicServer implements MockAnthropic {
           ? leadingErrorEvents(type, message)
           : streamEvents({ ...spec, toolUse: undefined, streamError: { afterChunks, type, message } });
     }
-    await this.writeFrames(response, frames);
+    await this.writeFrames(response, frames, behavior.kind === 'slow_stream' ? behavior.delayMs : undefined);
   }
 
-  private async writeFrames(response: ServerResponse, frames: string[]): Promise<void> {
+  private async writeFrames(response: ServerResponse, frames: string[], delay?: number): Promise<void> {
     response.writeHead(200, SSE_HEADERS);
-    const delayMs = this.options.chunkDelayMs ?? 0;
+    const delayMs = delay ?? this.options.chunkDelayMs ?? 0;
     for (const [index, frame] of frames.entries()) {
       if (response.destroyed) return;
       if (index > 0 && delayMs > 0) await sleep(delayMs);
