@@ -126,11 +126,11 @@ export async function runChatCompletion(
   return { kind: 'json', target, admission, attempts, body: result.body, usage: result.usage };
 }
 
-type CallResult =
+export type CallResult =
   { kind: 'json'; body: string; usage: UsageObject | null } | { kind: 'stream'; body: StreamResult['body']; chunkOptions: ChunkOptions };
 
 /** One attempt on one target; an unusable answer fails the attempt (and may fail over). */
-async function callTarget(target: ChatTarget, request: ChatRequest, context: RequestContext): Promise<CallResult> {
+export async function callTarget(target: ChatTarget, request: ChatRequest, context: RequestContext): Promise<CallResult> {
   const provider = target.adapter.name;
   const providerJson = JSON.stringify(provider);
   // The context itself is the call context: reading its `signal` would make one (see ClientAbort).

@@ -17,6 +17,8 @@ export function installRequestHooks(app: FastifyInstance, metrics: GatewayMetric
   app.addHook('onRequest', (request, reply, done) => {
     request.startedAt = performance.now();
     reply.header('x-request-id', request.id);
+    // Anthropic's SDK reads the id from `request-id` (its `_request_id`).
+    if (request.url.startsWith('/v1/messages') && isAnthropicDialectUrl(request.url)) reply.header('request-id', request.id);
     if (!closing) return done();
     const error = new GatewayError('provider_error', 'the gateway is shutting down', { status: 503, code: 'shutting_down' });
     void reply.code(503).header('connection', 'close').send(errorBody(request.url, error));

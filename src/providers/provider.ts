@@ -38,6 +38,27 @@ export interface ForwardRequest {
   body?: string | Buffer | Readable | null;
 }
 
+/**
+ * A request in Anthropic's Messages dialect for an instance that speaks it natively: the
+ * client's body (the target's model, the gateway's routing hint removed) and the API's own
+ * request headers the client sent (`anthropic-version`, `anthropic-beta`).
+ */
+export interface MessagesApiRequest {
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
+/** A 2xx answer of a native Messages call: the JSON text, or the SSE bytes as sent. */
+export type MessagesApiResult = { kind: 'json'; body: string } | { kind: 'stream'; body: Readable };
+
+/** Capability of an adapter whose instances serve the Messages API (`/v1/messages` is then not translated). */
+export interface MessagesApi {
+  /** `POST /messages`; a non-2xx answer or a stream opening with an error event throws. */
+  create(request: MessagesApiRequest, context: CallContext): Promise<MessagesApiResult>;
+  /** `POST /messages/count_tokens`: the upstream's JSON answer. */
+  countTokens(request: MessagesApiRequest, context: CallContext): Promise<string>;
+}
+
 export interface UpstreamModel {
   id: string;
   created?: number;
@@ -61,6 +82,8 @@ export interface ProviderAdapter {
   readonly baseUrl: string;
   /** The headers that carry the instance's credentials (realtime sends them on the upgrade). */
   credentialHeaders(): Record<string, string>;
+  /** Present when the instance takes Messages API requests natively. */
+  readonly messagesApi?: MessagesApi;
 }
 
 export type ProviderFactory = (settings: ProviderSettings, client: UpstreamClient) => ProviderAdapter;

@@ -13,9 +13,9 @@ import { MASTER_KEY, bearer, rawRequest, rejectionOf } from './helpers.ts';
 import { createGatewayDatabase, usageRecordOf } from './storage-helpers.ts';
 import type { GatewayDatabase } from './storage-helpers.ts';
 
-// /v1/messages in front of an `anthropic`-type instance: the request goes Messages -> chat
-// (this route) -> Messages (the native adapter) and the answer back the same way, so what the
-// official client sends and reads must survive both translations.
+// /v1/messages in front of an `anthropic`-type instance: the adapter's messagesApi takes the
+// request natively and the answer or events are relayed as they are (test/clients/anthropic.test.ts
+// covers the fields only the native way keeps).
 
 const MODELS = ['claude-sonnet-4-5', 'cached-model', 'stream-error', 'error-529'];
 

@@ -126,7 +126,7 @@ describe('errors on POST /v1/messages', () => {
       client.messages.create({ model: 'openai/mock-model', messages: [{ role: 'user', content: 'x' }] } as never),
     );
     expect(expectSdkError(noMax, Anthropic.BadRequestError, 400, 'invalid_request_error').apiMessage).toContain('max_tokens');
-    const documentBlock = { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } };
+    const documentBlock = { type: 'document', source: { type: 'url', url: 'https://example.com/a.pdf' } };
     const unsupported = messagesBody('openai/mock-model', { messages: [{ role: 'user', content: [documentBlock] }] });
     const reply = expectAnthropicEnvelope(await rawRequest(url, { headers: bearer(), body: unsupported }), 400, 'invalid_request_error');
     expect(reply.error.message).toContain('document');

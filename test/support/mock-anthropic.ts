@@ -15,6 +15,7 @@ import {
   streamEvents,
 } from './mock-anthropic-wire.ts';
 import type { AnswerSpec, MockUsage } from './mock-anthropic-wire.ts';
+import { agentAnswer, blocksMessageJson, blocksStreamEvents, richAnswer } from './mock-anthropic-blocks.ts';
 import type { MockRequest, MockRouteHandler, RecordedRequest } from './mock-upstream.ts';
 
 export { MOCK_ANTHROPIC_CONTENT, MOCK_INPUT_TOKENS, MOCK_OUTPUT_TOKENS, MOCK_TOOL_INPUT } from './mock-anthropic-wire.ts';
@@ -36,7 +37,13 @@ export type AnthropicMockBehavior =
   /** Reports these cache token counts in usage (prompt caching). */
   | { kind: 'cache'; read: number; write: number }
   /** A 200 stream broken by an `error` event after `afterChunks` text deltas (0 = the first event). */
-  | { kind: 'stream_error'; afterChunks: number; type: string; message: string };
+  | { kind: 'stream_error'; afterChunks: number; type: string; message: string }
+  /** Signed thinking, text with a citation, a matched stop sequence (mock-anthropic-blocks.ts); cache counts as `cache`. */
+  | { kind: 'rich'; read?: number; write?: number }
+  /** A tool loop step: text, then a call of the first tool; text alone once a tool_result came back. */
+  | { kind: 'agent' }
+  /** A long text stream (`chunks` deltas), `delayMs` between frames. */
+  | { kind: 'slow_stream'; chunks: number; delayMs: number };
 
 export interface MockAnthropicOptions {
   /** Default 127.0.0.1. */
@@ -83,6 +90,9 @@ const MAGIC_BEHAVIORS = new Map<string, AnthropicMockBehavior>([
   ['cached-model', { kind: 'cache', read: 100, write: 20 }],
   ['stream-error', { kind: 'stream_error', afterChunks: 2, type: 'overloaded_error', message: 'Overloaded' }],
   ['stream-error-first', { kind: 'stream_error', afterChunks: 0, type: 'overloaded_error', message: 'Overloaded' }],
+  ['rich-model', { kind: 'rich', read: 100, write: 20 }],
+  ['agent-model', { kind: 'agent' }],
+  ['slow-stream', { kind: 'slow_stream', chunks: 200, delayMs: 50 }],
 ]);
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' };
@@ -223,7 +233,8 @@ class MockAnthropicServer implements MockAnthropic {
     } else if (method === 'POST' && path === '/messages/count_tokens') {
       send(response, 200, JSON.stringify({ input_tokens: MOCK_INPUT_TOKENS }));
     } else if (method === 'POST' && path === '/messages') {
-      const problem = messagesRequestProblem(request.body);
+      // Fields of a beta the request names (`anthropic-beta`) are accepted as the API does.
+      const problem = request.headers['anthropic-beta'] === undefined ? messagesRequestProblem(request.body) : null;
       if (problem !== null) send(response, 400, anthropicErrorJson(400, problem));
       else await this.answer(request.body as Record<string, unknown>, response);
     } else {
@@ -258,9 +269,16 @@ class MockAnthropicServer implements MockAnthropic {
       cache_read_input_tokens: 0,
       output_tokens: 0,
     };
-    if (behavior.kind === 'cache')
-      Object.assign(usage, { cache_read_input_tokens: behavior.read, cache_creation_input_tokens: behavior.write });
-    const spec: AnswerSpec = { model, counter: this.counter, usage, toolUse, chunkCount: this.options.chunkCount ?? 5 };
+    if (behavior.kind === 'cache' || behavior.kind === 'rich')
+      Object.assign(usage, { cache_read_input_tokens: behavior.read ?? 0, cache_creation_input_tokens: behavior.write ?? 0 });
+    if (behavior.kind === 'rich' || behavior.kind === 'agent') {
+      const blocks = behavior.kind === 'rich' ? richAnswer() : agentAnswer(body, this.counter);
+      if (body['stream'] === true) await this.writeFrames(response, blocksStreamEvents(blocks, model, this.counter, usage));
+      else send(response, 200, blocksMessageJson(blocks, model, this.counter, usage));
+      return;
+    }
+    const chunkCount = behavior.kind === 'slow_stream' ? behavior.chunks : (this.options.chunkCount ?? 5);
+    const spec: AnswerSpec = { model, counter: this.counter, usage, toolUse, chunkCount };
     if (body['stream'] !== true) {
       send(response, 200, messageJson(spec));
       return;
@@ -273,12 +291,12 @@ class MockAnthropicServer implements MockAnthropic {
           ? leadingErrorEvents(type, message)
           : streamEvents({ ...spec, toolUse: undefined, streamError: { afterChunks, type, message } });
     }
-    await this.writeFrames(response, frames);
+    await this.writeFrames(response, frames, behavior.kind === 'slow_stream' ? behavior.delayMs : undefined);
   }
 
-  private async writeFrames(response: ServerResponse, frames: string[]): Promise<void> {
+  private async writeFrames(response: ServerResponse, frames: string[], delay?: number): Promise<void> {
     response.writeHead(200, SSE_HEADERS);
-    const delayMs = this.options.chunkDelayMs ?? 0;
+    const delayMs = delay ?? this.options.chunkDelayMs ?? 0;
     for (const [index, frame] of frames.entries()) {
       if (response.destroyed) return;
       if (index > 0 && delayMs > 0) await sleep(delayMs);

@@ -4,8 +4,9 @@ import { isObject, type JsonObject } from './wire.ts';
 /**
  * Anthropic `messages` (user/assistant turns made of content blocks) as OpenAI chat
  * messages: `tool_result` blocks become `role: "tool"` messages, `tool_use` blocks become
- * `tool_calls`, images become `image_url` parts. Thinking blocks are dropped (no chat
- * equivalent); block types a chat upstream cannot take are a 400 naming the block.
+ * `tool_calls`, images become `image_url` parts, documents text or `file` parts. Thinking
+ * blocks and `cache_control` marks are dropped (no chat equivalent); block types a chat
+ * upstream cannot take are a 400 naming the block.
  */
 export function toChatMessages(messages: unknown): JsonObject[] {
   if (!Array.isArray(messages)) {
@@ -51,6 +52,7 @@ function userMessages(content: unknown, path: string): JsonObject[] {
       parts.push(...result.images);
     } else if (block['type'] === 'text') parts.push({ type: 'text', text: textOf(block, blockPath) });
     else if (block['type'] === 'image') parts.push(imagePart(block, blockPath));
+    else if (block['type'] === 'document') parts.push(documentPart(block, blockPath));
     else throw unsupportedBlock(block, blockPath);
   });
   // Tool answers must follow the assistant's tool calls directly; anything else comes after.
@@ -128,6 +130,25 @@ function imagePart(block: JsonObject, path: string): JsonObject {
   }
   if (source['type'] === 'url' && typeof source['url'] === 'string') return { type: 'image_url', image_url: { url: source['url'] } };
   throw invalid(`${path}.source: only base64 and url image sources are supported`, `${path}.source`);
+}
+
+/**
+ * A document as chat can carry it: plain text as a text part (titled when it has a title),
+ * a base64 PDF as a `file` part. Citations cannot be asked of a chat upstream and are
+ * dropped; a PDF by URL or a content document is refused.
+ */
+function documentPart(block: JsonObject, path: string): JsonObject {
+  const source = block['source'];
+  if (!isObject(source)) throw invalid(`${path}.source: must be an object`, `${path}.source`);
+  const title = typeof block['title'] === 'string' && block['title'] !== '' ? block['title'] : null;
+  if (source['type'] === 'text' && typeof source['data'] === 'string') {
+    return { type: 'text', text: title === null ? source['data'] : `${title}\n\n${source['data']}` };
+  }
+  if (source['type'] === 'base64' && source['media_type'] === 'application/pdf' && typeof source['data'] === 'string') {
+    const file_data = `data:application/pdf;base64,${source['data']}`;
+    return { type: 'file', file: { filename: title === null ? 'document.pdf' : `${title}.pdf`, file_data } };
+  }
+  throw invalid(`${path}.source: only text and base64 PDF documents can be sent to this provider`, `${path}.source`);
 }
 
 function textOf(block: JsonObject, path: string): string {

@@ -30,12 +30,38 @@ describe('toChatRequest', () => {
     expect(rejection([base]).code).toBe('invalid_body');
   });
 
+  it('sends text documents as text and base64 PDFs as file parts, dropping cache_control and citations', () => {
+    const text = { type: 'document', title: 'Facts', source: { type: 'text', media_type: 'text/plain', data: 'Sky: blue' } };
+    const pdf = {
+      type: 'document',
+      source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' },
+      citations: { enabled: true },
+    };
+    const marked = { type: 'text', text: 'Summarise', cache_control: { type: 'ephemeral' } };
+    const { chat } = toChatRequest({
+      ...base,
+      messages: [{ role: 'user', content: [{ ...text, cache_control: { type: 'ephemeral' } }, pdf, marked] }],
+    });
+    expect(chat['messages']).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Facts\n\nSky: blue' },
+          { type: 'file', file: { filename: 'document.pdf', file_data: 'data:application/pdf;base64,JVBERi0=' } },
+          { type: 'text', text: 'Summarise' },
+        ],
+      },
+    ]);
+  });
+
   it('rejects roles and blocks a chat upstream cannot take, naming where', () => {
     expect(rejection({ ...base, messages: [{ role: 'system', content: 'x' }] }).param).toBe('messages[0].role');
-    const documentBlock = { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } };
-    const error = rejection({ ...base, messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, documentBlock] }] });
+    const searchBlock = { type: 'search_result', source: 'https://x', title: 't', content: [] };
+    const error = rejection({ ...base, messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, searchBlock] }] });
     expect(error.param).toBe('messages[0].content[1].type');
-    expect(error.message).toContain('document');
+    expect(error.message).toContain('search_result');
+    const urlDocument = { type: 'document', source: { type: 'url', url: 'https://x/y.pdf' } };
+    expect(rejection({ ...base, messages: [{ role: 'user', content: [urlDocument] }] }).param).toBe('messages[0].content[0].source');
     const fileImage = { type: 'image', source: { type: 'file', file_id: 'file_1' } };
     expect(rejection({ ...base, messages: [{ role: 'user', content: [fileImage] }] }).param).toBe('messages[0].content[0].source');
     expect(rejection({ ...base, messages: [{ role: 'assistant', content: [{ type: 'tool_use', name: 'x' }] }] }).param).toBe(

@@ -54,19 +54,8 @@ const droppedFields = new Set([
  * `provider` hint keep their meaning (selectors, virtual models); streaming always asks the
  * upstream for usage so the stream can be metered.
  */
-export function toChatRequest(body: unknown): TranslatedRequest {
-  if (!isObject(body)) throw invalidRequest('request body must be a JSON object', { code: 'invalid_body' });
-  const model = body['model'];
-  if (model === undefined || model === null || model === '') throw missing('model');
-  if (typeof model !== 'string') throw invalid('model: must be a string', 'model');
-  const maxTokens = body['max_tokens'];
-  if (maxTokens === undefined || maxTokens === null) throw missing('max_tokens');
-  if (typeof maxTokens !== 'number' || !Number.isInteger(maxTokens) || maxTokens < 1) {
-    throw invalid('max_tokens: must be a positive integer', 'max_tokens');
-  }
-  const stream = body['stream'] ?? false;
-  if (typeof stream !== 'boolean') throw invalid('stream: must be a boolean', 'stream');
-
+export function toChatRequest(input: unknown): TranslatedRequest {
+  const { body, model, maxTokens, stream } = checkMessagesRequest(input);
   const chat: JsonObject = { model };
   const system = systemText(body['system']);
   const messages = toChatMessages(body['messages']);
@@ -82,6 +71,22 @@ export function toChatRequest(body: unknown): TranslatedRequest {
     chat['stream_options'] = { include_usage: true };
   }
   return { chat, stream, estimatedInputTokens: estimateTokens(body) };
+}
+
+/** The fields the gateway itself relies on in a Messages request (the upstream checks the rest). */
+export function checkMessagesRequest(body: unknown): { body: JsonObject; model: string; maxTokens: number; stream: boolean } {
+  if (!isObject(body)) throw invalidRequest('request body must be a JSON object', { code: 'invalid_body' });
+  const model = body['model'];
+  if (model === undefined || model === null || model === '') throw missing('model');
+  if (typeof model !== 'string') throw invalid('model: must be a string', 'model');
+  const maxTokens = body['max_tokens'];
+  if (maxTokens === undefined || maxTokens === null) throw missing('max_tokens');
+  if (typeof maxTokens !== 'number' || !Number.isInteger(maxTokens) || maxTokens < 1) {
+    throw invalid('max_tokens: must be a positive integer', 'max_tokens');
+  }
+  const stream = body['stream'] ?? false;
+  if (typeof stream !== 'boolean') throw invalid('stream: must be a boolean', 'stream');
+  return { body, model, maxTokens, stream };
 }
 
 function stopOf(stopSequences: unknown): JsonObject {

@@ -15,7 +15,7 @@ import { waitForDrain } from '../../streaming/drain.ts';
 export interface MessagesRelayOptions {
   /** The instance serving the stream, for error messages. */
   provider: string;
-  /** Keep a copy of the upstream's OpenAI frames up to this many characters (response cache). */
+  /** Keep a copy of the events sent to the client up to this many characters (response cache). */
   captureLimit?: number;
 }
 
@@ -29,15 +29,13 @@ interface RelayState {
   end: ChatStreamEnd;
 }
 
-const doneFrame = 'data: [DONE]\n\n';
-
 /**
  * Relays an upstream OpenAI chat stream to the client as Anthropic Messages events, with the
  * chat relay's guarantees (relay-chat-stream.ts, ADR-0003): SSE parsed once, usage observed
  * for metering, writes held back while the client's socket is full, the upstream aborted
  * (through the request signal) when the client leaves, an `error` event when the upstream
- * breaks off. The cache keeps the upstream's OpenAI frames, replayed on hits by
- * `translateCapturedStream`. The caller has already written the response head.
+ * breaks off. The cache keeps the events the client received, replayed as they are on
+ * hits. The caller has already written the response head.
  */
 export async function relayMessagesStream(
   upstream: Readable,
@@ -55,10 +53,14 @@ export async function relayMessagesStream(
     end: new ChatStreamEnd(),
   };
   const limit = options.captureLimit ?? 0;
-  const render = (events: SseEvent[]): string => translateEvents(events, translator, state, limit);
+  const render = (events: SseEvent[]): string => translateEvents(events, translator, state);
+  const keep = (text: string): string => {
+    if (state.capture !== null) state.capture = state.capture.length + text.length > limit ? null : state.capture + text;
+    return text;
+  };
   try {
     for await (const chunk of upstream) {
-      const text = render(parser.push(chunk as Buffer));
+      const text = keep(render(parser.push(chunk as Buffer)));
       if (text !== '' && !response.write(text)) await waitForDrain(response);
       if (signal.aborted || state.upstreamError !== null) break;
     }
@@ -75,39 +77,31 @@ export async function relayMessagesStream(
       response.end(tail + translator.fail(anthropicErrorType(failure), failure.message));
       return { usage: state.usage, completed: false, clientClosed: false, error: failure, captured: null };
     }
-    response.end(tail + translator.finish());
-    const captured = state.capture === null || state.capture.endsWith(doneFrame) ? state.capture : state.capture + doneFrame;
-    return { usage: state.usage, completed: true, clientClosed: false, error: null, captured };
+    response.end(keep(tail + translator.finish()));
+    return { usage: state.usage, completed: true, clientClosed: false, error: null, captured: state.capture };
   } catch (error) {
     if (signal.aborted) return closed(response, state.usage);
     upstream.destroy();
-    // An adapter that translates the stream (native Anthropic) fails it with the upstream's own error.
+    // An adapter that translates the stream fails it with the upstream's own error.
     const failure = error instanceof GatewayError ? error : toGatewayError(mapNetworkError(error, options.provider));
     response.end(translator.fail(anthropicErrorType(failure), failure.message));
     return { usage: state.usage, completed: false, clientClosed: false, error, captured: null };
   }
 }
 
-/**
- * A cached OpenAI stream (as captured above) replayed as Anthropic events, for a response
- * cache hit on a streaming request.
- */
+/** An OpenAI chat stream, whole, as Anthropic events (the fixtures replay recorded streams). */
 export function translateCapturedStream(sse: string, translator: MessagesStreamTranslator): string {
   const parser = new SseParser();
   const state: RelayState = { usage: null, done: false, upstreamError: null, capture: null, end: new ChatStreamEnd() };
   const events = [...parser.push(Buffer.from(sse)), ...parser.finish()];
-  return translateEvents(events, translator, state, 0) + translator.finish();
+  return translateEvents(events, translator, state) + translator.finish();
 }
 
-function translateEvents(events: SseEvent[], translator: MessagesStreamTranslator, state: RelayState, limit: number): string {
+function translateEvents(events: SseEvent[], translator: MessagesStreamTranslator, state: RelayState): string {
   let text = '';
   for (const event of events) {
     if (state.done) break;
     state.end.observe(event.data);
-    if (state.capture !== null) {
-      const raw = `data: ${event.data.replaceAll('\n', '\ndata: ')}\n\n`;
-      state.capture = state.capture.length + raw.length > limit ? null : state.capture + raw;
-    }
     if (event.data === '[DONE]') {
       state.done = true;
       text += translator.finish();

@@ -2,14 +2,21 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { cacheDirectives } from '../../cache/cache-key.ts';
 import type { CachedResponse } from '../../cache/response-cache.ts';
-import { toChatRequest, type TranslatedRequest } from '../../dialects/anthropic-messages/convert-request.ts';
-import { toMessagesResponse } from '../../dialects/anthropic-messages/convert-response.ts';
-import { relayMessagesStream, translateCapturedStream } from '../../dialects/anthropic-messages/stream-relay.ts';
+import { relayNativeMessagesStream } from '../../dialects/anthropic-messages/native-stream-relay.ts';
+import {
+  readMessagesRequest,
+  runMessages,
+  type MessagesOutcome,
+  type MessagesRequest,
+} from '../../dialects/anthropic-messages/run-messages.ts';
+import { relayMessagesStream } from '../../dialects/anthropic-messages/stream-relay.ts';
 import { MessagesStreamTranslator } from '../../dialects/anthropic-messages/stream-translator.ts';
-import { runChatCompletion, type CacheMode, type ChatOutcome, type ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
+import type { CacheMode, ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
+import type { RelayResult } from '../../streaming/relay-chat-stream.ts';
 import { clientClosedRequest } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { requestContextOf } from '../request-context.ts';
+import { messagesApiHeaders, registerCountTokensRoute } from './messages-count-tokens.ts';
 
 const endpoint = '/v1/messages';
 const jsonType = 'application/json; charset=utf-8';
@@ -28,67 +35,65 @@ function cacheModeOf(request: FastifyRequest, cacheEnabled: boolean): CacheMode 
 }
 
 /**
- * `POST /v1/messages`: Anthropic's Messages dialect in and out, any provider behind. The
- * request is translated to a chat completion and runs the chat pipeline unchanged (rate
- * limits, budgets, failover, virtual models, usage, cache); the answer, streamed or not,
- * cached or not, is translated back. Errors are rendered in Anthropic's envelope by hooks.ts.
+ * `POST /v1/messages`: Anthropic's Messages dialect in and out, any provider behind
+ * (run-messages.ts): instances that speak it get the request natively and their answer is
+ * relayed as is; others get it translated to a chat completion and the answer translated
+ * back. Rate limits, budgets, failover, virtual models, usage and cache are the chat
+ * pipeline's. Errors are rendered in Anthropic's envelope by hooks.ts, which also sends the
+ * `request-id` header the Anthropic SDK reads.
  */
 export function registerMessagesRoutes(app: FastifyInstance, dependencies: ChatPipelineDependencies): void {
   app.post(endpoint, async (request, reply) => {
-    const translated = toChatRequest(jsonBodyOf(request.body));
+    const messages = readMessagesRequest(jsonBodyOf(request.body), messagesApiHeaders(request));
     const context = requestContextOf(request, reply);
     const signal = context.signal;
     const cacheMode = cacheModeOf(request, dependencies.cache !== null);
-    const outcome = await runChatCompletion(translated.chat, context, dependencies, cacheMode, endpoint).catch((error: unknown) => {
+    const outcome = await runMessages(messages, context, dependencies, cacheMode).catch((error: unknown) => {
       throw signal.aborted ? clientClosedRequest() : error;
     });
     if (outcome.kind === 'cached') {
       request.logFields = { provider: outcome.cached.provider, model: outcome.cached.model, cache: 'hit' };
-      return sendCached(reply, outcome.cached, translated, request.id);
+      return sendCached(reply, outcome.cached);
     }
     request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
     if (outcome.attempts.length > 1) request.logFields['attempts'] = outcome.attempts;
     // Slots are held until the response has ended, whether it finished or the client left.
     context.abort.whenClosed(outcome.admission.release);
     reply.headers(outcome.admission.headers);
-    if (outcome.kind === 'json') {
-      const message = toMessagesResponse(outcome.body, outcome.target.model, request.id);
-      return reply.header('content-type', jsonType).send(JSON.stringify(message));
-    }
-    await streamOutcome(request, reply, outcome, translated, signal);
+    if (outcome.kind === 'json') return reply.header('content-type', jsonType).send(outcome.body);
+    await streamOutcome(request, reply, outcome, messages, signal);
     return reply;
   });
+  registerCountTokensRoute(app, dependencies);
 }
 
-function translatorFor(translated: TranslatedRequest, model: string, requestId: string): MessagesStreamTranslator {
-  return new MessagesStreamTranslator({ model, fallbackId: requestId, estimatedInputTokens: translated.estimatedInputTokens });
-}
-
-/** A cache hit in Anthropic's shape: the stored chat answer (JSON or OpenAI SSE) translated. */
-function sendCached(reply: FastifyReply, cached: CachedResponse, translated: TranslatedRequest, requestId: string): FastifyReply {
+/** A cache hit: the Messages JSON or events the first client received, replayed. */
+function sendCached(reply: FastifyReply, cached: CachedResponse): FastifyReply {
   reply.header('x-cache', 'HIT');
-  if (cached.kind === 'json') {
-    const message = toMessagesResponse(cached.body, cached.model, requestId);
-    return reply.header('content-type', jsonType).send(JSON.stringify(message));
-  }
-  const events = translateCapturedStream(cached.body, translatorFor(translated, cached.model, requestId));
-  return reply.headers(streamHeaders).send(events);
+  if (cached.kind === 'json') return reply.header('content-type', jsonType).send(cached.body);
+  return reply.headers(streamHeaders).send(cached.body);
 }
 
 async function streamOutcome(
   request: FastifyRequest,
   reply: FastifyReply,
-  outcome: Extract<ChatOutcome, { kind: 'stream' }>,
-  translated: TranslatedRequest,
+  outcome: Extract<MessagesOutcome, { kind: 'stream' }>,
+  messages: MessagesRequest,
   signal: AbortSignal,
 ): Promise<void> {
   reply.hijack();
   const raw = reply.raw;
   raw.writeHead(200, { ...(reply.getHeaders() as OutgoingHttpHeaders), ...streamHeaders });
-  const translator = translatorFor(translated, outcome.target.model, request.id);
-  const { provider, captureLimit } = outcome.chunkOptions;
-  const relayOptions = captureLimit === undefined ? { provider } : { provider, captureLimit };
-  const result = await relayMessagesStream(outcome.upstream, raw, translator, relayOptions, signal);
+  const provider = outcome.target.adapter.name;
+  const relayOptions = outcome.captureLimit === undefined ? { provider } : { provider, captureLimit: outcome.captureLimit };
+  const stream = outcome.stream;
+  let result: RelayResult;
+  if (stream.native) result = await relayNativeMessagesStream(stream.upstream, raw, relayOptions, signal);
+  else {
+    const estimatedInputTokens = messages.translate().estimatedInputTokens;
+    const translator = new MessagesStreamTranslator({ model: outcome.target.model, fallbackId: request.id, estimatedInputTokens });
+    result = await relayMessagesStream(stream.upstream, raw, translator, relayOptions, signal);
+  }
   outcome.finish(result);
   // Fastify's onResponse hook writes the request's log line, hijacked or not.
   const ending = result.error !== null ? 'upstream_error' : result.clientClosed ? 'client_closed' : 'completed';

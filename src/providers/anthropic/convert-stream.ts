@@ -15,8 +15,8 @@ export interface StreamOptions {
   includeUsage: boolean;
 }
 
-/** HTTP statuses of Anthropic's error types, for an `error` event that arrives mid-stream. */
-const errorStatuses: Readonly<Record<string, number>> = {
+/** HTTP statuses of Anthropic's error types, for an `error` event that arrives in a stream. */
+export const errorStatuses: Readonly<Record<string, number>> = {
   invalid_request_error: 400,
   authentication_error: 401,
   permission_error: 403,

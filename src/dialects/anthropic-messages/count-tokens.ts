@@ -1,0 +1,54 @@
+import { invalidRequest, providerError } from '../../errors/gateway-error.ts';
+import type { ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
+import { runModelCall, type ModelCallOutcome } from '../../gateway/model-call.ts';
+import { readModelFields, upstreamBodyOf } from '../../gateway/model-fields.ts';
+import type { RequestContext } from '../../gateway/request-context.ts';
+import type { ResolvedTarget } from '../../routing/resolve-model.ts';
+import { estimateInputTokens } from './token-estimate.ts';
+import { isObject } from './wire.ts';
+
+export const countTokensEndpoint = '/v1/messages/count_tokens';
+
+export interface TokenCount {
+  /** The JSON answer, `{"input_tokens": n}`. */
+  body: string;
+  /** True when the gateway estimated the count (the instance has no native count). */
+  estimate: boolean;
+}
+
+/**
+ * `POST /v1/messages/count_tokens` under the model pipeline (limits, budgets, failover,
+ * usage record): instances that speak the Messages API count natively; for any other the
+ * gateway estimates with a tokenizer (token-estimate.ts) and says so.
+ */
+export function runCountTokens(
+  input: unknown,
+  headers: Record<string, string>,
+  context: RequestContext,
+  dependencies: ChatPipelineDependencies,
+): Promise<ModelCallOutcome<TokenCount>> {
+  const { body, selector, hint } = readModelFields(input);
+  if (!Array.isArray(body['messages'])) {
+    const code = body['messages'] === undefined ? 'missing_field' : 'invalid_body';
+    throw invalidRequest('messages: must be an array of messages', { code, param: 'messages' });
+  }
+  const call = async (target: ResolvedTarget): Promise<TokenCount> => {
+    const api = target.adapter.messagesApi;
+    if (api === undefined) return { body: JSON.stringify({ input_tokens: await estimateInputTokens(body) }), estimate: true };
+    const text = await api.countTokens({ body: upstreamBodyOf(body, target.model), headers }, context);
+    return { body: checkedCount(text, target.adapter.name), estimate: false };
+  };
+  return runModelCall({ endpoint: countTokensEndpoint, selector, hint, stream: false, call }, context, dependencies);
+}
+
+/** A native answer must carry `input_tokens`; anything else fails the attempt like a 5xx. */
+function checkedCount(text: string, provider: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = null;
+  }
+  if (isObject(parsed) && typeof parsed['input_tokens'] === 'number') return text;
+  throw providerError(`upstream ${provider} returned no input_tokens`, { provider, code: 'invalid_upstream_response' });
+}
