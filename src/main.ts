@@ -25,11 +25,7 @@ async function main(): Promise<void> {
   const logger = createLogger(settings, logDestination);
   for (const warning of warnings) logger.warn(warning);
 
-  const client = new UpstreamClient({
-    timeoutMs: settings.upstream.timeoutSeconds * 1000,
-    connectTimeoutMs: settings.upstream.connectTimeoutSeconds * 1000,
-    connections: settings.upstream.maxConnections,
-  });
+  const client = createUpstreamClient(settings);
   const adapters = createAdapters(settings.providers, client);
   const catalog = new ModelCatalog(adapters, {
     refreshIntervalMs: settings.models.refreshIntervalSeconds * 1000,
@@ -81,6 +77,14 @@ async function main(): Promise<void> {
     cleanups: [() => catalog.stop(), () => services.close(), () => client.close()],
     handlersIdle: (timeoutMs) => runningHandlers.idle(timeoutMs),
     flushLogs: (timeoutMs) => logDestination.flush(timeoutMs),
+  });
+}
+
+function createUpstreamClient(settings: Settings): UpstreamClient {
+  return new UpstreamClient({
+    timeoutMs: settings.upstream.timeoutSeconds * 1000,
+    connectTimeoutMs: settings.upstream.connectTimeoutSeconds * 1000,
+    connections: settings.upstream.maxConnections,
   });
 }
 
