@@ -74,7 +74,7 @@ async function withPostgres<Result>(body: (client: pg.Client) => Promise<Result>
 }
 
 /** Polls until `probe` returns a value (not undefined); fails after `timeoutMs`. */
-export async function eventually<Value>(probe: () => Promise<Value | undefined>, what: string, timeoutMs = 3_000): Promise<Value> {
+export async function eventually<Value>(probe: () => Promise<Value | undefined>, what: string, timeoutMs = 10_000): Promise<Value> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -85,7 +85,7 @@ export async function eventually<Value>(probe: () => Promise<Value | undefined>,
 }
 
 /** The usage record of one request id, once the batch writer has stored it. */
-export async function usageRecordOf(storage: Storage, requestId: string, timeoutMs = 3_000): Promise<UsageRecord> {
+export async function usageRecordOf(storage: Storage, requestId: string, timeoutMs = 10_000): Promise<UsageRecord> {
   const records = await eventually(
     async () => {
       const found = await storage.usage.findByRequestId(requestId);

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -55,6 +55,13 @@ export interface GatewayOptions {
   cwd?: string;
   /** Milliseconds to wait for the listening line. */
   startTimeoutMs?: number;
+  /**
+   * Start it as an operator does, with `npm start` in the project (isolated from the user's
+   * npm configuration; SQLite under `cwd`): `child` is then npm's process.
+   */
+  viaNpmStart?: boolean;
+  /** Spawn in a process group of its own (to signal the group, as Ctrl-C in a terminal does). */
+  detached?: boolean;
 }
 
 export interface GatewayProcess {
@@ -86,7 +93,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     args.push('--config', configPath);
   }
   const env = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? cwd, PORT: '0', LOG_LEVEL: 'info', ...options.env };
-  const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const spawnOptions: SpawnOptions = { env, detached: options.detached === true, stdio: ['ignore', 'pipe', 'pipe'] };
+  const child =
+    options.viaNpmStart === true
+      ? spawn('npm', ['start', '--', ...args.slice(1)], { ...spawnOptions, cwd: projectRoot, env: { ...npmEnvironment(cwd), ...env } })
+      : spawn(process.execPath, args, { ...spawnOptions, cwd });
   killOnExit(child);
   const output: string[] = [];
   const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
@@ -106,6 +117,23 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     async kill() {
       await stopChild(child, 'SIGKILL');
     },
+  };
+}
+
+/** npm without the user's configuration or cache, and the gateway's SQLite file under `cwd`. */
+function npmEnvironment(cwd: string): Record<string, string> {
+  const userConfig = join(cwd, 'npmrc');
+  const globalConfig = join(cwd, 'npmrc-global');
+  writeFileSync(userConfig, '');
+  writeFileSync(globalConfig, '');
+  return {
+    npm_config_userconfig: userConfig,
+    npm_config_globalconfig: globalConfig,
+    npm_config_cache: join(cwd, 'npm-cache'),
+    npm_config_update_notifier: 'false',
+    npm_config_fund: 'false',
+    npm_config_audit: 'false',
+    SQLITE_PATH: join(cwd, 'data', 'gateway.db'),
   };
 }
 
