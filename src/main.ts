@@ -76,7 +76,7 @@ async function main(): Promise<void> {
     timeoutMs: settings.server.shutdownTimeoutSeconds * 1000,
     cleanups: [() => catalog.stop(), () => services.close(), () => client.close()],
     handlersIdle: (timeoutMs) => runningHandlers.idle(timeoutMs),
-    flushLogs: (timeoutMs) => logDestination.flush(timeoutMs),
+    flushLogs: (timeoutMs) => logDestination.waitUntilWritten(timeoutMs),
   });
 }
 

@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import type { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** The most log bytes kept in memory while stdout is not being read; lines past it are dropped. */
@@ -13,11 +14,11 @@ const maxPendingBytes = 8 * 1024 * 1024;
  * drains), never a blocked event loop.
  */
 export class LogDestination {
-  readonly #output: NodeJS.WriteStream;
+  readonly #output: Writable;
   #dropped = 0;
   #broken = false;
 
-  constructor(output: NodeJS.WriteStream = process.stdout) {
+  constructor(output: Writable = process.stdout) {
     this.#output = output;
     // EPIPE and the like: the reader is gone, logging stops (as pino does on a broken pipe).
     output.on('error', () => {
@@ -36,7 +37,7 @@ export class LogDestination {
   }
 
   /** Waits until what was written reached the pipe, at most `timeoutMs` (before process.exit). */
-  async flush(timeoutMs: number): Promise<void> {
+  async waitUntilWritten(timeoutMs: number): Promise<void> {
     if (this.#broken || this.#output.writableLength === 0) return;
     const abort = new AbortController();
     const drained = once(this.#output, 'drain', { signal: abort.signal }).catch(() => undefined);
