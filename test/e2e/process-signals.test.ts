@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -5,7 +6,7 @@ import Database from 'better-sqlite3';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { killOnExit, startGateway, stopChild, type GatewayProcess } from '../support/gateway-process.ts';
 import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
 import { descendantsOf, isAlive, killAlive } from '../support/process-tree.ts';
 import { bearer, chatBody, gatewayEnv } from './helpers.ts';
@@ -128,4 +129,31 @@ describe('npm start', () => {
   it('drains and exits 0 on Ctrl-C to the process group (SIGINT twice: npm forwards it too)', async () => {
     await signalDuringRequest((npm) => process.kill(-(npm.child.pid ?? 0), 'SIGINT'), true);
   });
+});
+
+describe('test processes', () => {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`take the gateways they started with them when they end on ${signal} (as vitest stops a worker)`, async () => {
+      const fixture = new URL('../support/gateway-leak-fixture.ts', import.meta.url).pathname;
+      const runner = spawn(process.execPath, ['--import', 'tsx', fixture], { stdio: ['ignore', 'pipe', 'inherit'] });
+      killOnExit(runner);
+      let gatewayPid = 0;
+      try {
+        runner.stdout.setEncoding('utf8');
+        const [line] = (await Promise.race([
+          new Promise((resolve) => runner.stdout.once('data', (chunk: string) => resolve([chunk]))),
+          sleep(60_000).then(() => ['']),
+        ])) as string[];
+        gatewayPid = Number(line?.trim());
+        expect(gatewayPid, 'the fixture started a gateway').toBeGreaterThan(0);
+        expect(isAlive(gatewayPid)).toBe(true);
+        expect(await stopChild(runner, signal, 10_000)).toBe(signal === 'SIGTERM' ? 143 : 130);
+        for (let waited = 0; waited < 5_000 && isAlive(gatewayPid); waited += 100) await sleep(100);
+        expect(isAlive(gatewayPid), 'the gateway died with the test process').toBe(false);
+      } finally {
+        if (gatewayPid > 0) killAlive([gatewayPid]);
+        await stopChild(runner, 'SIGKILL');
+      }
+    });
+  }
 });

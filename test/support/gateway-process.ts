@@ -19,13 +19,25 @@ const stopGraceMs = 45_000;
 const liveChildren = new Set<ChildProcess>();
 let exitHookInstalled = false;
 
-/** Registers a child to be SIGKILLed if it is still running when the test process exits. */
+function killLiveChildren(): void {
+  for (const running of liveChildren) running.kill('SIGKILL');
+}
+
+/**
+ * Registers a child to be SIGKILLed if it is still running when the test process ends: on
+ * exit, and on SIGTERM/SIGINT/SIGHUP, which end a process without its exit handlers (vitest
+ * stops a worker with SIGTERM, then SIGKILL 500 ms later).
+ */
 export function killOnExit(child: ChildProcess): void {
   if (!exitHookInstalled) {
     exitHookInstalled = true;
-    process.once('exit', () => {
-      for (const running of liveChildren) running.kill('SIGKILL');
-    });
+    process.once('exit', killLiveChildren);
+    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+      process.once(signal, () => {
+        killLiveChildren();
+        process.exit(128 + (signal === 'SIGTERM' ? 15 : signal === 'SIGINT' ? 2 : 1));
+      });
+    }
   }
   liveChildren.add(child);
   child.once('exit', () => liveChildren.delete(child));
