@@ -59,10 +59,17 @@ describe.each(backendNames)('streams cut at the shutdown deadline on %s', (backe
       const streams = await Promise.all([
         startStream(gateway, '/v1/chat/completions', chatBody('openai/mock-model', { stream: true })),
         startStream(gateway, '/v1/responses', { model: 'compat/mock-model', input: 'Say hello', stream: true }),
+        startStream(gateway, '/v1/messages', {
+          model: 'openai/mock-model',
+          max_tokens: 100,
+          messages: [{ role: 'user', content: 'Say hello' }],
+          stream: true,
+        }),
       ]);
       const exitCode = await gateway.stop('SIGTERM');
       expect(exitCode, gateway.output.slice(-20).join('\n')).toBe(0);
-      for (const stream of streams) expect(await stream.rest).not.toContain('[DONE]');
+      // None got to its end: the chat [DONE], the Responses response.completed, the Messages message_stop.
+      for (const stream of streams) expect(await stream.rest).not.toMatch(/\[DONE\]|response\.completed|message_stop/);
 
       const storage = await database.open(gateway);
       try {
