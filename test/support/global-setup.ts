@@ -1,6 +1,12 @@
 import type { TestProject } from 'vitest/node';
 
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+import { killAlive, orphansRunning } from './process-tree.ts';
 import { missingServiceLines, probeServices, type TestServices } from './service-probes.ts';
+
+const gatewayEntryPoint = join(resolve(import.meta.dirname, '..', '..'), 'dist', 'main.js');
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -20,4 +26,14 @@ export async function setup(project: TestProject): Promise<void> {
     console.warn(required ? `REQUIRE_SERVICES: these will fail: ${line}` : `skipping ${line} (see README "Tests")`);
   }
   project.provide('testServices', required ? { postgres: true, redis: true, redisServer: true, chromium: true } : found);
+}
+
+/**
+ * The last safety net: gateways of this checkout that lost their test process (orphans of
+ * init) are killed and named. The harness should never leave one (gateway-process.ts).
+ */
+export function teardown(): void {
+  if (!existsSync('/proc')) return;
+  const killed = killAlive(orphansRunning(gatewayEntryPoint));
+  if (killed.length > 0) console.warn(`killed ${killed.length} gateway process(es) left behind by the tests: ${killed.join(', ')}`);
 }

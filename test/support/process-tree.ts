@@ -55,3 +55,19 @@ export function killAlive(pids: readonly number[]): number[] {
   }
   return alive;
 }
+
+/** Processes whose parent is init (orphans) and whose command line contains `needle`. */
+export function orphansRunning(needle: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    try {
+      const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+      if (commandLine.includes(needle) && parentOf(pid) === 1 && isAlive(pid)) found.push(pid);
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found;
+}
