@@ -1,6 +1,7 @@
 import type { TestProject } from 'vitest/node';
 
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { killAlive, orphansRunning } from './process-tree.ts';
@@ -29,11 +30,12 @@ export async function setup(project: TestProject): Promise<void> {
 }
 
 /**
- * The last safety net: gateways of this checkout that lost their test process (orphans of
- * init) are killed and named. The harness should never leave one (gateway-process.ts).
+ * The last safety net: gateways of this checkout started by the tests (their cwd is a
+ * `gateway-test-` folder) that lost their test process (orphans of init) are killed and named.
+ * The harness should never leave one (gateway-process.ts); a gateway started by hand is left alone.
  */
 export function teardown(): void {
   if (!existsSync('/proc')) return;
-  const killed = killAlive(orphansRunning(gatewayEntryPoint));
+  const killed = killAlive(orphansRunning(gatewayEntryPoint, join(tmpdir(), 'gateway-test-')));
   if (killed.length > 0) console.warn(`killed ${killed.length} gateway process(es) left behind by the tests: ${killed.join(', ')}`);
 }

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 // Linux /proc helpers: the processes a test started through a launcher (npm, a shell), to
 // prove none outlives the test, and to kill what would.
@@ -56,15 +56,16 @@ export function killAlive(pids: readonly number[]): number[] {
   return alive;
 }
 
-/** Processes whose parent is init (orphans) and whose command line contains `needle`. */
-export function orphansRunning(needle: string): number[] {
+/** Processes whose parent is init (orphans), whose command line contains `needle` and whose cwd starts with `cwdPrefix`. */
+export function orphansRunning(needle: string, cwdPrefix: string): number[] {
   const found: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const pid = Number(entry);
     try {
       const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
-      if (commandLine.includes(needle) && parentOf(pid) === 1 && isAlive(pid)) found.push(pid);
+      const orphan = commandLine.includes(needle) && parentOf(pid) === 1 && isAlive(pid);
+      if (orphan && readlinkSync(`/proc/${pid}/cwd`).startsWith(cwdPrefix)) found.push(pid);
     } catch {
       // gone, or not ours to read
     }
