@@ -5,6 +5,8 @@ import { loadProcessSettings } from './config/load.ts';
 import type { LoadedSettings, Settings } from './config/settings.ts';
 import { Authenticator } from './http/auth.ts';
 import { buildServer } from './http/server.ts';
+import { LogDestination } from './lifecycle/log-destination.ts';
+import { RunningHandlers } from './lifecycle/running-handlers.ts';
 import { installShutdown } from './lifecycle/shutdown.ts';
 import { GatewayMetrics } from './observability/metrics.ts';
 import { createAdapters } from './providers/registry.ts';
@@ -19,15 +21,11 @@ const initialListingWaitMs = 5_000;
 /** Composition root: configuration, stores, providers, server, signals. */
 async function main(): Promise<void> {
   const { settings, warnings } = readSettings();
-  const logger = createLogger(settings);
+  const logDestination = new LogDestination();
+  const logger = createLogger(settings, logDestination);
   for (const warning of warnings) logger.warn(warning);
 
-  const client = new UpstreamClient({
-    timeoutMs: settings.upstream.timeoutSeconds * 1000,
-    connectTimeoutMs: settings.upstream.connectTimeoutSeconds * 1000,
-    connections: settings.upstream.maxConnections,
-    maxResponseBytes: settings.upstream.maxResponseBytes,
-  });
+  const client = createUpstreamClient(settings);
   const adapters = createAdapters(settings.providers, client);
   const catalog = new ModelCatalog(adapters, {
     refreshIntervalMs: settings.models.refreshIntervalSeconds * 1000,
@@ -43,6 +41,7 @@ async function main(): Promise<void> {
   await catalog.start(initialListingWaitMs);
 
   const metrics = settings.metrics.enabled ? new GatewayMetrics() : null;
+  const runningHandlers = new RunningHandlers();
   const sharedCounters = services.rateLimitCounters;
   if (sharedCounters !== null) metrics?.watchRateLimitStore(() => sharedCounters.status());
   const app = buildServer({
@@ -69,6 +68,7 @@ async function main(): Promise<void> {
     usageEnabled: services.recorder !== null,
     mcp: services.mcp,
     responses: services.responses,
+    runningHandlers,
   });
   await app.listen({ host: settings.server.host, port: settings.server.port });
   logListening(app, settings, logger);
@@ -77,6 +77,17 @@ async function main(): Promise<void> {
     logger,
     timeoutMs: settings.server.shutdownTimeoutSeconds * 1000,
     cleanups: [() => catalog.stop(), () => services.close(), () => client.close()],
+    handlersIdle: (timeoutMs) => runningHandlers.idle(timeoutMs),
+    flushLogs: (timeoutMs) => logDestination.waitUntilWritten(timeoutMs),
+  });
+}
+
+function createUpstreamClient(settings: Settings): UpstreamClient {
+  return new UpstreamClient({
+    timeoutMs: settings.upstream.timeoutSeconds * 1000,
+    connectTimeoutMs: settings.upstream.connectTimeoutSeconds * 1000,
+    connections: settings.upstream.maxConnections,
+    maxResponseBytes: settings.upstream.maxResponseBytes,
   });
 }
 
@@ -104,15 +115,18 @@ function readSettings(): LoadedSettings {
   }
 }
 
-function createLogger(settings: Settings): Logger {
-  return pino({
-    level: settings.logging.level,
-    base: { service: 'model-gateway' },
-    redact: {
-      paths: ['req.headers.authorization', 'req.headers["x-api-key"]', '*.api_key', '*.apiKey', '*.master_key', '*.masterKey'],
-      censor: '[redacted]',
+function createLogger(settings: Settings, destination: LogDestination): Logger {
+  return pino(
+    {
+      level: settings.logging.level,
+      base: { service: 'model-gateway' },
+      redact: {
+        paths: ['req.headers.authorization', 'req.headers["x-api-key"]', '*.api_key', '*.apiKey', '*.master_key', '*.masterKey'],
+        censor: '[redacted]',
+      },
     },
-  });
+    destination,
+  );
 }
 
 main().catch((error: unknown) => {

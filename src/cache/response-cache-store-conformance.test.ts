@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryCacheStore } from './memory-cache-store.ts';
 import { createRedisCacheStore } from './redis-cache-store.ts';
 import type { CachedResponse, ResponseCacheStore } from './response-cache.ts';
+import { testServices } from '../../test/support/services.ts';
 import { capturingLogger, defaultTestRedisUrl, openRedisTestHarness, sleep } from './testing/redis-test-support.ts';
 import type { RedisTestHarness } from './testing/redis-test-support.ts';
 
@@ -10,7 +11,7 @@ const redisUrl = process.env.REDIS_URL_TEST ?? defaultTestRedisUrl;
 let harness: RedisTestHarness;
 
 beforeAll(async () => {
-  harness = await openRedisTestHarness(redisUrl);
+  if (testServices.redis) harness = await openRedisTestHarness(redisUrl);
 });
 
 afterAll(async () => {
@@ -19,7 +20,9 @@ afterAll(async () => {
 
 const implementations: { name: string; open: () => Promise<ResponseCacheStore> }[] = [
   { name: 'memory', open: async () => new MemoryCacheStore({ maxEntries: 100, maxBytes: 1_000_000 }) },
-  { name: 'redis', open: () => createRedisCacheStore({ url: redisUrl, prefix: harness.prefix, logger: capturingLogger().logger }) },
+  ...(testServices.redis
+    ? [{ name: 'redis', open: () => createRedisCacheStore({ url: redisUrl, prefix: harness.prefix, logger: capturingLogger().logger }) }]
+    : []),
 ];
 
 function response(kind: CachedResponse['kind'], body: string): CachedResponse {

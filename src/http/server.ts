@@ -30,6 +30,7 @@ import type { ResponseState } from '../responses/response-state.ts';
 import type { ModelCatalog } from '../routing/model-catalog.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { Metering } from '../usage/metering.ts';
+import type { RunningHandlers } from '../lifecycle/running-handlers.ts';
 import type { PriceBook } from '../usage/pricing.ts';
 import { type Authenticator, type Principal } from './auth.ts';
 import { installErrorHandlers, installRequestHooks } from './hooks.ts';
@@ -94,6 +95,8 @@ export interface ServerDependencies {
   mcp: McpGateway | null;
   /** Stored Responses API state; absent: `/v1/responses` keeps nothing. */
   responses?: ResponseState | null;
+  /** Counts running handlers, so that shutdown can wait for cut streams to report. */
+  runningHandlers?: RunningHandlers;
 }
 
 export function buildServer(dependencies: ServerDependencies): FastifyInstance {
@@ -110,6 +113,7 @@ export function buildServer(dependencies: ServerDependencies): FastifyInstance {
     // Requests that arrive while draining get the gateway's own 503 envelope (hooks.ts).
     return503OnClosing: false,
   });
+  dependencies.runningHandlers?.install(app);
   // Set by the hooks before any handler reads them.
   app.decorateRequest('principal', null as unknown as Principal);
   app.decorateRequest('userPath', '/');

@@ -8,33 +8,68 @@ export interface ShutdownOptions {
   timeoutMs: number;
   /** Run after the server has closed, in order (flush usage, close pools, ...). */
   cleanups: ReadonlyArray<() => void | Promise<void>>;
+  /** Resolves once no route handler runs (true), or after the time given (false). */
+  handlersIdle?: (timeoutMs: number) => Promise<boolean>;
+  /** Waits (bounded) until the log lines written so far have left the process. */
+  flushLogs?: (timeoutMs: number) => Promise<void>;
 }
 
 const idleSweepMs = 100;
+/** How long handlers whose connections were cut at the deadline get to report their usage. */
+const reportGraceMs = 5_000;
+const logFlushTimeoutMs = 2_000;
+/**
+ * A signal repeated within this window is the same request delivered twice: Ctrl-C under
+ * `npm start` reaches the gateway from the terminal (the process group) and from npm.
+ */
+const repeatedSignalWindowMs = 2_000;
 
 /**
  * Graceful shutdown on SIGTERM/SIGINT: stop accepting, let in-flight requests and streams
- * finish (bounded by the timeout), run the cleanups, exit 0. A second signal exits at once.
+ * finish (bounded by the timeout), let the handlers of cut streams report, run the cleanups,
+ * exit 0. A second signal later than `repeatedSignalWindowMs` after the first exits at once.
  */
 export function installShutdown(options: ShutdownOptions): void {
-  let shuttingDown = false;
+  let firstSignalAt: number | null = null;
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (shuttingDown) {
+    if (firstSignalAt === null) {
+      firstSignalAt = Date.now();
+      void shutdown(options, signal);
+    } else if (Date.now() - firstSignalAt < repeatedSignalWindowMs) {
+      options.logger.info({ signal }, 'signal repeated while draining: still draining (a later one exits at once)');
+    } else {
       options.logger.warn({ signal }, 'second signal: exiting now');
       process.exit(1);
     }
-    shuttingDown = true;
-    void shutdown(options, signal);
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
 }
 
 async function shutdown(options: ShutdownOptions, signal: NodeJS.Signals): Promise<void> {
-  const { app, logger } = options;
+  const { logger } = options;
   logger.info({ signal, timeout_ms: options.timeoutMs }, 'shutting down: draining in-flight requests');
+  await drain(options);
+  // Streams cut at the deadline report their usage as their handlers end: before the last flush.
+  if (options.handlersIdle !== undefined && !(await options.handlersIdle(reportGraceMs))) {
+    logger.warn({ grace_ms: reportGraceMs }, 'request handlers still running after the connections closed');
+  }
+  for (const cleanup of options.cleanups) {
+    try {
+      await cleanup();
+    } catch (error) {
+      logger.error({ err: error }, 'error during shutdown cleanup');
+    }
+  }
+  logger.info('shutdown complete');
+  await options.flushLogs?.(logFlushTimeoutMs);
+  process.exit(0);
+}
+
+/** Closes the server: idle connections as they go idle, the rest at the deadline. */
+async function drain(options: ShutdownOptions): Promise<void> {
+  const { app, logger } = options;
   const server = app.server;
-  // Connections that finish their last response during the drain are closed as they go idle.
   const sweep = setInterval(() => server.closeIdleConnections(), idleSweepMs);
   const deadline = setTimeout(() => {
     logger.warn('shutdown timeout reached: closing the connections still open');
@@ -48,13 +83,4 @@ async function shutdown(options: ShutdownOptions, signal: NodeJS.Signals): Promi
     clearInterval(sweep);
     clearTimeout(deadline);
   }
-  for (const cleanup of options.cleanups) {
-    try {
-      await cleanup();
-    } catch (error) {
-      logger.error({ err: error }, 'error during shutdown cleanup');
-    }
-  }
-  logger.info('shutdown complete');
-  process.exit(0);
 }

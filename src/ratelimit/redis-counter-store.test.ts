@@ -4,6 +4,7 @@ import type { AdmissionResult, RateLimitCounterStore, SlotLease } from './counte
 import { MemoryCounterStore } from './memory-counter-store.ts';
 import { RedisCounterStore } from './redis-counter-store.ts';
 import type { RateLimitRule } from './rules.ts';
+import { testServices } from '../../test/support/services.ts';
 import { TEST_REDIS_URL, disposeRedisStores, freshRedisPrefix, freshRedisStore } from './testing/counter-stores.ts';
 
 // The Redis counter store against the real Redis at 127.0.0.1:6379, each test under a key
@@ -49,7 +50,7 @@ afterAll(async () => {
   await disposeRedisStores();
 });
 
-describe('RedisCounterStore', () => {
+describe.skipIf(!testServices.redis)('RedisCounterStore', () => {
   it('admits exactly the cap across replicas under a parallel burst', async () => {
     const stores = replicas(3);
     const day = rule('burst', 86400, 25);

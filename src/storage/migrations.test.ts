@@ -10,6 +10,7 @@ import { openBetterSqlite3 } from './sqlite/better-sqlite3-driver.ts';
 import { migrateSqlite } from './sqlite/migrate-sqlite.ts';
 import { sqliteMigrations } from './sqlite/migrations.ts';
 import { createTestSchema, defaultTestDatabaseUrl } from './testing/storage-backends.ts';
+import { testServices } from '../../test/support/services.ts';
 
 const postgresUrl = process.env.DATABASE_URL_TEST ?? defaultTestDatabaseUrl;
 
@@ -65,7 +66,7 @@ const broken: Migration = {
 
 describe.each([
   { name: 'sqlite', create: sqliteMigrator },
-  { name: 'postgresql', create: postgresMigrator },
+  ...(testServices.postgres ? [{ name: 'postgresql', create: postgresMigrator }] : []),
 ])('schema migrations: $name', ({ create }) => {
   let migrator: Migrator;
   beforeEach(async () => {

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
 
 import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { chromiumPath } from '../support/service-probes.ts';
 import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
 
 // Shared by the dashboard's browser tests and the screenshot script: Debian's chromium driven by
@@ -11,7 +12,7 @@ import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.t
 export const MASTER_KEY = 'dashboard-master-key';
 
 /** Debian's chromium (installed by .ci/run); CHROMIUM_PATH overrides it. */
-export const chromiumPath = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+export { chromiumPath };
 
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(chromiumPath))
@@ -65,7 +66,9 @@ export async function startDashboardGateway(
       SET_RATE_LIMIT_CONFIGURED: 'rpm=600',
       ...env,
     },
-    startTimeoutMs: 30_000,
+  }).catch(async (error: unknown) => {
+    await mock.close();
+    throw error;
   });
   return {
     mock,
@@ -75,6 +78,18 @@ export async function startDashboardGateway(
       await mock.close();
     },
   };
+}
+
+/**
+ * The dashboard gateway and a browser, started together; when either fails, what did start
+ * is stopped before the error is thrown (a failed browser launch leaves no gateway behind).
+ */
+export async function startDashboardWithBrowser(): Promise<{ sample: DashboardGateway; browser: Browser }> {
+  const [sample, browser] = await Promise.allSettled([startDashboardGateway(), launchChromium()]);
+  if (sample.status === 'fulfilled' && browser.status === 'fulfilled') return { sample: sample.value, browser: browser.value };
+  if (sample.status === 'fulfilled') await sample.value.stop();
+  if (browser.status === 'fulfilled') await browser.value.close();
+  throw sample.status === 'rejected' ? sample.reason : (browser as PromiseRejectedResult).reason;
 }
 
 export interface WatchedPage {

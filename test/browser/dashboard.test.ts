@@ -2,7 +2,17 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startMcpFixture } from '../support/mcp-fixture-server.ts';
-import { MASTER_KEY, admin, chatAs, launchChromium, openPage, signIn, startDashboardGateway } from './browser-support.ts';
+import { testServices } from '../support/services.ts';
+import {
+  MASTER_KEY,
+  admin,
+  chatAs,
+  launchChromium,
+  openPage,
+  signIn,
+  startDashboardGateway,
+  startDashboardWithBrowser,
+} from './browser-support.ts';
 import type { DashboardGateway, WatchedPage } from './browser-support.ts';
 
 // The dashboard (CONTRACT section 10) in a real browser: Debian's chromium driven by
@@ -24,13 +34,13 @@ async function rules(sample: DashboardGateway): Promise<ListedRule[]> {
 const ruleRow = (page: Page, subject: string, period = 'minute') => page.locator(`tr[data-subject="${subject}"][data-period="${period}"]`);
 
 // A 2-core machine runs a browser, the gateway and the mock at once: generous timeouts.
-describe('dashboard in chromium', { timeout: 90_000 }, () => {
+describe.skipIf(!testServices.chromium)('dashboard in chromium', { timeout: 90_000 }, () => {
   let sample: DashboardGateway;
   let browser: Browser;
   let watched: WatchedPage;
 
   beforeAll(async () => {
-    [sample, browser] = await Promise.all([startDashboardGateway(), launchChromium()]);
+    ({ sample, browser } = await startDashboardWithBrowser());
     watched = await openPage(browser, 1280, 800);
     await signIn(watched.page, sample.gateway);
   }, 90_000);
@@ -314,10 +324,14 @@ describe('dashboard in chromium', { timeout: 90_000 }, () => {
   });
 });
 
-describe('dashboard without a master key, MCP and usage off', { timeout: 90_000 }, () => {
+describe.skipIf(!testServices.chromium)('dashboard without a master key, MCP and usage off', { timeout: 90_000 }, () => {
   it('says the admin API is open, signs in with no key, and shows switched-off features as such', async () => {
-    const open = await startDashboardGateway(null, { MCP_ENABLED: 'false', USAGE_ENABLED: 'false' });
+    // The browser first: a launch that fails leaves no gateway behind.
     const browser = await launchChromium();
+    const open = await startDashboardGateway(null, { MCP_ENABLED: 'false', USAGE_ENABLED: 'false' }).catch(async (error: unknown) => {
+      await browser.close();
+      throw error;
+    });
     try {
       const { page, problems } = await openPage(browser, 1280, 800);
       await page.goto(`${open.gateway.url}/dashboard`);

@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { testServices } from '../support/services.ts';
 import { startRedisServer, type RedisServerProcess } from '../../src/ratelimit/testing/redis-server.ts';
 import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
 import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
@@ -50,7 +51,7 @@ async function countingInRedis(gateway: GatewayProcess): Promise<void> {
   );
 }
 
-describe('passthrough concurrency slots on shared (Redis) counters', () => {
+describe.skipIf(!testServices.redisServer)('passthrough concurrency slots on shared (Redis) counters', () => {
   let mock: MockUpstream;
   let redis: RedisServerProcess;
   let admin: Redis;

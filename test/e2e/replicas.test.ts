@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startRedisServer, type RedisServerProcess } from '../../src/ratelimit/testing/redis-server.ts';
+import { testServices } from '../support/services.ts';
 import { startGateway } from '../support/gateway-process.ts';
 import type { GatewayProcess } from '../support/gateway-process.ts';
 import { startMockUpstream } from '../support/mock-upstream.ts';
@@ -93,7 +94,7 @@ const unreachableLogs = (gateway: GatewayProcess): number =>
 const rateLimitComponent = (body: Record<string, unknown>): Record<string, unknown> | undefined =>
   (body['components'] as Record<string, Record<string, unknown>> | undefined)?.['rate_limits'];
 
-describe('replicas on one Redis and one PostgreSQL', () => {
+describe.skipIf(!testServices.postgres || !testServices.redisServer)('replicas on one Redis and one PostgreSQL', () => {
   let mock: MockUpstream;
   let redis: RedisServerProcess;
   let database: GatewayDatabase;

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { testRedisUrl, testServices } from '../support/services.ts';
 import { startGateway } from '../support/gateway-process.ts';
 import type { GatewayProcess } from '../support/gateway-process.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
@@ -13,7 +14,7 @@ import { chatCount, closeAll, instancesEnv, startMocks } from './virtual-models-
 // CONTRACT section 8: RESPONSE_CACHE_STORE=redis shares entries between gateway processes;
 // without RESPONSE_CACHE_ENABLED (the default) every request goes upstream.
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
+const REDIS_URL = testRedisUrl;
 
 function send(gateway: GatewayProcess, payload: unknown): Promise<RawReply> {
   return rawRequest(`${gateway.url}/v1/chat/completions`, { body: payload, headers: bearer() });
@@ -25,7 +26,7 @@ const isHit = (reply: RawReply): boolean => reply.headers['x-cache'] === 'HIT';
 const fresh = (label: string, extra: Record<string, unknown> = {}): Record<string, unknown> =>
   chatBody('openai/mock-model', { messages: [{ role: 'user', content: `${label} ${randomUUID()}` }], ...extra });
 
-describe('response cache in Redis, shared by two gateways', () => {
+describe.skipIf(!testServices.redis)('response cache in Redis, shared by two gateways', () => {
   let mocks: MockUpstream[];
   let mock: MockUpstream;
   let first: GatewayProcess;

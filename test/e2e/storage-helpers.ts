@@ -10,6 +10,7 @@ import { openStorage } from '../../src/storage/open-storage.ts';
 import type { Storage } from '../../src/storage/storage.ts';
 import type { UsageRecord } from '../../src/usage/usage-store.ts';
 import type { GatewayProcess } from '../support/gateway-process.ts';
+import { testPostgresUrl, testServices } from '../support/services.ts';
 import { MASTER_KEY, parseJson } from './helpers.ts';
 import type { RawReply } from './helpers.ts';
 
@@ -17,11 +18,12 @@ import type { RawReply } from './helpers.ts';
 // (a fresh temp cwd for SQLite, a schema of its own for PostgreSQL), direct reads of the
 // gateway's usage rows, and admin calls with any method.
 
-/** The PostgreSQL every suite uses (trust auth); a suite fails when it does not answer. */
-export const POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
+/** The PostgreSQL every suite uses (trust auth, DATABASE_URL_TEST); in CI a suite fails when it does not answer. */
+export const POSTGRES_URL = testPostgresUrl;
 
 export type BackendName = 'sqlite' | 'postgresql';
-export const backendNames: readonly BackendName[] = ['sqlite', 'postgresql'];
+/** Both backends; outside CI without PostgreSQL, SQLite alone (the global setup says so). */
+export const backendNames: readonly BackendName[] = testServices.postgres ? ['sqlite', 'postgresql'] : ['sqlite'];
 
 /** Where one suite's gateway keeps its data. */
 export interface GatewayDatabase {
@@ -46,7 +48,9 @@ export async function createGatewayDatabase(name: BackendName): Promise<GatewayD
   }
   const schema = `gw_e2e_${randomBytes(6).toString('hex')}`;
   await withPostgres((client) => client.query(`CREATE SCHEMA ${schema}`));
-  const databaseUrl = `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  const url = new URL(POSTGRES_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  const databaseUrl = url.toString();
   return {
     name,
     env: { STORAGE_TYPE: 'postgresql', DATABASE_URL: databaseUrl },
@@ -74,7 +78,7 @@ async function withPostgres<Result>(body: (client: pg.Client) => Promise<Result>
 }
 
 /** Polls until `probe` returns a value (not undefined); fails after `timeoutMs`. */
-export async function eventually<Value>(probe: () => Promise<Value | undefined>, what: string, timeoutMs = 3_000): Promise<Value> {
+export async function eventually<Value>(probe: () => Promise<Value | undefined>, what: string, timeoutMs = 10_000): Promise<Value> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -85,7 +89,7 @@ export async function eventually<Value>(probe: () => Promise<Value | undefined>,
 }
 
 /** The usage record of one request id, once the batch writer has stored it. */
-export async function usageRecordOf(storage: Storage, requestId: string, timeoutMs = 3_000): Promise<UsageRecord> {
+export async function usageRecordOf(storage: Storage, requestId: string, timeoutMs = 10_000): Promise<UsageRecord> {
   const records = await eventually(
     async () => {
       const found = await storage.usage.findByRequestId(requestId);

@@ -1,10 +1,60 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const projectRoot = resolve(import.meta.dirname, '..', '..');
 const entryPoint = join(projectRoot, 'dist', 'main.js');
+
+/** A start on a loaded 2-core machine (8 suites at once) can take many seconds. */
+export const gatewayStartTimeoutMs = 60_000;
+/** How long `stop` waits for a graceful exit before it sends SIGKILL. */
+const stopGraceMs = 45_000;
+
+/**
+ * Every child process the tests started and that has not exited yet. Whatever fails (a hook
+ * that throws, a start that times out, a worker that ends early), each is killed when this
+ * process exits, so that no gateway outlives the test run.
+ */
+const liveChildren = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+function killLiveChildren(): void {
+  for (const running of liveChildren) running.kill('SIGKILL');
+}
+
+/**
+ * Registers a child to be SIGKILLed if it is still running when the test process ends: on
+ * exit, and on SIGTERM/SIGINT/SIGHUP, which end a process without its exit handlers (vitest
+ * stops a worker with SIGTERM, then SIGKILL 500 ms later).
+ */
+export function killOnExit(child: ChildProcess): void {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', killLiveChildren);
+    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+      process.once(signal, () => {
+        killLiveChildren();
+        process.exit(128 + (signal === 'SIGTERM' ? 15 : signal === 'SIGINT' ? 2 : 1));
+      });
+    }
+  }
+  liveChildren.add(child);
+  child.once('exit', () => liveChildren.delete(child));
+}
+
+/** Sends `signal`; after `graceMs` without an exit, SIGKILL. Resolves with the exit code (null when killed). */
+export async function stopChild(child: ChildProcess, signal: NodeJS.Signals, graceMs = stopGraceMs): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+  const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  try {
+    return await exited;
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export interface GatewayOptions {
   /** Extra environment variables (the parent's environment is NOT inherited, except PATH/HOME). */
@@ -17,6 +67,13 @@ export interface GatewayOptions {
   cwd?: string;
   /** Milliseconds to wait for the listening line. */
   startTimeoutMs?: number;
+  /**
+   * Start it as an operator does, with `npm start` in the project (isolated from the user's
+   * npm configuration; SQLite under `cwd`): `child` is then npm's process.
+   */
+  viaNpmStart?: boolean;
+  /** Spawn in a process group of its own (to signal the group, as Ctrl-C in a terminal does). */
+  detached?: boolean;
 }
 
 export interface GatewayProcess {
@@ -29,8 +86,10 @@ export interface GatewayProcess {
   readonly output: string[];
   /** Log lines parsed as JSON (pino). */
   logs(): Array<Record<string, unknown>>;
-  /** Sends a signal and resolves with the exit code. */
+  /** Sends a signal and resolves with the exit code; SIGKILL (and null) when it does not exit in time. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** SIGKILL unless it has exited already; for `finally` blocks and hooks (never throws). */
+  kill(): Promise<void>;
 }
 
 /**
@@ -46,11 +105,53 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     args.push('--config', configPath);
   }
   const env = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? cwd, PORT: '0', LOG_LEVEL: 'info', ...options.env };
-  const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const spawnOptions: SpawnOptions = { env, detached: options.detached === true, stdio: ['ignore', 'pipe', 'pipe'] };
+  const child =
+    options.viaNpmStart === true
+      ? spawn('npm', ['start', '--', ...args.slice(1)], { ...spawnOptions, cwd: projectRoot, env: { ...npmEnvironment(cwd), ...env } })
+      : spawn(process.execPath, args, { ...spawnOptions, cwd });
+  killOnExit(child);
   const output: string[] = [];
   const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
-  const port = await new Promise<number>((resolvePort, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output.join('\n')}`)), options.startTimeoutMs ?? 15_000);
+  const port = await waitForPort(child, exited, output, options.startTimeoutMs ?? gatewayStartTimeoutMs).catch(async (error: unknown) => {
+    // A gateway that did not come up is not left running.
+    await stopChild(child, 'SIGKILL');
+    throw error;
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    cwd,
+    child,
+    output,
+    logs: () => output.flatMap((line) => (line.startsWith('{') ? [JSON.parse(line) as Record<string, unknown>] : [])),
+    stop: (signal: NodeJS.Signals = 'SIGTERM') => stopChild(child, signal),
+    async kill() {
+      await stopChild(child, 'SIGKILL');
+    },
+  };
+}
+
+/** npm without the user's configuration or cache, and the gateway's SQLite file under `cwd`. */
+function npmEnvironment(cwd: string): Record<string, string> {
+  const userConfig = join(cwd, 'npmrc');
+  const globalConfig = join(cwd, 'npmrc-global');
+  writeFileSync(userConfig, '');
+  writeFileSync(globalConfig, '');
+  return {
+    npm_config_userconfig: userConfig,
+    npm_config_globalconfig: globalConfig,
+    npm_config_cache: join(cwd, 'npm-cache'),
+    npm_config_update_notifier: 'false',
+    npm_config_fund: 'false',
+    npm_config_audit: 'false',
+    SQLITE_PATH: join(cwd, 'data', 'gateway.db'),
+  };
+}
+
+function waitForPort(child: ChildProcess, exited: Promise<number | null>, output: string[], timeoutMs: number): Promise<number> {
+  return new Promise<number>((resolvePort, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gateway did not start within ${timeoutMs} ms:\n${output.join('\n')}`)), timeoutMs);
     const onLine = (line: string): void => {
       output.push(line);
       const found = /"msg":"model gateway listening"/.test(line) ? /"port":(\d+)/.exec(line) : null;
@@ -66,24 +167,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       reject(new Error(`gateway exited with ${code} before listening:\n${output.join('\n')}`));
     });
   });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    cwd,
-    child,
-    output,
-    logs: () => output.flatMap((line) => (line.startsWith('{') ? [JSON.parse(line) as Record<string, unknown>] : [])),
-    async stop(signal: NodeJS.Signals = 'SIGTERM') {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
-    },
-  };
 }
 
 /** Runs the gateway expecting it to fail at startup; resolves with its exit code and output. */
 export async function runGatewayExpectingFailure(options: GatewayOptions = {}): Promise<{ code: number | null; output: string }> {
   try {
-    const gateway = await startGateway({ ...options, startTimeoutMs: options.startTimeoutMs ?? 8_000 });
+    const gateway = await startGateway({ ...options, startTimeoutMs: options.startTimeoutMs ?? 30_000 });
     await gateway.stop();
     throw new Error('gateway started but was expected to fail');
   } catch (error) {

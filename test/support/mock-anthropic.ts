@@ -70,7 +70,7 @@ export interface MockAnthropic {
   route(method: string, path: string, handler: MockRouteHandler): void;
   /** Clears recorded requests and behaviours. */
   reset(): void;
-  /** Polls until the predicate holds; rejects after timeoutMs (default 2000). */
+  /** Polls until the predicate holds; rejects after timeoutMs (default 10 s: a loaded machine). */
   waitFor(predicate: (requests: RecordedRequest[]) => boolean, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -154,7 +154,7 @@ class MockAnthropicServer implements MockAnthropic {
     this.defaultBehavior = { kind: 'ok' };
   }
 
-  async waitFor(predicate: (requests: RecordedRequest[]) => boolean, timeoutMs = 2000): Promise<void> {
+  async waitFor(predicate: (requests: RecordedRequest[]) => boolean, timeoutMs = 10_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!predicate(this.requests)) {
       if (Date.now() >= deadline) throw new Error(`mock anthropic: condition not met within ${timeoutMs} ms`);

@@ -89,7 +89,7 @@ class MockRealtimeServer implements MockRealtime {
     this.refusal = refusal;
   }
 
-  async waitFor(predicate: (connections: RealtimeConnection[]) => boolean, timeoutMs = 3000): Promise<void> {
+  async waitFor(predicate: (connections: RealtimeConnection[]) => boolean, timeoutMs = 10_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!predicate(this.connections)) {
       if (Date.now() >= deadline) throw new Error(`mock realtime: condition not met within ${timeoutMs} ms`);

@@ -84,7 +84,7 @@ export interface MockUpstream {
   setModelsStatus(status: number): void;
   /** Clears recorded requests, behaviours (per model and default) and the models status. */
   reset(): void;
-  /** Polls until the predicate holds; rejects after timeoutMs (default 2000). */
+  /** Polls until the predicate holds; rejects after timeoutMs (default 10 s: a loaded machine). */
   waitFor(predicate: (requests: RecordedRequest[]) => boolean, timeoutMs?: number): Promise<void>;
   /** Closes the server and destroys open sockets, hanging requests included. */
   close(): Promise<void>;
@@ -223,7 +223,7 @@ class MockUpstreamServer implements MockUpstream {
     this.customRoutes.push({ method: method.toUpperCase(), path, handler });
   }
 
-  async waitFor(predicate: (requests: RecordedRequest[]) => boolean, timeoutMs = 2000): Promise<void> {
+  async waitFor(predicate: (requests: RecordedRequest[]) => boolean, timeoutMs = 10_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!predicate(this.requests)) {
       if (Date.now() >= deadline) throw new Error(`mock upstream: condition not met within ${timeoutMs} ms`);

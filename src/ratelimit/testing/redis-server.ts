@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { killOnExit } from '../../../test/support/gateway-process.ts';
 
 /**
  * A throwaway `redis-server` child on a free port, for tests that stop and restart Redis. The
@@ -39,9 +40,10 @@ export async function startRedisServer(): Promise<RedisServerProcess> {
 function spawnRedis(port: number): Promise<ChildProcess> {
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
   const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  killOnExit(child); // never left running, whatever fails
   return new Promise((resolve, reject) => {
     let output = '';
-    const timer = setTimeout(() => fail(new Error(`redis-server did not start:\n${output}`)), 10_000);
+    const timer = setTimeout(() => fail(new Error(`redis-server did not start:\n${output}`)), 30_000);
     const fail = (error: Error): void => {
       clearTimeout(timer);
       child.kill('SIGKILL');

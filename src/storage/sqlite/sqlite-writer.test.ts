@@ -93,7 +93,7 @@ describe('SqliteWriter (batch inserts on a worker thread)', () => {
 
   it('keeps the process up while an insert waits for the thread to start (the last flush at shutdown)', async () => {
     const fixture = new URL('../../../test/support/sqlite-writer-exit.ts', import.meta.url).pathname;
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', fixture, path], { timeout: 15_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', fixture, path], { timeout: 60_000 });
     expect(stdout).toBe('inserted\n');
     expect(rowsOf(main)).toEqual([{ id: 'at-exit', amount: 1, flag: 1, note: null }]);
   });
