@@ -34,6 +34,15 @@ export async function runEmbeddings(
 
 async function embed(target: ResolvedTarget, request: ModelFields, context: RequestContext): Promise<JsonAnswer> {
   const provider = target.adapter.name;
+  const native = target.adapter.embeddingsApi;
+  if (native !== undefined) {
+    const text = await native.create(
+      { ...upstreamBodyOf(request.body, target.model), model: target.model },
+      { signal: context.signal, requestId: context.requestId },
+    );
+    const answer = readJsonAnswer(text, provider, 'data');
+    return request.body['encoding_format'] === 'base64' ? asBase64(answer, provider) : answer;
+  }
   const response = await target.adapter.forward(
     { method: 'POST', path: 'embeddings', headers: jsonHeaders, body: JSON.stringify(upstreamBodyOf(request.body, target.model)) },
     { signal: context.signal, requestId: context.requestId },

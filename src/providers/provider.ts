@@ -59,6 +59,17 @@ export interface MessagesApi {
   countTokens(request: MessagesApiRequest, context: CallContext): Promise<string>;
 }
 
+/**
+ * Capability of an adapter whose upstream has no OpenAI-shaped `POST /embeddings` (Bedrock,
+ * Vertex, Gemini's native API): takes OpenAI's embeddings request (the target's bare model
+ * id in `model`, the routing hint removed) and answers OpenAI's JSON text
+ * (`{object:"list", data:[{object:"embedding", index, embedding}], model, usage}`); a non-2xx
+ * upstream answer throws the mapped GatewayError.
+ */
+export interface EmbeddingsApi {
+  create(request: ChatRequestBody, context: CallContext): Promise<string>;
+}
+
 export interface UpstreamModel {
   id: string;
   created?: number;
@@ -84,6 +95,8 @@ export interface ProviderAdapter {
   credentialHeaders(): Record<string, string>;
   /** Present when the instance takes Messages API requests natively. */
   readonly messagesApi?: MessagesApi;
+  /** Present when embeddings are not OpenAI's `POST {base_url}/embeddings` (then `forward` is used). */
+  readonly embeddingsApi?: EmbeddingsApi;
 }
 
 export type ProviderFactory = (settings: ProviderSettings, client: UpstreamClient) => ProviderAdapter;
