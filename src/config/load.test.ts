@@ -106,6 +106,32 @@ describe('loadSettings', () => {
   it('warns about unknown top-level keys', () => {
     expect(load({}, 'surprise: 1\n').warnings).toContain('unknown configuration key "surprise" is ignored');
   });
+
+  it('warns about unknown keys inside a provider entry and other sections, and only about those', () => {
+    const yaml = [
+      'providers:',
+      '  openai:',
+      '    type: openai',
+      '    api_key: sk-x',
+      '    modles: [gpt-4o]',
+      'server:',
+      '  prot: 9000',
+      'upstream:',
+      '  retries: 2',
+      'pricing:',
+      '  gpt-4o: { input_per_mtok: 1, output_per_mtok: 2, output_per_mtk: 3 }',
+      'mcp:',
+      '  servers: { any: { url: "http://127.0.0.1:1/mcp" } }',
+      '',
+    ].join('\n');
+    const { settings, warnings } = load({}, yaml);
+    expect(warnings.filter((warning) => warning.startsWith('unknown configuration key')).sort()).toEqual([
+      'unknown configuration key "pricing.gpt-4o.output_per_mtk" is ignored',
+      'unknown configuration key "providers.openai.modles" is ignored',
+      'unknown configuration key "server.prot" is ignored',
+    ]);
+    expect(settings.providers.find((provider) => provider.name === 'openai')?.models).toBeNull();
+  });
 });
 
 describe('numbers from variables', () => {

@@ -11,6 +11,7 @@ import { buildVirtualModels } from './virtual-models.ts';
 import { buildMcpSettings } from './mcp.ts';
 import { discoverEnvProviders } from './env-providers.ts';
 import { configSchema, instanceName, type ConfigDocument } from './schema.ts';
+import { unknownKeys } from './unknown-keys.ts';
 import type { LoadedSettings, ProviderSettings, Settings } from './settings.ts';
 import { deepFreeze, expandVariables } from './values.ts';
 import { isJsonObject } from '../core/json.ts';
@@ -70,8 +71,6 @@ const scalarVariables: ReadonlyArray<readonly [variable: string, path: readonly 
   ['MCP_ALLOWED_ORIGINS', ['mcp', 'allowed_origins']],
 ];
 
-const knownTopLevelKeys = new Set(Object.keys(configSchema.shape));
-
 /** Settings of this process: its command line, environment and working directory. */
 export function loadProcessSettings(): LoadedSettings {
   return loadSettings({ argv: process.argv.slice(2), env: process.env, cwd: process.cwd() });
@@ -82,9 +81,7 @@ export function loadSettings(options: LoadOptions): LoadedSettings {
   const warnings: string[] = [];
   const configFile = findConfigFile(options);
   const document = configFile === null ? {} : readConfigFile(configFile, options.env);
-  for (const key of Object.keys(document)) {
-    if (!knownTopLevelKeys.has(key)) warnings.push(`unknown configuration key "${key}" is ignored`);
-  }
+  for (const key of unknownKeys(configSchema, document)) warnings.push(`unknown configuration key "${key}" is ignored`);
   const origins = applyEnvironment(document, options.env);
   const parsed = configSchema.safeParse(document);
   if (!parsed.success) throw toConfigError(parsed.error, origins);
