@@ -33,6 +33,8 @@ const scalarVariables: ReadonlyArray<readonly [variable: string, path: readonly 
   ['BODY_SIZE_LIMIT', ['server', 'body_size_limit']],
   ['USER_PATH_HEADER', ['server', 'user_path_header']],
   ['SHUTDOWN_TIMEOUT_SECONDS', ['server', 'shutdown_timeout_seconds']],
+  ['HEADERS_TIMEOUT_SECONDS', ['server', 'headers_timeout_seconds']],
+  ['BODY_TIMEOUT_SECONDS', ['server', 'body_timeout_seconds']],
   ['LOG_LEVEL', ['logging', 'level']],
   ['METRICS_ENABLED', ['metrics', 'enabled']],
   ['MODELS_REFRESH_INTERVAL_SECONDS', ['models', 'refresh_interval_seconds']],
@@ -181,6 +183,9 @@ function buildSettings(
       bodySizeLimit: server.body_size_limit,
       userPathHeader: server.user_path_header.toLowerCase(),
       shutdownTimeoutSeconds: server.shutdown_timeout_seconds,
+      // The whole request cannot take less time than its headers.
+      headersTimeoutSeconds: Math.min(server.headers_timeout_seconds, server.body_timeout_seconds),
+      bodyTimeoutSeconds: server.body_timeout_seconds,
     },
     logging: { level: document.logging.level },
     metrics: { enabled: document.metrics.enabled },
