@@ -103,6 +103,16 @@ describe('loadSettings', () => {
     expect(thrown(ConfigError, () => load({ BODY_SIZE_LIMIT: '512' })).key).toBe('BODY_SIZE_LIMIT');
   });
 
+  it('bounds receiving a request: HEADERS_TIMEOUT_SECONDS within BODY_TIMEOUT_SECONDS', () => {
+    expect(load().settings.server).toMatchObject({ headersTimeoutSeconds: 30, bodyTimeoutSeconds: 300 });
+    expect(load({ HEADERS_TIMEOUT_SECONDS: '5', BODY_TIMEOUT_SECONDS: '60' }).settings.server).toMatchObject({
+      headersTimeoutSeconds: 5,
+      bodyTimeoutSeconds: 60,
+    });
+    expect(load({}, 'server:\n  headers_timeout_seconds: 90\n  body_timeout_seconds: 20\n').settings.server.headersTimeoutSeconds).toBe(20);
+    expect(thrown(ConfigError, () => load({ BODY_TIMEOUT_SECONDS: '0' })).key).toBe('BODY_TIMEOUT_SECONDS');
+  });
+
   it('warns about unknown top-level keys', () => {
     expect(load({}, 'surprise: 1\n').warnings).toContain('unknown configuration key "surprise" is ignored');
   });

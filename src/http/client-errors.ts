@@ -1,8 +1,8 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
-import { renderEnvelope } from '../errors/envelope.ts';
 import { invalidRequest, type GatewayError } from '../errors/gateway-error.ts';
+import { errorBody } from './hooks.ts';
 import { isDiscardingBody } from './oversized-body.ts';
 
 /** What Node's HTTP server reports on a connection before (or instead of) a request: parser errors, timeouts. */
@@ -14,15 +14,18 @@ interface ConnectionError extends Error {
 /**
  * Errors of Node's HTTP parser and the request timeouts (CONTRACT section 4): a request that never
  * becomes a request (bad header names, NUL bytes, Content-Length with chunked encoding, headers too
- * large, too slow) is answered with the envelope too, on the raw socket, which is then closed.
+ * large, too slow) is answered with the envelope too, on the raw socket, which is then closed. A
+ * request already under way (a body too slow) is answered in its route's dialect (`/v1/messages`).
  */
 export function clientErrorHandler(logger: FastifyBaseLogger): (error: ConnectionError, socket: Socket) => void {
   return (error, socket) => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
-    if (!isDiscardingBody(socket) && socket.writable && !responseStarted(socket)) {
+    const current = currentResponse(socket);
+    if (!isDiscardingBody(socket) && socket.writable && current?.headersSent !== true) {
       const gatewayError = clientErrorOf(error);
-      logger.info({ status: gatewayError.status, code: gatewayError.code, reason: error.code }, gatewayError.message);
-      socket.write(rawResponse(gatewayError));
+      // Debug only: anyone can send these, as often as they like.
+      logger.debug({ status: gatewayError.status, code: gatewayError.code, reason: error.code }, gatewayError.message);
+      socket.write(rawResponse(gatewayError, current?.req.url ?? ''));
     }
     socket.destroy();
   };
@@ -44,8 +47,8 @@ export function clientErrorOf(error: ConnectionError): GatewayError {
   }
 }
 
-function rawResponse(error: GatewayError): string {
-  const body = JSON.stringify(renderEnvelope(error));
+function rawResponse(error: GatewayError, url: string): string {
+  const body = JSON.stringify(errorBody(url, error));
   const head = [
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}`,
     'Content-Type: application/json; charset=utf-8',
@@ -55,8 +58,10 @@ function rawResponse(error: GatewayError): string {
   return `${head.join('\r\n')}\r\n\r\n${body}`;
 }
 
-/** Node's own rule: never write over an answer already under way on this socket (`_httpMessage` is its current response). */
-function responseStarted(socket: Socket): boolean {
-  const current = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-  return current?.headersSent === true;
+/**
+ * The response of the request under way on this socket, if any (`_httpMessage`, as Node's own
+ * `clientError` default reads it): never write over an answer that has started.
+ */
+function currentResponse(socket: Socket): ServerResponse | null {
+  return (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? null;
 }

@@ -55,7 +55,7 @@ export function installRequestHooks(app: FastifyInstance, metrics: GatewayMetric
  * Dialect switch: `/v1/messages` (Anthropic's Messages API) renders errors in Anthropic's
  * envelope, every other route in the gateway's (CONTRACT section 4). Same status and headers.
  */
-function errorBody(url: string, error: GatewayError): unknown {
+export function errorBody(url: string, error: GatewayError): unknown {
   return isAnthropicDialectUrl(url) ? renderAnthropicError(error) : renderEnvelope(error);
 }
 

@@ -90,19 +90,9 @@ describe('HTTP edges', () => {
       expect(Date.now() - started).toBeLessThan(10_000);
     }, 20_000);
 
-    it('a body trickled byte by byte gets 408 within BODY_TIMEOUT_SECONDS, other requests unaffected', async () => {
+    it('bodies trickled byte by byte get 408 within BODY_TIMEOUT_SECONDS, other requests unaffected', async () => {
       const started = Date.now();
-      let trickling = true;
-      const exchange = rawExchange(gateway.port, (socket) => {
-        const head = `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${MASTER_KEY}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`;
-        socket.write(head);
-        void (async () => {
-          while (trickling && !socket.destroyed) {
-            socket.write('{');
-            await sleep(200);
-          }
-        })();
-      });
+      const slow = Array.from({ length: 10 }, () => trickle(gateway.port, '/v1/chat/completions'));
       // Meanwhile the gateway answers others at once.
       for (let index = 0; index < 5; index += 1) {
         const before = Date.now();
@@ -111,10 +101,16 @@ describe('HTTP edges', () => {
         expect(Date.now() - before).toBeLessThan(1000);
         await sleep(150);
       }
-      const reply = await exchange;
-      trickling = false;
-      expectEnvelope(reply, { status: 408, type: 'invalid_request_error', code: 'request_timeout' });
+      for (const reply of await Promise.all(slow)) {
+        expectEnvelope(reply, { status: 408, type: 'invalid_request_error', code: 'request_timeout' });
+      }
       expect(Date.now() - started).toBeLessThan(12_000);
+    }, 30_000);
+
+    it('a slow body on /v1/messages gets the 408 in the Anthropic dialect', async () => {
+      const reply = await trickle(gateway.port, '/v1/messages');
+      expect(reply.status).toBe(408);
+      expect(JSON.parse(reply.text)).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
     }, 30_000);
 
     it('does not cut an SSE answer that lasts longer than BODY_TIMEOUT_SECONDS', async () => {
@@ -164,6 +160,17 @@ function uploadWithNodeHttp(port: number, size: number): Promise<UploadReply> {
       request.end();
     };
     write();
+  });
+}
+
+/** A POST whose body arrives one byte every 200 ms, until the gateway closes the connection. */
+function trickle(port: number, path: string): Promise<RawReply> {
+  return rawExchange(port, (socket) => {
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${MASTER_KEY}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`,
+    );
+    const timer = setInterval(() => socket.write('{'), 200);
+    socket.once('close', () => clearInterval(timer));
   });
 }
 
