@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 
 import { startGateway } from '../support/gateway-process.ts';
 import type { GatewayProcess } from '../support/gateway-process.ts';
@@ -54,6 +54,24 @@ describe('upstream 429', () => {
     const reply = await rawRequest(`${gateway.url}/v1/messages`, { headers: bearer(), body: { model, max_tokens: 10, messages } });
     expect(reply.status, reply.text).toBe(429);
     expect(parseJson(reply.text)).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
+    expect(reply.headers['retry-after']).toBe('3');
+    expect(reply.headers['retry-after-ms']).toBe('2500');
+  });
+
+  it('a file upload (relayed, multipart) gets the same 429', async () => {
+    const thrown = await rejectionOf(
+      openAIClient(gateway).files.create({ file: await toFile(Buffer.from('{}\n'), 'in.jsonl'), purpose: 'batch' }),
+    );
+    expectClientError(thrown, { status: 429, type: 'rate_limit_error', provider: 'openai', code: 'upstream_rate_limited' });
+    expect((thrown as InstanceType<typeof OpenAI.RateLimitError>).headers.get('retry-after-ms')).toBe('2500');
+  });
+
+  it('passthrough relays the upstream 429 with its headers as they are', async () => {
+    const reply = await rawRequest(`${gateway.url}/p/openai/chat/completions`, {
+      headers: bearer(),
+      body: { model: 'mock-model', messages },
+    });
+    expect(reply.status).toBe(429);
     expect(reply.headers['retry-after']).toBe('3');
     expect(reply.headers['retry-after-ms']).toBe('2500');
   });
