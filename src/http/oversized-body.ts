@@ -45,6 +45,7 @@ export function discardRestOfBody(request: IncomingMessage, bounds: DiscardBound
   };
   request.once('end', () => {
     read = true;
+    clearTimeout(timer);
     if (answered) finish();
   });
 }
