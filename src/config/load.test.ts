@@ -109,8 +109,44 @@ describe('loadSettings', () => {
     expect(thrown(ConfigError, () => load({ UPSTREAM_MAX_RESPONSE_BYTES: '1024MB' })).key).toBe('UPSTREAM_MAX_RESPONSE_BYTES');
   });
 
+  it('bounds receiving a request: HEADERS_TIMEOUT_SECONDS within BODY_TIMEOUT_SECONDS', () => {
+    expect(load().settings.server).toMatchObject({ headersTimeoutSeconds: 30, bodyTimeoutSeconds: 300 });
+    expect(load({ HEADERS_TIMEOUT_SECONDS: '5', BODY_TIMEOUT_SECONDS: '60' }).settings.server).toMatchObject({
+      headersTimeoutSeconds: 5,
+      bodyTimeoutSeconds: 60,
+    });
+    expect(load({}, 'server:\n  headers_timeout_seconds: 90\n  body_timeout_seconds: 20\n').settings.server.headersTimeoutSeconds).toBe(20);
+    expect(thrown(ConfigError, () => load({ BODY_TIMEOUT_SECONDS: '0' })).key).toBe('BODY_TIMEOUT_SECONDS');
+  });
+
   it('warns about unknown top-level keys', () => {
     expect(load({}, 'surprise: 1\n').warnings).toContain('unknown configuration key "surprise" is ignored');
+  });
+
+  it('warns about unknown keys inside a provider entry and other sections, and only about those', () => {
+    const yaml = [
+      'providers:',
+      '  openai:',
+      '    type: openai',
+      '    api_key: sk-x',
+      '    modles: [gpt-4o]',
+      'server:',
+      '  prot: 9000',
+      'upstream:',
+      '  retries: 2',
+      'pricing:',
+      '  gpt-4o: { input_per_mtok: 1, output_per_mtok: 2, output_per_mtk: 3 }',
+      'mcp:',
+      '  servers: { any: { url: "http://127.0.0.1:1/mcp" } }',
+      '',
+    ].join('\n');
+    const { settings, warnings } = load({}, yaml);
+    expect(warnings.filter((warning) => warning.startsWith('unknown configuration key')).sort()).toEqual([
+      'unknown configuration key "pricing.gpt-4o.output_per_mtk" is ignored',
+      'unknown configuration key "providers.openai.modles" is ignored',
+      'unknown configuration key "server.prot" is ignored',
+    ]);
+    expect(settings.providers.find((provider) => provider.name === 'openai')?.models).toBeNull();
   });
 });
 

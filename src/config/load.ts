@@ -12,6 +12,7 @@ import { buildFailoverRules } from './failover.ts';
 import { buildMcpSettings } from './mcp.ts';
 import { discoverEnvProviders } from './env-providers.ts';
 import { configSchema, instanceName, type ConfigDocument } from './schema.ts';
+import { unknownKeys } from './unknown-keys.ts';
 import type { LoadedSettings, ProviderSettings, Settings } from './settings.ts';
 import { deepFreeze, expandVariables } from './values.ts';
 import { isJsonObject } from '../core/json.ts';
@@ -33,6 +34,8 @@ const scalarVariables: ReadonlyArray<readonly [variable: string, path: readonly 
   ['BODY_SIZE_LIMIT', ['server', 'body_size_limit']],
   ['USER_PATH_HEADER', ['server', 'user_path_header']],
   ['SHUTDOWN_TIMEOUT_SECONDS', ['server', 'shutdown_timeout_seconds']],
+  ['HEADERS_TIMEOUT_SECONDS', ['server', 'headers_timeout_seconds']],
+  ['BODY_TIMEOUT_SECONDS', ['server', 'body_timeout_seconds']],
   ['LOG_LEVEL', ['logging', 'level']],
   ['METRICS_ENABLED', ['metrics', 'enabled']],
   ['MODELS_REFRESH_INTERVAL_SECONDS', ['models', 'refresh_interval_seconds']],
@@ -73,8 +76,6 @@ const scalarVariables: ReadonlyArray<readonly [variable: string, path: readonly 
   ['RESPONSES_RETENTION_DAYS', ['responses', 'retention_days']],
 ];
 
-const knownTopLevelKeys = new Set(Object.keys(configSchema.shape));
-
 /** Settings of this process: its command line, environment and working directory. */
 export function loadProcessSettings(): LoadedSettings {
   return loadSettings({ argv: process.argv.slice(2), env: process.env, cwd: process.cwd() });
@@ -85,9 +86,7 @@ export function loadSettings(options: LoadOptions): LoadedSettings {
   const warnings: string[] = [];
   const configFile = findConfigFile(options);
   const document = configFile === null ? {} : readConfigFile(configFile, options.env);
-  for (const key of Object.keys(document)) {
-    if (!knownTopLevelKeys.has(key)) warnings.push(`unknown configuration key "${key}" is ignored`);
-  }
+  for (const key of unknownKeys(configSchema, document)) warnings.push(`unknown configuration key "${key}" is ignored`);
   const origins = applyEnvironment(document, options.env);
   const parsed = configSchema.safeParse(document);
   if (!parsed.success) throw toConfigError(parsed.error, origins);
@@ -187,6 +186,9 @@ function buildSettings(
       bodySizeLimit: server.body_size_limit,
       userPathHeader: server.user_path_header.toLowerCase(),
       shutdownTimeoutSeconds: server.shutdown_timeout_seconds,
+      // The whole request cannot take less time than its headers.
+      headersTimeoutSeconds: Math.min(server.headers_timeout_seconds, server.body_timeout_seconds),
+      bodyTimeoutSeconds: server.body_timeout_seconds,
     },
     logging: { level: document.logging.level },
     metrics: { enabled: document.metrics.enabled },

@@ -82,6 +82,9 @@ export const configSchema = z.object({
       body_size_limit: byteSize(100).default(10 * 1024 * 1024),
       user_path_header: headerName.default('X-User-Path'),
       shutdown_timeout_seconds: integer(0, 3600, 30),
+      /** Time to receive a request's headers, then the whole request (headers and body); answers are not bounded. */
+      headers_timeout_seconds: integer(1, 3600, 30),
+      body_timeout_seconds: integer(1, 86400, 300),
     })
     .prefault({}),
   logging: z.object({ level: logLevel.default('info') }).prefault({}),

@@ -30,6 +30,10 @@ export interface Settings {
     readonly bodySizeLimit: number;
     readonly userPathHeader: string;
     readonly shutdownTimeoutSeconds: number;
+    /** Time to receive a request's headers (slow clients get 408). */
+    readonly headersTimeoutSeconds: number;
+    /** Time to receive a whole request, headers and body (408); the answer, streams included, is not bounded. */
+    readonly bodyTimeoutSeconds: number;
   };
   readonly logging: { readonly level: LogLevel };
   readonly metrics: { readonly enabled: boolean };

@@ -68,7 +68,7 @@ export class Authenticator {
     const token = extractToken(headers);
     if (this.isMasterKey(token)) return masterPrincipal;
     const principal = this.apiKeys?.authenticate(token) ?? null;
-    if (principal === null) throw authenticationError('invalid credentials', { code: 'invalid_credentials' });
+    if (principal === null) throw authenticationError('invalid credentials', { code: 'invalid_credentials', headers: bearerChallenge() });
     return principal;
   }
 
@@ -84,7 +84,7 @@ export class Authenticator {
       const presented = headers.authorization !== undefined || headers['x-api-key'] !== undefined;
       if (!presented || this.openMode) return openPrincipalFor(headers);
       const principal = this.apiKeys?.authenticate(extractToken(headers)) ?? null;
-      if (principal === null) throw authenticationError('invalid credentials', { code: 'invalid_credentials' });
+      if (principal === null) throw authenticationError('invalid credentials', { code: 'invalid_credentials', headers: bearerChallenge() });
       throw adminRequired();
     }
     const principal = this.authenticate(headers);
@@ -103,7 +103,10 @@ export function extractToken(headers: IncomingHttpHeaders): string {
   if (authorization !== undefined) {
     const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization);
     if (!match?.[1]) {
-      throw authenticationError("invalid Authorization header: expected 'Bearer <token>'", { code: 'invalid_credentials' });
+      throw authenticationError("invalid Authorization header: expected 'Bearer <token>'", {
+        code: 'invalid_credentials',
+        headers: bearerChallenge(),
+      });
     }
     return match[1];
   }
@@ -112,9 +115,18 @@ export function extractToken(headers: IncomingHttpHeaders): string {
   if (token === undefined || token.trim() === '') {
     throw authenticationError("missing credentials: send 'Authorization: Bearer <token>' or 'x-api-key: <token>'", {
       code: 'missing_credentials',
+      headers: bearerChallenge(),
     });
   }
   return token.trim();
+}
+
+/**
+ * RFC 9110 section 11.6.1: a 401 names its scheme. A plain `Bearer` (no `resource_metadata`) tells MCP
+ * clients that a key is missing or wrong, not that an OAuth flow should start.
+ */
+function bearerChallenge(): Record<string, string> {
+  return { 'WWW-Authenticate': 'Bearer' };
 }
 
 function adminRequired() {

@@ -3,6 +3,7 @@ import { renderEnvelope, toGatewayError } from '../errors/envelope.ts';
 import { GatewayError, notFound } from '../errors/gateway-error.ts';
 import { isAnthropicDialectUrl, renderAnthropicError } from '../dialects/anthropic-messages/errors.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
+import { discardRestOfBody, type DiscardBounds } from './oversized-body.ts';
 
 /**
  * Hooks every request passes: the request id echoed, the 503 while draining, and one log line
@@ -56,15 +57,20 @@ export function installRequestHooks(app: FastifyInstance, metrics: GatewayMetric
  * Dialect switch: `/v1/messages` (Anthropic's Messages API) renders errors in Anthropic's
  * envelope, every other route in the gateway's (CONTRACT section 4). Same status and headers.
  */
-function errorBody(url: string, error: GatewayError): unknown {
+export function errorBody(url: string, error: GatewayError): unknown {
   return isAnthropicDialectUrl(url) ? renderAnthropicError(error) : renderEnvelope(error);
 }
 
-/** The one place errors become responses: every route, every framework error, unknown routes. */
-export function installErrorHandlers(app: FastifyInstance): void {
+/**
+ * The one place errors become responses: every route, every framework error, unknown routes. (Errors
+ * before a request exists, from the HTTP parser, are answered by client-errors.ts.)
+ */
+export function installErrorHandlers(app: FastifyInstance, discardBounds: DiscardBounds): void {
   app.setErrorHandler((error, request, reply) => {
     const gatewayError = toGatewayError(error);
     const requestId = request.id;
+    // A 413 sent while the client still uploads: read the rest away so that the client sees it.
+    if (gatewayError.code === 'body_too_large') discardRestOfBody(request.raw, discardBounds);
     if (gatewayError.type === 'internal_error') request.log.error({ request_id: requestId, err: error }, 'unhandled error');
     else if (gatewayError.code === 'storage_unavailable')
       request.log.error({ request_id: requestId, reason: String(gatewayError.cause) }, gatewayError.message);

@@ -5,6 +5,7 @@ import Fastify, {
   type FastifyRequest,
   type onRequestHookHandler,
 } from 'fastify';
+import type { ServerOptions } from 'node:http';
 import type { Logger } from 'pino';
 import { registerApiKeyRoutes } from '../admin/api-keys-routes.ts';
 import { registerBudgetRoutes } from '../admin/budgets-routes.ts';
@@ -33,6 +34,7 @@ import type { Metering } from '../usage/metering.ts';
 import type { RunningHandlers } from '../lifecycle/running-handlers.ts';
 import type { PriceBook } from '../usage/pricing.ts';
 import { type Authenticator, type Principal } from './auth.ts';
+import { clientErrorHandler } from './client-errors.ts';
 import { installErrorHandlers, installRequestHooks } from './hooks.ts';
 import { registerBodyParsers } from './json-body.ts';
 import { requestIdFor } from './request-id.ts';
@@ -112,6 +114,9 @@ export function buildServer(dependencies: ServerDependencies): FastifyInstance {
     childLoggerFactory: (logger) => logger,
     // Requests that arrive while draining get the gateway's own 503 envelope (hooks.ts).
     return503OnClosing: false,
+    ...requestTimeouts(settings),
+    // Parser errors and timeouts (no request yet) answer the envelope too.
+    clientErrorHandler: clientErrorHandler(dependencies.logger as FastifyBaseLogger),
   });
   dependencies.runningHandlers?.install(app);
   // Set by the hooks before any handler reads them.
@@ -122,7 +127,8 @@ export function buildServer(dependencies: ServerDependencies): FastifyInstance {
   registerBodyParsers(app);
   // The level is fixed at startup: skip building each request's log fields when nobody reads them.
   installRequestHooks(app, metrics, dependencies.logger.isLevelEnabled('info'));
-  installErrorHandlers(app);
+  // An upload answered 413 early is read away (up to 4x the limit, 30 s at most) before the socket closes.
+  installErrorHandlers(app, { maxBytes: 4 * settings.server.bodySizeLimit, maxMs: 30_000 });
 
   registerHealthRoutes(app, catalog, storage, dependencies.cache, dependencies.rateLimitStore ?? null);
   registerDashboardRoutes(app);
@@ -202,6 +208,19 @@ function registerAdminApi(admin: FastifyInstance, dependencies: ServerDependenci
   registerAdminModelRoutes(admin, dependencies);
   registerMcpServerRoutes(admin, dependencies.mcp);
   registerMcpVirtualServerRoutes(admin, dependencies.mcp);
+}
+
+/**
+ * Bounds on receiving a request (slow clients, slowloris): its headers within HEADERS_TIMEOUT_SECONDS,
+ * all of it within BODY_TIMEOUT_SECONDS, else 408 (client-errors.ts). Node stops counting once the
+ * request has arrived, so long answers (SSE streams) and WebSocket upgrades are not cut. Node checks
+ * the bounds periodically: a quarter of the headers timeout, between 250 ms and 5 s.
+ */
+function requestTimeouts(settings: Settings): { requestTimeout: number; http: ServerOptions } {
+  const headersTimeout = settings.server.headersTimeoutSeconds * 1000;
+  const requestTimeout = settings.server.bodyTimeoutSeconds * 1000;
+  const connectionsCheckingInterval = Math.min(5000, Math.max(250, Math.floor(headersTimeout / 4)));
+  return { requestTimeout, http: { headersTimeout, requestTimeout, connectionsCheckingInterval } };
 }
 
 /** A synchronous onRequest check whose exceptions become the request's error. */

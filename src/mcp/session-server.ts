@@ -15,6 +15,7 @@ import {
 import { callToolName, discoveryTools, readCallTool, runSearchTools, searchToolName, toolError } from './discovery-tools.ts';
 import { buildEndpointView, resourceOwner, type EndpointView } from './endpoint-view.ts';
 import type { ToolDiscoveryMode } from './mcp-definitions.ts';
+import { plainErrorMessage } from './plain-error-messages.ts';
 import type { McpEndpoint } from './mcp-registry.ts';
 import { filterTools } from './mcp-server-fields.ts';
 import type { UpstreamConnection } from './upstream-connection.ts';
@@ -154,10 +155,10 @@ async function relay<Result>(
   }
 }
 
-/** An error's message without the SDK's `MCP error <code>: ` prefix (call_tool reports it as a tool error). */
+/** An error's message without the SDK's `MCP error <code>: ` prefixes (call_tool reports it as a tool error). */
 function plainMessage(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return error instanceof McpError ? message.replace(/^MCP error -?\d+: /, '') : message;
+  return error instanceof McpError ? plainErrorMessage(message) : message;
 }
 
 /**

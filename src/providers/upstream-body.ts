@@ -50,12 +50,12 @@ export async function upstreamErrorOf(response: UpstreamResponse, provider: stri
   } catch {
     // A broken error body still leaves the status to report.
   }
-  return mapUpstreamError(response.statusCode, Buffer.concat(chunks).toString('utf8'), provider, response.headers['retry-after']);
+  return mapUpstreamError(response.statusCode, Buffer.concat(chunks).toString('utf8'), provider, response.headers);
 }
 
 /** `upstreamErrorOf` for an answer read whole (`UpstreamClient.requestBuffered`). */
 export function bufferedUpstreamErrorOf(response: BufferedUpstreamResponse, provider: string): Error {
-  return mapUpstreamError(response.statusCode, textOf(response.body), provider, response.headers['retry-after']);
+  return mapUpstreamError(response.statusCode, textOf(response.body), provider, response.headers);
 }
 
 /** A body as UTF-8 text without a leading byte-order mark, as undici's `body.text()` reads it. */

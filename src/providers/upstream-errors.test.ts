@@ -23,10 +23,18 @@ describe('mapUpstreamError', () => {
   });
 
   it('keeps the upstream param and carries a numeric Retry-After over', () => {
-    const error = mapUpstreamError(429, openAIError('slow down'), 'openai', '7');
+    const error = mapUpstreamError(429, openAIError('slow down'), 'openai', { 'retry-after': '7' });
     expect(error.param).toBe('messages');
     expect(error.headers).toEqual({ 'Retry-After': '7' });
-    expect(mapUpstreamError(429, '', 'openai', 'Wed, 21 Oct 2015 07:28:00 GMT').headers).toEqual({});
+    expect(mapUpstreamError(429, '', 'openai', { 'retry-after': 'Wed, 21 Oct 2015 07:28:00 GMT' }).headers).toEqual({});
+  });
+
+  it('gives an upstream 429 a code and keeps its retry-after-ms', () => {
+    const error = mapUpstreamError(429, openAIError('slow down'), 'openai', { 'retry-after': '2', 'retry-after-ms': '1500' });
+    expect(error.code).toBe('upstream_rate_limited');
+    expect(error.headers).toEqual({ 'Retry-After': '2', 'retry-after-ms': '1500' });
+    expect(mapUpstreamError(429, '', 'openai', { 'retry-after-ms': ['250.5'] }).headers).toEqual({ 'retry-after-ms': '250.5' });
+    expect(mapUpstreamError(429, '', 'openai', { 'retry-after-ms': 'soon' }).headers).toEqual({});
   });
 
   it('describes an empty body by its status', () => {

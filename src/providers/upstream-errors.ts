@@ -2,29 +2,29 @@ import { GatewayError } from '../errors/gateway-error.ts';
 
 const maximumMessageLength = 2000;
 
+/** The upstream answer's headers (lower-case names, as Node and undici give them). */
+export type UpstreamErrorHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
 /**
  * Maps an upstream error answer to the gateway envelope (CONTRACT section 4): 401/403 ->
- * authentication_error, 404 -> not_found_error, 429 -> rate_limit_error, other 4xx ->
- * invalid_request_error with the same status, 5xx -> provider_error. The upstream message is
- * kept; a `Retry-After` header is carried over.
+ * authentication_error, 404 -> not_found_error, 429 -> rate_limit_error with code
+ * `upstream_rate_limited`, other 4xx -> invalid_request_error with the same status, 5xx ->
+ * provider_error. The upstream message is kept; `Retry-After` and `retry-after-ms` are carried over.
  */
 export function mapUpstreamError(
   status: number,
   bodyText: string,
   provider: string,
-  retryAfter?: string | string[] | undefined,
+  upstreamHeaders: UpstreamErrorHeaders = {},
 ): GatewayError {
   const details = readErrorDetails(bodyText);
   const message = details.message || `upstream ${provider} answered with status ${status}`;
-  const headers: Record<string, string> = {};
-  const retry = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
-  if (retry !== undefined && /^\d+$/.test(retry.trim())) headers['Retry-After'] = retry.trim();
-  const options = { provider, param: details.param, headers };
+  const options = { provider, param: details.param, headers: retryHeadersOf(upstreamHeaders) };
   if (status === 401 || status === 403) {
     return new GatewayError('authentication_error', message, { ...options, status });
   }
   if (status === 404) return new GatewayError('not_found_error', message, options);
-  if (status === 429) return new GatewayError('rate_limit_error', message, options);
+  if (status === 429) return new GatewayError('rate_limit_error', message, { ...options, code: 'upstream_rate_limited' });
   if (status >= 400 && status < 500) {
     return new GatewayError('invalid_request_error', message, { ...options, status, code: 'upstream_error' });
   }
@@ -33,6 +33,20 @@ export function mapUpstreamError(
     status: status >= 500 && status <= 599 ? status : 502,
     code: 'upstream_error',
   });
+}
+
+/** `Retry-After` (whole seconds) and `retry-after-ms` (OpenAI's, milliseconds) as the client should see them. */
+function retryHeadersOf(upstreamHeaders: UpstreamErrorHeaders): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const seconds = firstValue(upstreamHeaders['retry-after']);
+  if (seconds !== undefined && /^\d+$/.test(seconds)) headers['Retry-After'] = seconds;
+  const milliseconds = firstValue(upstreamHeaders['retry-after-ms']);
+  if (milliseconds !== undefined && /^\d+(\.\d+)?$/.test(milliseconds)) headers['retry-after-ms'] = milliseconds;
+  return headers;
+}
+
+function firstValue(value: string | string[] | undefined): string | undefined {
+  return (Array.isArray(value) ? value[0] : value)?.trim();
 }
 
 interface ErrorDetails {

@@ -53,7 +53,7 @@ export function connectUpstream(target: ResolvedTarget, options: UpstreamSession
       settle();
       void readErrorBody(response).then((body) => {
         request.destroy();
-        reject(mapUpstreamError(response.statusCode ?? 502, body, provider, response.headers['retry-after']));
+        reject(mapUpstreamError(response.statusCode ?? 502, body, provider, response.headers));
       });
     });
     socket.once('error', (error) => {

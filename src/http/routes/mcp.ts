@@ -11,6 +11,7 @@ import type { McpGateway } from '../../mcp/mcp-gateway.ts';
 import { endpointKey } from '../../mcp/mcp-registry.ts';
 import type { McpSession, SessionBinding } from '../../mcp/mcp-sessions.ts';
 import { canonicalMcpName } from '../../mcp/mcp-validation.ts';
+import { withPlainErrorMessages } from '../../mcp/plain-error-messages.ts';
 import { createSessionServer } from '../../mcp/session-server.ts';
 import { noAdmission, type Admission, type RateLimiter } from '../../ratelimit/rate-limiter.ts';
 
@@ -111,10 +112,12 @@ async function openSession(
     visible: (slug) => mcp.registry.visibleTo(slug, binding.userPath),
     toolDiscovery,
   });
-  const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-    sessionIdGenerator: () => randomUUID(),
-    onsessioninitialized: (id) => mcp.sessions.add({ id, binding, transport, server, lastSeen: Date.now() }),
-  });
+  const transport: StreamableHTTPServerTransport = withPlainErrorMessages(
+    new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => mcp.sessions.add({ id, binding, transport, server, lastSeen: Date.now() }),
+    }),
+  );
   transport.onclose = () => {
     if (transport.sessionId !== undefined) mcp.sessions.forget(transport.sessionId);
   };

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+
+/**
+ * Dotted paths of the keys in a raw configuration document that its schema does not know, at any
+ * depth the schema describes (objects, and the entries of records such as `providers`): a typo like
+ * `providers.openai.modles` is reported instead of silently dropped. Fields typed `unknown` are
+ * validated by their own module and are not walked.
+ */
+export function unknownKeys(schema: z.ZodType, value: unknown, path: readonly string[] = []): string[] {
+  const inner = unwrap(schema);
+  if (!isPlainObject(value)) return [];
+  if (inner instanceof z.ZodObject) {
+    if (acceptsAnyKey(inner)) return [];
+    const shape = inner.shape as Record<string, z.ZodType>;
+    return Object.entries(value).flatMap(([key, child]) => {
+      const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
+      return field === undefined ? [[...path, key].join('.')] : unknownKeys(field, child, [...path, key]);
+    });
+  }
+  if (inner instanceof z.ZodRecord) {
+    const valueType = inner.valueType as z.ZodType;
+    return Object.entries(value).flatMap(([key, child]) => unknownKeys(valueType, child, [...path, key]));
+  }
+  return [];
+}
+
+/** The schema a value is checked against once defaults, optionality and preprocessing are set aside. */
+function unwrap(schema: z.ZodType): z.ZodType {
+  if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable) return unwrap(schema.unwrap() as z.ZodType);
+  if (schema instanceof z.ZodDefault || schema instanceof z.ZodPrefault) return unwrap(schema.unwrap() as z.ZodType);
+  if (schema instanceof z.ZodPipe) return unwrap((schema.in instanceof z.ZodTransform ? schema.out : schema.in) as z.ZodType);
+  return schema;
+}
+
+/** A loose object (`.loose()`, `.catchall(...)`) takes keys it does not name. */
+function acceptsAnyKey(schema: z.ZodObject): boolean {
+  const catchall = schema._zod.def.catchall;
+  return catchall !== undefined && !(catchall instanceof z.ZodNever);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
