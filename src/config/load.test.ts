@@ -44,7 +44,7 @@ describe('loadSettings', () => {
     expect(settings.server.port).toBe(9000);
     expect(settings.server.masterKey).toBe('from-env');
     expect(settings.providers).toEqual([
-      { name: 'main', type: 'openai-compatible', apiKey: 'none', baseUrl: 'http://127.0.0.1:1234/v1', models: ['a', 'b'] },
+      { name: 'main', type: 'openai-compatible', apiKey: 'none', baseUrl: 'http://127.0.0.1:1234/v1', models: ['a', 'b'], options: {} },
     ]);
     expect(load({ PORT: '7000' }, yaml).settings.server.port).toBe(7000);
   });

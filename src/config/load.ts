@@ -14,6 +14,7 @@ import { discoverEnvProviders } from './env-providers.ts';
 import { configSchema, instanceName, type ConfigDocument } from './schema.ts';
 import { unknownKeys } from './unknown-keys.ts';
 import type { LoadedSettings, ProviderSettings, Settings } from './settings.ts';
+import { providerOptionsOf } from './provider-options.ts';
 import { deepFreeze, expandVariables } from './values.ts';
 import { isJsonObject } from '../core/json.ts';
 
@@ -333,7 +334,14 @@ function buildProviders(document: ConfigDocument, origins: Map<string, string>, 
       continue;
     }
     const models = provider.models ?? null;
-    result.push({ name, type: provider.type, apiKey, baseUrl: baseUrl ?? '', models: models && models.length > 0 ? models : null });
+    result.push({
+      name,
+      type: provider.type,
+      apiKey,
+      baseUrl: baseUrl ?? '',
+      models: models && models.length > 0 ? models : null,
+      options: providerOptionsOf(provider),
+    });
   }
   return result;
 }

@@ -58,6 +58,18 @@ export const providerSchema = z.object({
   api_key: optionalString,
   base_url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
   models: z.union([z.array(modelEntry), z.string().transform((list) => splitList(list))]).optional(),
+  // Type-specific settings (README "Providers"): Azure, Bedrock, Vertex, Gemini.
+  api_version: optionalString,
+  deployments: z.record(z.string(), z.string().trim().min(1)).optional(),
+  region: optionalString,
+  aws_access_key_id: optionalString,
+  aws_secret_access_key: optionalString,
+  aws_session_token: optionalString,
+  project: optionalString,
+  location: optionalString,
+  credentials: optionalString,
+  credentials_json: optionalString,
+  api: z.enum(['native', 'openai'], { error: 'expected native or openai' }).optional(),
 });
 
 const dollars = z.coerce

@@ -18,6 +18,29 @@ export interface ProviderSettings {
   readonly baseUrl: string;
   /** Configured model ids; null means "ask the upstream's GET /models". */
   readonly models: readonly string[] | null;
+  /** Type-specific settings; each adapter reads the ones of its type. */
+  readonly options: ProviderOptions;
+}
+
+/** Settings only some provider types read (YAML names in README "Providers"). */
+export interface ProviderOptions {
+  /** Azure `api-version` query parameter. */
+  readonly apiVersion?: string;
+  /** Azure: model id -> deployment name. */
+  readonly deployments?: Readonly<Record<string, string>>;
+  /** Bedrock: AWS region. */
+  readonly region?: string;
+  readonly awsAccessKeyId?: string;
+  readonly awsSecretAccessKey?: string;
+  readonly awsSessionToken?: string;
+  /** Vertex: Google Cloud project and location. */
+  readonly project?: string;
+  readonly location?: string;
+  /** Vertex: path to a service-account JSON file, or the JSON inline. */
+  readonly credentials?: string;
+  readonly credentialsJson?: string;
+  /** Gemini: `native` (generativelanguage API, default) or `openai` (Google's OpenAI-compatible route). */
+  readonly api?: 'native' | 'openai';
 }
 
 /** The validated, frozen settings every other module receives. */
