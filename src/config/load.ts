@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import { providerTypes } from '../providers/provider-types.ts';
+import { providerTypes, type ProviderTypeProfile } from '../providers/provider-types.ts';
 import { ConfigError } from './config-error.ts';
 import type { StorageSettings } from '../storage/storage.ts';
 import { buildBudgetRules } from './budgets.ts';
@@ -321,15 +321,17 @@ function buildProviders(document: ConfigDocument, origins: Map<string, string>, 
     const profile = providerTypes[provider.type];
     const baseUrl = (provider.base_url ?? profile.defaultBaseUrl)?.replace(/\/+$/, '');
     const apiKey = provider.api_key ? provider.api_key : null;
-    const problem = !baseUrl
-      ? `type ${provider.type} needs a base_url`
-      : profile.requiresApiKey && apiKey === null
-        ? 'no api_key is set'
-        : null;
+    const derives: boolean = (profile as ProviderTypeProfile).derivesBaseUrl === true;
+    const problem =
+      !baseUrl && !derives
+        ? `type ${provider.type} needs a base_url`
+        : profile.requiresApiKey && apiKey === null
+          ? 'no api_key is set'
+          : null;
     if (problem !== null) {
       // An instance declared in YAML with a required field missing is a mistake; an
       // environment variable seen without its companion is skipped with a warning.
-      if (!fromEnv && !baseUrl) throw new ConfigError(`${key}.base_url`, problem);
+      if (!fromEnv && !baseUrl && !derives) throw new ConfigError(`${key}.base_url`, problem);
       warnings.push(`provider instance "${name}" is not registered: ${problem}`);
       continue;
     }

@@ -14,6 +14,8 @@ export interface ProviderTypeProfile {
   responsesApi?: boolean;
   /** False for types that do not speak OpenAI's wire format beyond chat (legacy completions, moderations, images). */
   openaiRelays?: boolean;
+  /** The adapter builds its endpoint from other settings (Bedrock's region, Vertex's location) when `base_url` is absent. */
+  derivesBaseUrl?: boolean;
 }
 
 const cloud = (defaultBaseUrl: string): ProviderTypeProfile => ({
