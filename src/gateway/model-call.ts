@@ -1,3 +1,4 @@
+import { estimateTokens, type TokenEstimate } from '../budgets/estimate.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { ResolvedTarget } from '../routing/resolve-model.ts';
 import { planRoute } from '../routing/route-planner.ts';
@@ -14,6 +15,8 @@ export interface ModelCall<T> {
   /** The `provider` routing hint, if the request had one. */
   hint?: string;
   stream: boolean;
+  /** The request body, for the budget reservation's estimate (none: nothing is reserved). */
+  body?: Readonly<Record<string, unknown>>;
   /** One attempt on one target; a GatewayError from the upstream fails over like chat does. */
   call: (target: ResolvedTarget) => Promise<T>;
 }
@@ -48,8 +51,13 @@ export async function runModelCall<T>(
       status,
       stream: request.stream,
     });
-  const executed = await executePlan(plan, context, dependencies, request.call, (target, error) =>
-    report(target, context.signal.aborted ? 499 : error instanceof GatewayError ? error.status : 502, null),
+  const executed = await executePlan(
+    plan,
+    context,
+    dependencies,
+    request.call,
+    (target, error) => report(target, context.signal.aborted ? 499 : error instanceof GatewayError ? error.status : 502, null),
+    request.body === undefined ? undefined : reservationCost(request.body, dependencies),
   );
   let reported = false;
   return {
@@ -59,5 +67,21 @@ export async function runModelCall<T>(
       reported = true;
       report(executed.target, status, usage);
     },
+  };
+}
+
+/**
+ * Prices a request's budget reservation on each target tried: its token estimate (computed
+ * once, and only when a budget may need it) at the target's price.
+ */
+export function reservationCost(
+  body: Readonly<Record<string, unknown>>,
+  dependencies: Pick<ChatPipelineDependencies, 'budgets' | 'metering'>,
+): ((target: ResolvedTarget) => number | null) | undefined {
+  if (dependencies.budgets === null) return undefined;
+  let estimate: TokenEstimate | null = null;
+  return (target) => {
+    estimate ??= estimateTokens(body);
+    return dependencies.metering.costEstimate(target.adapter.name, target.model, estimate);
   };
 }

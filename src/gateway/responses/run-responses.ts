@@ -58,6 +58,7 @@ export function createResponsesPipeline(dependencies: ChatPipelineDependencies):
         selector: request.selector,
         hint: request.hint,
         stream: request.stream,
+        body: request.body,
         call: (target) => call(target, request, context),
       },
       context,
