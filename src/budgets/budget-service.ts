@@ -23,6 +23,7 @@ export interface SharedBudgetStore {
   ): Promise<{ hold: SharedHold } | { blockedBy: number; spent: number } | null>;
   /** Adds a completed request's cost to each ledger's shared spend. */
   charge(ledgers: readonly SpendLedger[], cost: number, now: number): void;
+  close?(): void;
 }
 
 export interface BudgetServiceOptions {
@@ -99,6 +100,7 @@ export class BudgetService {
   stop(): void {
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
+    this.options.sharedStore?.close?.();
   }
 
   /**
