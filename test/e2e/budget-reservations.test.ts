@@ -55,7 +55,14 @@ describe('budget reservations in one process', () => {
     mock.setBehavior('mock-model', { kind: 'latency', ms: 400 });
     gateway = await startGateway({
       env: gatewayEnv(mock, { OPENAI_MODELS: 'mock-model,error-500' }),
-      configYaml: pricing,
+      configYaml: `${pricing}  error-500: { input_per_mtok: 1000, output_per_mtok: 1600 }
+virtual_models:
+  - name: fo-alias
+    strategy: failover
+    targets:
+      - { provider: openai, model: error-500 }
+      - { provider: openai, model: mock-model }
+`,
       startTimeoutMs: 60_000,
     });
   }, 90_000);
@@ -104,6 +111,20 @@ describe('budget reservations in one process', () => {
     controller.abort();
     await aborted;
     await eventually(async () => ((await chatAt(gateway, '/hold')).status === 200 ? true : undefined), 'the hold released after the abort');
+  });
+
+  it('moves the reservation to the target that executes after a failover, and releases it', async () => {
+    // Each attempt reserves about $0.03; $0.05 leaves room for one reservation, not for a leaked one plus the spend.
+    await putBudget(gateway, '/fo', 0.05);
+    const failedOver = await rawRequest(`${gateway.url}/v1/chat/completions`, {
+      headers: { ...bearer(), 'x-user-path': '/fo' },
+      body: chatBody('fo-alias', { max_tokens: 5 }),
+    });
+    expect(failedOver.status, failedOver.text).toBe(200);
+    // The executed target paid its real cost, the failed attempt nothing.
+    await eventually(async () => (Math.abs((await spentOf(gateway, '/fo')) - requestCost) < 1e-9 ? true : undefined), 'spend of $0.02');
+    // Nothing is held any more: $0.02 spent plus a new $0.03 reservation fits under $0.05.
+    expect((await chatAt(gateway, '/fo')).status).toBe(200);
   });
 });
 
