@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -202,7 +202,7 @@ async function main(): Promise<void> {
     const mock = await startMock();
     const inspectorPort = await freePort();
     const gateway = await startGateway(
-      join(PROJECT_ROOT, 'dist/main.js'),
+      resolve(PROJECT_ROOT, process.env.SOAK_GATEWAY_ENTRY ?? 'dist/main.js'),
       {
         SET_RATE_LIMIT_: 'rpm=100000000,concurrent=1000',
         SET_RATE_LIMIT_LIMITED: 'rpd=1',
