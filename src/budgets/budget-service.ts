@@ -295,16 +295,20 @@ export class BudgetService {
   }
 }
 
+/**
+ * The refusal. A budget not spent yet but held by requests in flight (reservations) may free
+ * up within seconds: Retry-After is then 1, else the end of the period.
+ */
 function budgetExceeded(rule: BudgetRule, spent: number, retryAfterSeconds: number): GatewayError {
-  return new GatewayError(
-    'rate_limit_error',
-    `budget exceeded for ${rule.userPath}: ${rule.period} budget of $${rule.amount} spent ($${spent.toFixed(6)})`,
-    {
-      code: 'budget_exceeded',
-      provider: 'budget',
-      headers: { 'Retry-After': String(retryAfterSeconds) },
-    },
-  );
+  const held = spent < rule.amount;
+  const message = held
+    ? `budget exceeded for ${rule.userPath}: the rest of the ${rule.period} budget of $${rule.amount} ($${spent.toFixed(6)} spent) is reserved by requests in flight`
+    : `budget exceeded for ${rule.userPath}: ${rule.period} budget of $${rule.amount} spent ($${spent.toFixed(6)})`;
+  return new GatewayError('rate_limit_error', message, {
+    code: 'budget_exceeded',
+    provider: 'budget',
+    headers: { 'Retry-After': String(held ? 1 : retryAfterSeconds) },
+  });
 }
 
 function retryAfter(ledger: SpendLedger, now: number): number {

@@ -54,8 +54,9 @@ describe('budget reservations in one process', () => {
     mock = await startMockUpstream();
     mock.setBehavior('mock-model', { kind: 'latency', ms: 400 });
     gateway = await startGateway({
-      env: gatewayEnv(mock, { OPENAI_MODELS: 'mock-model,error-500' }),
+      env: gatewayEnv(mock, { OPENAI_MODELS: 'mock-model,error-500,slow-stream' }),
       configYaml: `${pricing}  error-500: { input_per_mtok: 1000, output_per_mtok: 1600 }
+  slow-stream: { input_per_mtok: 1000, output_per_mtok: 1600 }
 virtual_models:
   - name: fo-alias
     strategy: failover
@@ -89,7 +90,9 @@ virtual_models:
     const big = { max_tokens: 1_000_000 };
     const running = chatAt(gateway, '/hold', big);
     await eventually(async () => (chatRequests(mock).some((request) => !request.completed) ? true : undefined), 'the request upstream');
-    expectBudgetExceeded(await chatAt(gateway, '/hold'));
+    const refused = await chatAt(gateway, '/hold');
+    expectBudgetExceeded(refused);
+    expect(refused.headers['retry-after']).toBe('1'); // held, not spent: it may free up at once
     expect((await running).status).toBe(200);
     expect((await chatAt(gateway, '/hold')).status).toBe(200);
 
@@ -111,6 +114,22 @@ virtual_models:
     controller.abort();
     await aborted;
     await eventually(async () => ((await chatAt(gateway, '/hold')).status === 200 ? true : undefined), 'the hold released after the abort');
+
+    // A stream cut by its client mid-way releases it as well.
+    const streamAbort = new AbortController();
+    const stream = rawRequest(`${gateway.url}/v1/chat/completions`, {
+      headers: { ...bearer(), 'x-user-path': '/hold' },
+      body: chatBody('openai/slow-stream', { ...big, stream: true }),
+      signal: streamAbort.signal,
+    }).catch(() => null);
+    await eventually(
+      async () => (chatRequests(mock).some((request) => !request.completed && !request.aborted) ? true : undefined),
+      'stream',
+    );
+    expectBudgetExceeded(await chatAt(gateway, '/hold'));
+    streamAbort.abort();
+    await stream;
+    await eventually(async () => ((await chatAt(gateway, '/hold')).status === 200 ? true : undefined), 'the hold released after the cut');
   });
 
   it('moves the reservation to the target that executes after a failover, and releases it', async () => {
