@@ -116,19 +116,22 @@ export class BudgetService {
 
   /**
    * Admission with a reservation: refuses like `check`, else holds `cost` (an estimate of the
-   * request's largest cost; null when its price is unknown: nothing is held) on every rule
+   * request's largest cost, or a function computing it when needed; null when its price is
+   * unknown: nothing is held) on every rule
    * covering the path until the reservation is released. A request is admitted while its
    * rules have anything left, so spend passes an amount by at most one request's estimate.
    * With a shared store the check and the hold are one atomic step across replicas.
    */
-  async reserve(userPath: string, cost: number | null): Promise<BudgetReservation> {
+  async reserve(userPath: string, cost: number | null | (() => number | null)): Promise<BudgetReservation> {
     if (this.ledgers.size === 0) return noReservation;
     const now = this.now();
     const covering = this.covering(userPath);
     if (covering.length === 0) return noReservation;
     const local = this.blocking(covering, now);
     if (local !== null) throw budgetExceeded(local.ledger.rule, local.spent, retryAfter(local.ledger, now));
-    const held = cost === null || cost <= 0 ? 0 : cost;
+    // Estimated only now: a request no budget covers costs nothing to admit.
+    const estimate = typeof cost === 'function' ? cost() : cost;
+    const held = estimate === null || estimate <= 0 ? 0 : estimate;
     const shared = await this.options.sharedStore?.admit(covering, held, now);
     if (shared !== undefined && shared !== null && 'blockedBy' in shared) {
       const ledger = covering[shared.blockedBy] as SpendLedger;

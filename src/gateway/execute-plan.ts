@@ -74,8 +74,8 @@ export async function executePlan<T>(
         throw error;
       }
       // The executed target pays: the hold follows the target tried.
-      if (reservation !== null) reservation.move(costOf(target) ?? 0);
-      else reservation = admitted.reservation ?? null;
+      if (reservation === null) reservation = admitted.reservation ?? null;
+      else if (reservation !== noReservation) reservation.move(costOf(target) ?? 0);
       path = admitted.path;
       const route = admitted.route;
       if (route === null) {
@@ -140,14 +140,14 @@ async function admitAttempt(
   try {
     if (path !== null) return { path, route: (await limiter?.admit(subject, { pathRules: false })) ?? noAdmission };
     const parts = ((await limiter?.admit(subject)) ?? noAdmission).split();
-    const reservation = await reserveBudget(context, dependencies, costOf(target), parts.path, parts.route);
+    const reservation = await reserveBudget(context, dependencies, () => costOf(target), parts.path, parts.route);
     return { path: withReservation(parts.path, reservation), route: parts.route, reservation };
   } catch (error) {
     if (!(error instanceof RateLimitRejection) || error.scope === 'user_path' || last) throw error;
     if (path !== null) return { path, route: null, rejection: error };
     // This target is saturated: count the request on its user path alone, and move on.
     const own = (await limiter?.admit(subject, { routeRules: false })) ?? noAdmission;
-    const reservation = await reserveBudget(context, dependencies, costOf(target), own);
+    const reservation = await reserveBudget(context, dependencies, () => costOf(target), own);
     return { path: withReservation(own, reservation), route: null, rejection: error, reservation };
   }
 }
@@ -156,7 +156,7 @@ async function admitAttempt(
 async function reserveBudget(
   context: RequestContext,
   dependencies: Pick<ExecutionDependencies, 'budgets'>,
-  cost: number | null,
+  cost: () => number | null,
   ...admissions: Admission[]
 ): Promise<BudgetReservation> {
   try {
