@@ -188,4 +188,19 @@ describe('budget reservations across two replicas (Redis + PostgreSQL)', () => {
     const again = await Promise.all(Array.from({ length: 20 }, (_, index) => chatAt(index % 2 === 0 ? first : second, `/both/v${index}`)));
     expect(count + admitted(again)).toBeLessThanOrEqual(11);
   });
+
+  it('keeps serving while Redis is down (each replica decides alone) and says so once', async () => {
+    const [first, second] = replicas as [GatewayProcess, GatewayProcess];
+    await putBudget(first, '/down', 100);
+    await eventually(async () => (Number.isFinite(await spentOf(second, '/down')) ? true : undefined), 'the rule on the second replica');
+    await redis.stop();
+    try {
+      const replies = await Promise.all(Array.from({ length: 6 }, (_, index) => chatAt(index % 2 === 0 ? first : second, '/down')));
+      expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200, 200, 200, 200]);
+      const warnings = (): number => first.logs().filter((line) => String(line['msg']).startsWith('budgets: Redis unreachable')).length;
+      await expect.poll(warnings, { timeout: 5_000 }).toBe(1);
+    } finally {
+      await redis.start();
+    }
+  });
 });
