@@ -9,6 +9,7 @@ import { LogDestination } from './lifecycle/log-destination.ts';
 import { RunningHandlers } from './lifecycle/running-handlers.ts';
 import { installShutdown } from './lifecycle/shutdown.ts';
 import { GatewayMetrics } from './observability/metrics.ts';
+import { redactLogLine } from './observability/redact-url.ts';
 import { createAdapters } from './providers/registry.ts';
 import { UpstreamClient } from './providers/upstream-client.ts';
 import { CircuitBreakers } from './routing/circuit-breaker.ts';
@@ -124,6 +125,8 @@ function createLogger(settings: Settings, destination: LogDestination): Logger {
         paths: ['req.headers.authorization', 'req.headers["x-api-key"]', '*.api_key', '*.apiKey', '*.master_key', '*.masterKey'],
         censor: '[redacted]',
       },
+      // Secrets in query strings (`?api_key=...`), wherever a URL lands in a line.
+      hooks: { streamWrite: redactLogLine },
     },
     destination,
   );

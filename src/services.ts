@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { BudgetService } from './budgets/budget-service.ts';
+import { RedisBudgetStore } from './budgets/redis-budget-store.ts';
 import { MemoryCacheStore } from './cache/memory-cache-store.ts';
 import { createRedisCacheStore } from './cache/redis-cache-store.ts';
 import { ResponseCache } from './cache/response-cache-service.ts';
@@ -8,6 +9,7 @@ import { ApiKeyService } from './keys/api-key-service.ts';
 import { McpGateway } from './mcp/mcp-gateway.ts';
 import type { RateLimiter } from './ratelimit/rate-limiter.ts';
 import { startRateLimiting } from './ratelimit/rate-limiting.ts';
+import { connectRedisForCounters } from './ratelimit/redis-counter-store.ts';
 import type { ResilientCounterStore } from './ratelimit/resilient-counter-store.ts';
 import { ResponseState } from './responses/response-state.ts';
 import { VirtualModels } from './routing/virtual-models.ts';
@@ -57,7 +59,7 @@ export async function startStatefulServices(settings: Settings, logger: Logger):
       })
     : null;
   recorder?.start();
-  const budgets = createBudgets(settings, storage, recorder, logger);
+  const budgets = await createBudgets(settings, storage, recorder, logger);
   await budgets?.start();
   const apiKeys = new ApiKeyService({ store: storage.apiKeys, refreshIntervalMs: settings.reloadIntervalMs, logger });
   await apiKeys.start();
@@ -118,7 +120,12 @@ async function startFailoverRules(settings: Settings, storage: Storage, logger: 
   return rules;
 }
 
-function createBudgets(settings: Settings, storage: Storage, recorder: UsageRecorder | null, logger: Logger): BudgetService | null {
+async function createBudgets(
+  settings: Settings,
+  storage: Storage,
+  recorder: UsageRecorder | null,
+  logger: Logger,
+): Promise<BudgetService | null> {
   if (!settings.budgets.enabled) return null;
   if (recorder === null) {
     if (settings.budgets.rules.length > 0) logger.warn('budgets are configured but USAGE_ENABLED is off: budgets are not enforced');
@@ -129,6 +136,15 @@ function createBudgets(settings: Settings, storage: Storage, recorder: UsageReco
     configRules: settings.budgets.rules,
     whileSettled: (read) => recorder.whileSettled(read),
     sharedDatabase: storage.kind === 'postgresql',
+    // Replicas on one Redis check and hold budgets there at once (not a refresh later).
+    sharedStore:
+      settings.budgets.redisUrl === null
+        ? null
+        : new RedisBudgetStore({
+            client: await connectRedisForCounters({ url: settings.budgets.redisUrl }),
+            prefix: `${settings.rateLimits.redisPrefix ?? 'gateway:'}budget:`,
+            logger,
+          }),
     refreshIntervalMs: settings.budgets.refreshIntervalMs,
     logger,
   });

@@ -224,4 +224,43 @@ describe('BudgetService', () => {
     expect(Number(error.headers['Retry-After'])).toBeGreaterThan(3600);
     service.stop();
   });
+
+  it('reserves estimates at admission: parallel requests stop one estimate past the amount', async () => {
+    const { clock, service } = await setup({ rules: [{ userPath: '/team', periodSeconds: 86400, amount: 0.2 }] });
+    const held = [];
+    let refused = 0;
+    for (let index = 0; index < 50; index += 1) {
+      try {
+        held.push(await service.reserve('/team/app', 0.02));
+      } catch (error) {
+        expect((error as GatewayError).code).toBe('budget_exceeded');
+        refused += 1;
+      }
+    }
+    expect(held.length).toBeLessThanOrEqual(11);
+    expect(refused).toBe(50 - held.length);
+    // Settling: the real cost is charged, then the hold released (twice is harmless).
+    for (const [index, reservation] of held.entries()) {
+      service.charge('/team/app', 0.01, index + 1, clock.now);
+      reservation.release();
+      reservation.release();
+    }
+    expect(service.statuses()[0]?.spent).toBeCloseTo(held.length * 0.01);
+    await expect(service.reserve('/team/app', 0.02)).resolves.toBeDefined();
+    // Unknown price: nothing held, only the check.
+    expect((await service.reserve('/elsewhere', null)).cost).toBe(0);
+    service.stop();
+  });
+
+  it('moves a reservation to the executed target and releases it once', async () => {
+    const { service } = await setup({ rules: [{ userPath: '/team', periodSeconds: 86400, amount: 1 }] });
+    const reservation = await service.reserve('/team', 0.5);
+    reservation.move(2);
+    await expect(service.reserve('/team', 0.1)).rejects.toThrow(GatewayError);
+    reservation.release();
+    reservation.move(3);
+    expect(reservation.cost).toBe(0);
+    await expect(service.reserve('/team', 0.1)).resolves.toBeDefined();
+    service.stop();
+  });
 });

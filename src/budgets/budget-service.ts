@@ -5,8 +5,26 @@ import { GatewayError, invalidRequest, notFound } from '../errors/gateway-error.
 import type { BudgetStore } from './budget-store.ts';
 import { budgetIdentity, makeBudgetRule, type BudgetRule } from './budget-rules.ts';
 import { periodWindow } from './periods.ts';
+import { holdOn, noReservation, type BudgetReservation, type SharedHold } from './reservation.ts';
 import { SharedSpend } from './shared-spend.ts';
 import { SpendLedger } from './spend-ledger.ts';
+
+/**
+ * Spend and reservations kept where every replica sees them at once (Redis): admission checks
+ * and holds atomically across replicas. Null answers mean the store is unavailable (the
+ * process's own ledgers decide alone).
+ */
+export interface SharedBudgetStore {
+  /** Refuses (the index of a ledger whose spend plus holds reached its amount) or holds `cost` on each ledger. */
+  admit(
+    ledgers: readonly SpendLedger[],
+    cost: number,
+    now: number,
+  ): Promise<{ hold: SharedHold } | { blockedBy: number; spent: number } | null>;
+  /** Adds a completed request's cost to each ledger's shared spend. */
+  charge(ledgers: readonly SpendLedger[], cost: number, now: number): void;
+  close?(): void;
+}
 
 export interface BudgetServiceOptions {
   store: BudgetStore;
@@ -21,6 +39,8 @@ export interface BudgetServiceOptions {
    * followed incrementally (shared-spend.ts) at every refresh.
    */
   sharedDatabase: boolean;
+  /** Reservations and spend shared by replicas at once (Redis); null keeps them in this process. */
+  sharedStore?: SharedBudgetStore | null;
   refreshIntervalMs: number;
   logger: Logger;
   now?: () => number;
@@ -80,30 +100,71 @@ export class BudgetService {
   stop(): void {
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
+    this.options.sharedStore?.close?.();
   }
 
-  /** Throws 429 `budget_exceeded` when a rule covering the path has spent its amount. */
+  /**
+   * Throws 429 `budget_exceeded` when a rule covering the path has spent its amount, counting
+   * what running requests hold (reservations).
+   */
   check(userPath: string): void {
     if (this.ledgers.size === 0) return;
     const now = this.now();
+    const blocking = this.blocking(this.covering(userPath), now);
+    if (blocking !== null) throw budgetExceeded(blocking.ledger.rule, blocking.spent, retryAfter(blocking.ledger, now));
+  }
+
+  /**
+   * Admission with a reservation: refuses like `check`, else holds `cost` (an estimate of the
+   * request's largest cost, or a function computing it when needed; null when its price is
+   * unknown: nothing is held) on every rule
+   * covering the path until the reservation is released. A request is admitted while its
+   * rules have anything left, so spend passes an amount by at most one request's estimate.
+   * With a shared store the check and the hold are one atomic step across replicas.
+   */
+  async reserve(userPath: string, cost: number | null | (() => number | null)): Promise<BudgetReservation> {
+    if (this.ledgers.size === 0) return noReservation;
+    const now = this.now();
+    const covering = this.covering(userPath);
+    if (covering.length === 0) return noReservation;
+    const local = this.blocking(covering, now);
+    if (local !== null) throw budgetExceeded(local.ledger.rule, local.spent, retryAfter(local.ledger, now));
+    // Estimated only now: a request no budget covers costs nothing to admit.
+    const estimate = typeof cost === 'function' ? cost() : cost;
+    const held = estimate === null || estimate <= 0 ? 0 : estimate;
+    const shared = await this.options.sharedStore?.admit(covering, held, now);
+    if (shared !== undefined && shared !== null && 'blockedBy' in shared) {
+      const ledger = covering[shared.blockedBy] as SpendLedger;
+      throw budgetExceeded(ledger.rule, shared.spent, retryAfter(ledger, now));
+    }
+    return held === 0 ? noReservation : holdOn(covering, held, shared?.hold ?? null);
+  }
+
+  private covering(userPath: string): SpendLedger[] {
+    const covering: SpendLedger[] = [];
+    for (const ledger of this.ledgers.values()) if (userPathCovers(ledger.rule.userPath, userPath)) covering.push(ledger);
+    return covering;
+  }
+
+  /** The covering rule that blocks longest, if any has spent (or holds) its amount. */
+  private blocking(covering: readonly SpendLedger[], now: number): { ledger: SpendLedger; spent: number } | null {
     let blocking: { ledger: SpendLedger; spent: number; end: number } | null = null;
-    for (const ledger of this.ledgers.values()) {
-      if (!userPathCovers(ledger.rule.userPath, userPath)) continue;
+    for (const ledger of covering) {
       const spent = ledger.spent(now);
-      if (spent < ledger.rule.amount) continue;
+      if (spent + ledger.reserved < ledger.rule.amount) continue;
       const end = periodWindow(ledger.rule.periodSeconds, now).end;
       if (blocking === null || end > blocking.end) blocking = { ledger, spent, end };
     }
-    if (blocking !== null) throw budgetExceeded(blocking.ledger.rule, blocking.spent, Math.max(1, Math.ceil((blocking.end - now) / 1000)));
+    return blocking;
   }
 
   /** Adds a completed request's cost to every rule covering its path. */
   charge(userPath: string, cost: number | null, seq: number, at: number): void {
     if (cost === null || cost <= 0) return;
     this.unsettled.push({ seq, userPath, cost, at });
-    for (const ledger of this.ledgers.values()) {
-      if (userPathCovers(ledger.rule.userPath, userPath)) ledger.charge(seq, cost, at);
-    }
+    const covering = this.covering(userPath);
+    for (const ledger of covering) ledger.charge(seq, cost, at);
+    if (covering.length > 0) this.options.sharedStore?.charge(covering, cost, at);
   }
 
   /** Every rule with its spend, sorted by path then period. */
@@ -237,16 +298,24 @@ export class BudgetService {
   }
 }
 
+/**
+ * The refusal. A budget not spent yet but held by requests in flight (reservations) may free
+ * up within seconds: Retry-After is then 1, else the end of the period.
+ */
 function budgetExceeded(rule: BudgetRule, spent: number, retryAfterSeconds: number): GatewayError {
-  return new GatewayError(
-    'rate_limit_error',
-    `budget exceeded for ${rule.userPath}: ${rule.period} budget of $${rule.amount} spent ($${spent.toFixed(6)})`,
-    {
-      code: 'budget_exceeded',
-      provider: 'budget',
-      headers: { 'Retry-After': String(retryAfterSeconds) },
-    },
-  );
+  const held = spent < rule.amount;
+  const message = held
+    ? `budget exceeded for ${rule.userPath}: the rest of the ${rule.period} budget of $${rule.amount} ($${spent.toFixed(6)} spent) is reserved by requests in flight`
+    : `budget exceeded for ${rule.userPath}: ${rule.period} budget of $${rule.amount} spent ($${spent.toFixed(6)})`;
+  return new GatewayError('rate_limit_error', message, {
+    code: 'budget_exceeded',
+    provider: 'budget',
+    headers: { 'Retry-After': String(held ? 1 : retryAfterSeconds) },
+  });
+}
+
+function retryAfter(ledger: SpendLedger, now: number): number {
+  return Math.max(1, Math.ceil((periodWindow(ledger.rule.periodSeconds, now).end - now) / 1000));
 }
 
 function readOnly(rule: BudgetRule): GatewayError {

@@ -14,6 +14,8 @@ interface Charge {
  */
 export class SpendLedger {
   rule: BudgetRule;
+  /** USD held by admitted requests still running (budget reservations), released as they end. */
+  reserved = 0;
   private windowStart = Number.NaN;
   private baseline = 0;
   private charges: Charge[] = [];

@@ -203,6 +203,7 @@ function buildSettings(
       enabled: document.budgets.enabled,
       refreshIntervalMs: document.budgets.refresh_interval_seconds * 1000,
       rules: buildBudgetRules(document.budgets.user_paths, env),
+      redisUrl: document.redis.url ? document.redis.url : null,
     },
     rateLimits: buildRateLimitSettings(document, origins, env),
     reloadIntervalMs: document.storage.reload_interval_seconds * 1000,

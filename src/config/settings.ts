@@ -62,7 +62,13 @@ export interface Settings {
   readonly metrics: { readonly enabled: boolean };
   readonly storage: StorageSettings;
   readonly usage: { readonly enabled: boolean; readonly flushIntervalMs: number; readonly batchSize: number };
-  readonly budgets: { readonly enabled: boolean; readonly refreshIntervalMs: number; readonly rules: readonly BudgetRuleSettings[] };
+  readonly budgets: {
+    readonly enabled: boolean;
+    readonly refreshIntervalMs: number;
+    readonly rules: readonly BudgetRuleSettings[];
+    /** REDIS_URL when set: spend and reservations shared by replicas at once. */
+    readonly redisUrl: string | null;
+  };
   readonly rateLimits: {
     readonly enabled: boolean;
     readonly rules: readonly RuleDraft[];

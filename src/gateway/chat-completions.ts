@@ -18,6 +18,7 @@ import type { Metering } from '../usage/metering.ts';
 import { buildUpstreamBody, readChatRequest, type ChatRequest } from './chat-request.ts';
 import { readJsonAnswer } from './json-answer.ts';
 import { executePlan, type AttemptRecord } from './execute-plan.ts';
+import { reservationCost } from './model-call.ts';
 import type { RequestContext } from './request-context.ts';
 
 export type ChatTarget = ResolvedTarget;
@@ -107,6 +108,7 @@ export async function runChatCompletion(
     dependencies,
     (target) => callTarget(target, request, context),
     (target, error) => report(target, context.signal.aborted ? 499 : error instanceof GatewayError ? error.status : 502, null),
+    reservationCost(request.body, dependencies),
   );
   const { result, target } = executed;
   if (result.kind === 'stream') {

@@ -26,7 +26,14 @@ export async function runEmbeddings(
     throw invalidRequest('you must provide an input parameter', { code: 'missing_field', param: 'input' });
   }
   return runModelCall(
-    { endpoint, selector: request.selector, hint: request.hint, stream: false, call: (target) => embed(target, request, context) },
+    {
+      endpoint,
+      selector: request.selector,
+      hint: request.hint,
+      stream: false,
+      body: request.body,
+      call: (target) => embed(target, request, context),
+    },
     context,
     dependencies,
   );

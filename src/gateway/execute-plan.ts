@@ -1,4 +1,5 @@
 import type { BudgetService } from '../budgets/budget-service.ts';
+import { noReservation, type BudgetReservation } from '../budgets/reservation.ts';
 import { GatewayError, providerError } from '../errors/gateway-error.ts';
 import { noAdmission, type Admission, type AdmissionRequest, type RateLimiter } from '../ratelimit/rate-limiter.ts';
 import { mergeRateLimitHeaders, RateLimitRejection } from '../ratelimit/rejection.ts';
@@ -41,6 +42,8 @@ export interface Executed<T> {
  * the call is retried on the same instance for transient failures, and the failures the plan
  * names (5xx, 429, timeouts, connection errors, saturation; all of them but for a failover
  * rule's `on`) move on to the next candidate. Every executed attempt is reported.
+ * `costOf` prices the request's largest cost on a target (null: unknown): the budget
+ * reservation held from admission until the response ends, moved to each target tried.
  */
 export async function executePlan<T>(
   plan: RoutePlan,
@@ -48,15 +51,18 @@ export async function executePlan<T>(
   dependencies: ExecutionDependencies,
   call: (target: ResolvedTarget) => Promise<T>,
   onFailedAttempt: (target: ResolvedTarget, error: unknown) => void,
+  costOf: (target: ResolvedTarget) => number | null = () => null,
 ): Promise<Executed<T>> {
   const attempts: AttemptRecord[] = [];
   // The request's own (user-path) admission: taken with the first candidate's route rules in
-  // one atomic step, held across every attempt, given back when the response ends.
+  // one atomic step, held across every attempt, given back when the response ends (with the
+  // budget reservation).
   let path: Admission | null = null;
+  let reservation: BudgetReservation | null = null;
   let lastError: unknown = null;
   try {
     for (const [index, target] of plan.candidates.entries()) {
-      const record = (outcome: AttemptRecord['outcome'], status?: number): number => attempts.push(attemptOf(target, outcome, status));
+      const record = recorder(attempts, target);
       if (!dependencies.breakers.tryAcquire(target.adapter.name)) {
         record('skipped_circuit_open');
         lastError ??= circuitOpen(target);
@@ -67,11 +73,14 @@ export async function executePlan<T>(
       const final = index === plan.candidates.length - 1 || !plan.failoverOn.includes('saturated');
       let admitted: Admitted;
       try {
-        admitted = await admitAttempt(target, context, dependencies, path, final);
+        admitted = await admitAttempt(target, context, dependencies, path, final, costOf);
       } catch (error) {
         dependencies.breakers.releaseProbe(target.adapter.name);
         throw error;
       }
+      // The executed target pays: the hold follows the target tried.
+      if (reservation === null) reservation = admitted.reservation ?? null;
+      else if (reservation !== noReservation) reservation.move(costOf(target) ?? 0);
       path = admitted.path;
       const route = admitted.route;
       if (route === null) {
@@ -103,18 +112,23 @@ export async function executePlan<T>(
   }
 }
 
-function attemptOf(target: ResolvedTarget, outcome: AttemptRecord['outcome'], status: number | undefined): AttemptRecord {
-  return status === undefined
-    ? { provider: target.adapter.name, model: target.model, outcome }
-    : { provider: target.adapter.name, model: target.model, outcome, status };
+/** Appends an attempt on `target` to `attempts`. */
+function recorder(attempts: AttemptRecord[], target: ResolvedTarget): (outcome: AttemptRecord['outcome'], status?: number) => number {
+  return (outcome, status) =>
+    attempts.push(
+      status === undefined
+        ? { provider: target.adapter.name, model: target.model, outcome }
+        : { provider: target.adapter.name, model: target.model, outcome, status },
+    );
 }
 
-type Admitted =
-  { path: Admission; route: Admission; rejection?: undefined } | { path: Admission; route: null; rejection: RateLimitRejection };
+type Admitted = { reservation?: BudgetReservation } & (
+  { path: Admission; route: Admission; rejection?: undefined } | { path: Admission; route: null; rejection: RateLimitRejection }
+);
 
 /**
  * The first admitted attempt takes the user-path and route rules together (so a breach
- * reports the rule that blocks longest) and checks the budget; later attempts take only
+ * reports the rule that blocks longest) and reserves the budget; later attempts take only
  * their route rules. A saturated target that is not the last gives `route: null`; the last
  * one's refusal is thrown.
  */
@@ -124,22 +138,49 @@ async function admitAttempt(
   dependencies: ExecutionDependencies,
   path: Admission | null,
   last: boolean,
+  costOf: (target: ResolvedTarget) => number | null,
 ): Promise<Admitted> {
   const limiter = dependencies.limiter;
   const subject = { userPath: context.userPath, provider: target.adapter.name, model: target.model };
   try {
     if (path !== null) return { path, route: (await limiter?.admit(subject, { pathRules: false })) ?? noAdmission };
     const parts = ((await limiter?.admit(subject)) ?? noAdmission).split();
-    checkBudget(context, dependencies, parts.path, parts.route);
-    return parts;
+    const reservation = await reserveBudget(context, dependencies, () => costOf(target), parts.path, parts.route);
+    return { path: withReservation(parts.path, reservation), route: parts.route, reservation };
   } catch (error) {
     if (!(error instanceof RateLimitRejection) || error.scope === 'user_path' || last) throw error;
     if (path !== null) return { path, route: null, rejection: error };
     // This target is saturated: count the request on its user path alone, and move on.
     const own = (await limiter?.admit(subject, { routeRules: false })) ?? noAdmission;
-    checkBudget(context, dependencies, own);
-    return { path: own, route: null, rejection: error };
+    const reservation = await reserveBudget(context, dependencies, () => costOf(target), own);
+    return { path: withReservation(own, reservation), route: null, rejection: error, reservation };
   }
+}
+
+/** The budget reservation of a request (budget.reserve), undoing `admissions` when it is refused. */
+async function reserveBudget(
+  context: RequestContext,
+  dependencies: Pick<ExecutionDependencies, 'budgets'>,
+  cost: () => number | null,
+  ...admissions: Admission[]
+): Promise<BudgetReservation> {
+  try {
+    return (await dependencies.budgets?.reserve(context.userPath, cost)) ?? noReservation;
+  } catch (error) {
+    for (const admission of admissions) admission.refund();
+    throw error;
+  }
+}
+
+/** The user-path admission that also gives the budget reservation back when it ends. */
+function withReservation(path: Admission, reservation: BudgetReservation): Admission {
+  if (reservation === noReservation) return path;
+  return {
+    headers: path.headers,
+    release: () => (path.release(), reservation.release()),
+    refund: () => (path.refund(), reservation.release()),
+    split: () => ({ path: withReservation(path, reservation), route: noAdmission }),
+  };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { estimateTokens, type TokenEstimate } from '../budgets/estimate.ts';
 import { GatewayError, invalidRequest } from '../errors/gateway-error.ts';
 import type { ResolvedTarget } from '../routing/resolve-model.ts';
 import { planRoute, type RoutePlan } from '../routing/route-planner.ts';
@@ -18,6 +19,8 @@ export interface ModelCall<T> {
   plan?: RoutePlan;
   /** Whether a target's instance can serve the endpoint: the others leave the plan (400 when none is left). */
   serves?: (target: ResolvedTarget) => boolean;
+  /** The request body, for the budget reservation's estimate (none: nothing is reserved). */
+  body?: Readonly<Record<string, unknown>>;
   /** One attempt on one target; a GatewayError from the upstream fails over like chat does. */
   call: (target: ResolvedTarget) => Promise<T>;
 }
@@ -53,8 +56,13 @@ export async function runModelCall<T>(
       status,
       stream: request.stream,
     });
-  const executed = await executePlan(plan, context, dependencies, request.call, (target, error) =>
-    report(target, context.signal.aborted ? 499 : error instanceof GatewayError ? error.status : 502, null),
+  const executed = await executePlan(
+    plan,
+    context,
+    dependencies,
+    request.call,
+    (target, error) => report(target, context.signal.aborted ? 499 : error instanceof GatewayError ? error.status : 502, null),
+    request.body === undefined ? undefined : reservationCost(request.body, dependencies),
   );
   let reported = false;
   return {
@@ -73,4 +81,20 @@ function servedPart(plan: RoutePlan, serves: (target: ResolvedTarget) => boolean
   if (candidates.length > 0) return candidates.length === plan.candidates.length ? plan : { ...plan, candidates };
   const names = plan.candidates.map((target) => `"${target.adapter.name}" (type ${target.adapter.type})`).join(', ');
   throw invalidRequest(`provider instance ${names} cannot serve ${endpoint}`, { code: 'unsupported_endpoint', param: 'model' });
+}
+
+/**
+ * Prices a request's budget reservation on each target tried: its token estimate (computed
+ * once, and only when a budget may need it) at the target's price.
+ */
+export function reservationCost(
+  body: Readonly<Record<string, unknown>>,
+  dependencies: Pick<ChatPipelineDependencies, 'budgets' | 'metering'>,
+): ((target: ResolvedTarget) => number | null) | undefined {
+  if (dependencies.budgets === null) return undefined;
+  let estimate: TokenEstimate | null = null;
+  return (target) => {
+    estimate ??= estimateTokens(body);
+    return dependencies.metering.costEstimate(target.adapter.name, target.model, estimate);
+  };
 }

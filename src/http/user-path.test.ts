@@ -54,3 +54,17 @@ describe('userPathCovers', () => {
     expect(userPathCovers(rule, request)).toBe(expected);
   });
 });
+
+describe('user path header bytes', () => {
+  const latin1 = (text: string): string => Buffer.from(text, 'utf8').toString('latin1');
+
+  it('decodes the header as UTF-8 (Node hands the bytes over as latin1)', () => {
+    expect(resolveUserPath(null, latin1('/é'))).toBe('/é');
+    expect(resolveUserPath(null, latin1('/équipe/日本/🙂'))).toBe('/équipe/日本/🙂');
+    expect(resolveUserPath(null, '/plain/ascii')).toBe('/plain/ascii');
+  });
+
+  it.each([['\u00e9'], ['/\u00ff\u00fe'], ['/\u00c3']])('refuses bytes that are not UTF-8 (%j) with a 400', (value) => {
+    expect(() => resolveUserPath(null, value)).toThrow(expect.objectContaining({ status: 400, code: 'invalid_user_path' }));
+  });
+});

@@ -25,15 +25,23 @@ export interface McpSession {
 
 const idleTimeoutMs = 30 * 60_000;
 const sweepIntervalMs = 60_000;
+/** Sessions held at once; past it the least recently used one is closed. */
+export const defaultMaxSessions = 10_000;
 
-/** The open downstream sessions of this process; idle ones are closed after 30 minutes. */
+/**
+ * The open downstream sessions of this process; idle ones are closed after 30 minutes, and
+ * at most `maxSessions` are held (clients that open a session per call and never DELETE it
+ * would otherwise pile up for 30 minutes under load). The map's order is recency of use.
+ */
 export class McpSessions {
   private readonly sessions = new Map<string, McpSession>();
   private readonly logger: Logger;
   private readonly timer: NodeJS.Timeout;
+  private readonly maxSessions: number;
 
-  constructor(logger: Logger) {
+  constructor(logger: Logger, maxSessions = defaultMaxSessions) {
     this.logger = logger;
+    this.maxSessions = maxSessions;
     this.timer = setInterval(() => this.sweep(Date.now()), sweepIntervalMs);
     this.timer.unref();
   }
@@ -44,6 +52,12 @@ export class McpSessions {
 
   add(session: McpSession): void {
     this.sessions.set(session.id, session);
+    for (const oldest of this.sessions.values()) {
+      if (this.sessions.size <= this.maxSessions) break;
+      this.sessions.delete(oldest.id);
+      this.logger.debug({ mcp_session: oldest.id }, 'least recently used mcp session closed: too many sessions');
+      void closeSession(oldest);
+    }
   }
 
   /** The session, only when `binding` matches the one it was opened with. */
@@ -51,6 +65,9 @@ export class McpSessions {
     const session = this.sessions.get(id);
     if (session === undefined || !sameBinding(session.binding, binding)) return undefined;
     session.lastSeen = Date.now();
+    // Most recently used last.
+    this.sessions.delete(id);
+    this.sessions.set(id, session);
     return session;
   }
 

@@ -1,5 +1,6 @@
 import { timeOrderedUuid } from '../core/time-ordered-id.ts';
 import type { BudgetService } from '../budgets/budget-service.ts';
+import type { TokenEstimate } from '../budgets/estimate.ts';
 import type { RequestContext } from '../gateway/request-context.ts';
 import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
 import type { PriceBook } from './pricing.ts';
@@ -39,6 +40,12 @@ export class Metering {
   constructor(options: MeteringOptions) {
     this.options = options;
     this.now = options.now ?? Date.now;
+  }
+
+  /** What `estimate` would cost on a model at its price (null: no price), for budget reservations. */
+  costEstimate(provider: string, model: string, estimate: TokenEstimate): number | null {
+    const tokens = { promptTokens: estimate.promptTokens, completionTokens: estimate.outputTokens, cachedTokens: 0, cacheWriteTokens: 0 };
+    return this.options.prices.costOf(provider, model, tokens);
   }
 
   report(report: ExecutionReport): void {
