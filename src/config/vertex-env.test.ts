@@ -26,6 +26,15 @@ describe('vertex instances', () => {
     });
   });
 
+  it('are declared by the environment too (VERTEX_MODELS with GOOGLE_CLOUD_PROJECT)', () => {
+    const { settings } = loadSettings({
+      argv: [],
+      env: { VERTEX_MODELS: 'gemini-2.5-flash', GOOGLE_CLOUD_PROJECT: 'p' },
+      cwd: mkdtempSync(join(tmpdir(), 'vertex-env-')),
+    });
+    expect(settings.providers).toMatchObject([{ name: 'vertex', type: 'vertex', models: ['gemini-2.5-flash'], options: { project: 'p' } }]);
+  });
+
   it('keeps the entry settings over the variables', () => {
     const yaml = 'providers:\n  vx:\n    type: vertex\n    project: mine\n    location: global\n';
     const { settings } = load(yaml, { GOOGLE_CLOUD_PROJECT: 'other', GOOGLE_CLOUD_LOCATION: 'us-east5' });
