@@ -14,7 +14,7 @@ import { createServiceAccount, type ServiceAccount } from '../support/mock-googl
 import { startMockUpstream, MOCK_CONTENT, type MockUpstream } from '../support/mock-upstream.ts';
 import { MOCK_GEMINI_TEXT, startMockVertex, type MockVertex, type VertexCall } from '../support/mock-vertex.ts';
 import { MASTER_KEY, UPSTREAM_KEY, bearer, chatBody, expectEnvelope, listModels, openAIClient, parseJson, rawRequest } from './helpers.ts';
-import { createGatewayDatabase, usageRecordOf, type GatewayDatabase } from './storage-helpers.ts';
+import { createGatewayDatabase, eventually, usageRecordOf, type GatewayDatabase } from './storage-helpers.ts';
 
 // The vertex provider end to end: the gateway gets OAuth tokens for test-made service accounts
 // from a mock token endpoint (`token_uri`), and calls a mock Vertex AI that checks them, the
@@ -23,7 +23,7 @@ import { createGatewayDatabase, usageRecordOf, type GatewayDatabase } from './st
 
 const GEMINI = 'gemini-2.5-flash';
 const CLAUDE = 'claude-sonnet-4-5@20250929';
-const MODELS = [GEMINI, CLAUDE, 'text-embedding-005', 'error-429', 'error-401', 'stream-break'];
+const MODELS = [GEMINI, CLAUDE, 'text-embedding-005', 'error-429', 'error-500', 'error-401', 'stream-break'];
 const SHORT_LIVED_SECONDS = 306;
 
 const weatherTool: ChatCompletionTool = {
@@ -68,6 +68,11 @@ virtual_models:
     strategy: failover
     targets:
       - { provider: vertex, model: error-429 }
+      - { provider: openai, model: mock-model }
+  - name: vx-fallback-500
+    strategy: failover
+    targets:
+      - { provider: vertex, model: error-500 }
       - { provider: openai, model: mock-model }
 `;
 }
@@ -252,6 +257,31 @@ describe('vertex provider', () => {
     expect(data.choices[0]?.message.content).toBe(MOCK_CONTENT);
     expect((data as unknown as { provider: string }).provider).toBe('openai');
     expect(mock.calls.slice(before).map((call) => call.model)).toEqual(['error-429']);
+  });
+
+  it('fails over on a 5xx and on a 429 before a stream starts, usage charged to the instance that served', async () => {
+    const { data, response } = await client.chat.completions
+      .create({ model: 'vx-fallback-500', messages: [{ role: 'user', content: 'Say hello' }] })
+      .withResponse();
+    expect((data as unknown as { provider: string }).provider).toBe('openai');
+    expect(lastCall().model).toBe('error-500');
+    // One record per executed attempt: the failed one on vertex, the served one (with tokens) on openai.
+    const requestId = response.headers.get('x-request-id') ?? '';
+    const records = await eventually(async () => {
+      const found = await storage.usage.findByRequestId(requestId);
+      return found.length >= 2 ? found : undefined;
+    }, `two usage records for ${requestId}`);
+    const served = records.find((record) => record.provider === 'openai');
+    expect(served).toMatchObject({ model: 'mock-model', promptTokens: data.usage?.prompt_tokens });
+    expect(records.find((record) => record.provider === 'vertex')).toMatchObject({ model: 'error-500', totalTokens: 0 });
+    const stream = await client.chat.completions.create({
+      model: 'vx-fallback',
+      messages: [{ role: 'user', content: 'Say hello' }],
+      stream: true,
+    });
+    const chunks = await collect(stream);
+    expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).not.toBe('');
+    expect(lastCall()).toMatchObject({ model: 'error-429', method: 'streamGenerateContent' });
   });
 
   it('maps a 401 from Vertex and refused credentials to authentication_error', async () => {

@@ -12,7 +12,7 @@ import { assertionProblem, JWT_BEARER_GRANT, type ServiceAccount } from './mock-
 // access tokens), and under /v1/projects/{p}/locations/{l}/publishers/{google|anthropic}/models/
 // {model}:{generateContent|streamGenerateContent|rawPredict|streamRawPredict|predict}, each
 // checking the bearer token it issued. Behaviour by model: error-429 (RESOURCE_EXHAUSTED),
-// error-401 (UNAUTHENTICATED), stream-break (the connection drops after two chunks).
+// error-401 (UNAUTHENTICATED), error-500 (INTERNAL), stream-break (the connection drops after two chunks).
 
 export const MOCK_GEMINI_TEXT = ['Hello', ' from', ' Vertex', ' Gemini'];
 export const MOCK_GEMINI_USAGE = { promptTokenCount: 9, candidatesTokenCount: 4, totalTokenCount: 13 };
@@ -143,6 +143,7 @@ async function answer(call: VertexCall, response: ServerResponse): Promise<void>
       'Resource exhausted. Please try again later. Please refer to https://cloud.google.com/vertex-ai/generative-ai/docs/error-code-429 for more details.',
     );
   }
+  if (call.model === 'error-500') return googleError(response, 500, 'INTERNAL', 'Internal error encountered.');
   if (call.model === 'error-401') return googleError(response, 401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials.');
   if (call.publisher === 'anthropic') return answerClaude(call, response);
   if (call.method === 'predict') return void response.writeHead(200, JSON_HEADERS).end(JSON.stringify(predictAnswer(call.body)));
