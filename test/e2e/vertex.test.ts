@@ -284,9 +284,24 @@ describe('vertex provider', () => {
     expect(lastCall()).toMatchObject({ model: 'error-429', method: 'streamGenerateContent' });
   });
 
+  it('retries once with a fresh token when Vertex refuses one before its expiry', async () => {
+    const revoked = tokensOf(main).at(-1) ?? '';
+    mock.revoke(revoked);
+    const data = await client.chat.completions.create({ model: `vertex/${GEMINI}`, messages: [{ role: 'user', content: 'Hi' }] });
+    expect(data.choices[0]?.message.content).toBe(MOCK_GEMINI_TEXT.join(''));
+    expect(tokensOf(main)).toHaveLength(2);
+    expect(lastCall().token).toBe(tokensOf(main)[1]);
+  });
+
   it('maps a 401 from Vertex and refused credentials to authentication_error', async () => {
+    const before = mock.calls.length;
     const denied = await rawRequest(`${gateway.url}/v1/chat/completions`, { headers: bearer(), body: chatBody('vertex/error-401') });
     expectEnvelope(denied, { status: 401, type: 'authentication_error', provider: 'vertex' });
+    expect(parseJson(denied.text)['error']).toMatchObject({ message: 'Request had invalid authentication credentials.' });
+    // Tried again with a fresh token, then reported.
+    const tokens = mock.calls.slice(before).map((call) => call.token);
+    expect(tokens).toHaveLength(2);
+    expect(tokens[0]).not.toBe(tokens[1]);
     const refused = await rawRequest(`${gateway.url}/v1/chat/completions`, { headers: bearer(), body: chatBody(`vbad/${GEMINI}`) });
     expectEnvelope(refused, { status: 401, type: 'authentication_error', provider: 'vbad' });
     expect(parseJson(refused.text)['error']).toMatchObject({ message: expect.stringContaining('Invalid JWT Signature.') as unknown });
@@ -308,7 +323,6 @@ describe('vertex provider', () => {
     await ask();
     expect(short()).toHaveLength(2);
     expect(lastCall().token).toBe(short()[1]);
-    expect(tokensOf(main)).toHaveLength(1);
   });
 
   it('ends a Gemini stream cut mid-way with an error event, never [DONE]', async () => {

@@ -50,6 +50,8 @@ export interface MockVertex {
   readonly issued: IssuedToken[];
   /** Token requests refused (bad assertion). */
   readonly refused: string[];
+  /** Makes an issued token invalid before its expiry (as a revoked one is). */
+  revoke(token: string): void;
   close(): Promise<void>;
 }
 
@@ -127,6 +129,7 @@ export async function startMockVertex(options: MockVertexOptions): Promise<MockV
     calls,
     issued,
     refused,
+    revoke: (token) => void expiries.delete(token),
     async close() {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -109,14 +109,26 @@ function createTransport(settings: ProviderSettings, client: UpstreamClient, tok
     where,
     headers,
     async post(url, body, accept, context, extra = {}) {
-      const response = await client.request({
-        provider,
-        url,
-        method: 'POST',
-        headers: { ...extra, ...(await headers(accept)) },
-        body: JSON.stringify(body),
-        signal: context.signal,
-      });
+      const text = JSON.stringify(body);
+      const send = async (token: string): Promise<UpstreamResponse> =>
+        client.request({
+          provider,
+          url,
+          method: 'POST',
+          headers: { ...extra, 'content-type': 'application/json', accept, authorization: `Bearer ${token}` },
+          body: text,
+          signal: context.signal,
+        });
+      const token = await tokens.token();
+      let response = await send(token);
+      if (response.statusCode === 401) {
+        // A token refused before its time (revoked, clock skew): one retry with a fresh one.
+        const refused = await upstreamErrorOf(response, provider);
+        await tokens.invalidate(token);
+        const fresh = await tokens.token();
+        if (fresh === token) throw refused;
+        response = await send(fresh);
+      }
       if (response.statusCode < 200 || response.statusCode > 299) throw await upstreamErrorOf(response, provider);
       return response;
     },

@@ -14,6 +14,8 @@ export interface VertexTokenSource {
   token(): Promise<string>;
   /** The project of the credentials (a service account's `project_id`, or ADC's), null when unknown. */
   projectId(): Promise<string | null>;
+  /** Marks `rejected` (a token Vertex refused: revoked, or expired early) as expired, so the next `token()` fetches anew. */
+  invalidate(rejected: string): Promise<void>;
 }
 
 export interface TokenSourceOptions {
@@ -53,6 +55,11 @@ export function createTokenSource(options: TokenSourceOptions): VertexTokenSourc
         provider: options.provider,
         code: 'upstream_error',
       });
+    },
+    async invalidate(rejected: string): Promise<void> {
+      const current = await clientOf().catch(() => null);
+      if (current === null || current.credentials.access_token !== rejected) return;
+      current.credentials = { ...current.credentials, expiry_date: 1 };
     },
     async projectId(): Promise<string | null> {
       const fromJson = credentials?.['project_id'];
