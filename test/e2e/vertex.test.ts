@@ -35,7 +35,11 @@ const weatherTool: ChatCompletionTool = {
   },
 };
 
-function configYaml(mock: MockVertex, openai: MockUpstream, files: { main: string; short: ServiceAccount; bad: ServiceAccount }): string {
+function configYaml(
+  mock: MockVertex,
+  openai: MockUpstream,
+  files: { main: string; short: ServiceAccount; bad: ServiceAccount; down: ServiceAccount },
+): string {
   const inline = (account: ServiceAccount): string => `'${JSON.stringify(account.json)}'`;
   return `
 providers:
@@ -50,6 +54,12 @@ providers:
     type: vertex
     location: global
     credentials_json: ${inline(files.short)}
+    base_url: ${mock.url}
+    models: [${GEMINI}]
+  vdown:
+    type: vertex
+    project: test-project
+    credentials_json: ${inline(files.down)}
     base_url: ${mock.url}
     models: [${GEMINI}]
   vbad:
@@ -111,13 +121,15 @@ describe('vertex provider', () => {
     // The same account with a key Google does not know (rotated away, forged): its signature fails.
     const bad = createServiceAccount('test-project', mock.tokenUri, 'gateway');
     accounts.push(main, short);
+    // An account whose token endpoint does not answer (nothing listens on port 9 of loopback).
+    const down = createServiceAccount('test-project', 'http://127.0.0.1:9/token', 'down');
     const mainFile = join(directory, 'service-account.json');
     writeFileSync(mainFile, JSON.stringify(main.json));
     openaiMock = await startMockUpstream({ apiKey: UPSTREAM_KEY, models: ['mock-model'] });
     database = await createGatewayDatabase('sqlite');
     gateway = await startGateway({
       env: { MASTER_KEY, ...database.env },
-      configYaml: configYaml(mock, openaiMock, { main: mainFile, short, bad }),
+      configYaml: configYaml(mock, openaiMock, { main: mainFile, short, bad, down }),
     });
     storage = await database.open(gateway);
     client = openAIClient(gateway);
@@ -306,6 +318,8 @@ describe('vertex provider', () => {
     expectEnvelope(refused, { status: 401, type: 'authentication_error', provider: 'vbad' });
     expect(parseJson(refused.text)['error']).toMatchObject({ message: expect.stringContaining('Invalid JWT Signature.') as unknown });
     expect(mock.refused).toContain('Invalid JWT Signature.');
+    const unreachable = await rawRequest(`${gateway.url}/v1/chat/completions`, { headers: bearer(), body: chatBody(`vdown/${GEMINI}`) });
+    expectEnvelope(unreachable, { status: 502, type: 'provider_error', code: 'upstream_unreachable', provider: 'vdown' });
   });
 
   it('caches the access token and refreshes it before it expires', async () => {
