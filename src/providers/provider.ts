@@ -57,6 +57,14 @@ export interface MessagesApi {
   create(request: MessagesApiRequest, context: CallContext): Promise<MessagesApiResult>;
   /** `POST /messages/count_tokens`: the upstream's JSON answer. */
   countTokens(request: MessagesApiRequest, context: CallContext): Promise<string>;
+  /** Whether this model is served natively (absent: every model is); others get the chat translation. */
+  serves?(model: string): boolean;
+}
+
+/** The adapter's native Messages API when it serves `model` natively, else undefined. */
+export function messagesApiFor(adapter: { readonly messagesApi?: MessagesApi }, model: string): MessagesApi | undefined {
+  const api = adapter.messagesApi;
+  return api !== undefined && (api.serves?.(model) ?? true) ? api : undefined;
 }
 
 /**

@@ -5,6 +5,7 @@ import { createOpenAICompatibleAdapter } from './openai-compatible/adapter.ts';
 import type { ProviderAdapter, ProviderFactory } from './provider.ts';
 import type { ProviderType } from './provider-types.ts';
 import type { UpstreamClient } from './upstream-client.ts';
+import { createVertexAdapter } from './vertex/adapter.ts';
 
 const openAICompatible = createOpenAICompatibleAdapter;
 
@@ -24,6 +25,7 @@ const factories: Readonly<Record<ProviderType, ProviderFactory>> = {
   together: openAICompatible,
   fireworks: openAICompatible,
   azure: openAICompatible,
+  vertex: (settings, client) => createVertexAdapter(settings, client),
   ollama: openAICompatible,
   vllm: openAICompatible,
   'openai-compatible': openAICompatible,

@@ -39,6 +39,9 @@ export const builtInPrices: ReadonlyMap<string, ModelPrice> = new Map([
   ['text-embedding-3-small', price(0.02, 0)],
   ['text-embedding-3-large', price(0.13, 0)],
   ['text-embedding-ada-002', price(0.1, 0)],
+  // Google Vertex AI embeddings (billed per 1000 characters: $0.000025, about $0.1 per million tokens)
+  ['text-embedding-005', price(0.1, 0)],
+  ['text-multilingual-embedding-002', price(0.1, 0)],
   // Anthropic
   ['claude-opus-4-5', price(5, 25, 0.5, 6.25)],
   ['claude-opus-4-1', price(15, 75, 1.5, 18.75)],

@@ -32,6 +32,9 @@ describe('PriceBook', () => {
     expect(book.priceOf('openai', 'gpt-4o-2024-08-06')?.inputPerMtok).toBe(2.5);
     expect(book.priceOf('anthropic', 'claude-3-5-sonnet-20241022')?.outputPerMtok).toBe(15);
     expect(book.priceOf('anthropic', 'claude-3-5-haiku-latest')?.inputPerMtok).toBe(0.8);
+    // Vertex names Claude snapshots with `@`.
+    expect(book.priceOf('vertex', 'claude-sonnet-4-5@20250929')?.inputPerMtok).toBe(3);
+    expect(book.priceOf('vertex', 'text-embedding-005')?.inputPerMtok).toBe(0.1);
     expect(book.priceOf('openrouter', 'openai/gpt-4o-mini')?.inputPerMtok).toBe(0.15);
     expect(book.priceOf('openai-east', 'gpt-4o')?.inputPerMtok).toBe(100);
     expect(book.priceOf('openai-east', 'GPT-4O')?.inputPerMtok).toBe(100);

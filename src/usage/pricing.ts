@@ -9,7 +9,8 @@ export interface TokenCounts {
   cacheWriteTokens: number;
 }
 
-const snapshotSuffix = /-(?:\d{4}-\d{2}-\d{2}|\d{8}|latest)$/;
+// `-2024-08-06`, `-20250514`, `-latest`, and Vertex's `@20250929`.
+const snapshotSuffix = /(?:-(?:\d{4}-\d{2}-\d{2}|\d{8}|latest)|@\d{8})$/;
 
 /**
  * Prices per model: YAML `pricing:` entries (`<instance>/<model>` before `<model>`) over the

@@ -1,4 +1,5 @@
 import { invalidRequest, providerError } from '../../errors/gateway-error.ts';
+import { messagesApiFor } from '../../providers/provider.ts';
 import type { ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
 import { runModelCall, type ModelCallOutcome } from '../../gateway/model-call.ts';
 import { readModelFields, upstreamBodyOf } from '../../gateway/model-fields.ts';
@@ -33,7 +34,7 @@ export function runCountTokens(
     throw invalidRequest('messages: must be an array of messages', { code, param: 'messages' });
   }
   const call = async (target: ResolvedTarget): Promise<TokenCount> => {
-    const api = target.adapter.messagesApi;
+    const api = messagesApiFor(target.adapter, target.model);
     if (api === undefined) return { body: JSON.stringify({ input_tokens: await estimateInputTokens(body) }), estimate: true };
     const text = await api.countTokens({ body: upstreamBodyOf(body, target.model), headers }, context);
     return { body: checkedCount(text, target.adapter.name), estimate: false };

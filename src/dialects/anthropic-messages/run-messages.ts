@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { CachedResponse } from '../../cache/response-cache.ts';
 import { GatewayError, providerError } from '../../errors/gateway-error.ts';
+import { messagesApiFor } from '../../providers/provider.ts';
 import { callTarget, type CacheMode, type ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
 import { readChatRequest } from '../../gateway/chat-request.ts';
 import { executePlan, type Executed } from '../../gateway/execute-plan.ts';
@@ -72,7 +73,7 @@ export async function runMessages(
 ): Promise<MessagesOutcome> {
   const plan = await planRoute(request.selector, request.hint, dependencies);
   // A request no candidate can take natively fails on its translation before anything counts it.
-  if (plan.candidates.every((target) => target.adapter.messagesApi === undefined)) request.translate();
+  if (plan.candidates.every((target) => messagesApiFor(target.adapter, target.model) === undefined)) request.translate();
   const cache = dependencies.cache;
   const cacheKey = cache === null ? null : cache.keyFor(endpoint, plan.cacheTarget, cacheMaterial(request));
   if (cache !== null && cacheKey !== null && cacheMode.lookup) {
@@ -106,7 +107,7 @@ export async function runMessages(
 
 /** One attempt on one target, natively or through chat; an unusable answer fails the attempt. */
 async function callMessagesTarget(target: ResolvedTarget, request: MessagesRequest, context: RequestContext): Promise<CallResult> {
-  const api = target.adapter.messagesApi;
+  const api = messagesApiFor(target.adapter, target.model);
   if (api !== undefined) {
     const result = await api.create({ body: upstreamBodyOf(request.body, target.model), headers: request.headers }, context);
     if (result.kind === 'stream') return { kind: 'stream', stream: { native: true, upstream: result.body } };
