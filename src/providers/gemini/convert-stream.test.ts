@@ -79,6 +79,7 @@ describe('GeminiStreamConverter', () => {
     expect(done).toBe(false);
     expect(error).toBeInstanceOf(GatewayError);
     expect((error as GatewayError).message).toMatch(/before a finish reason/);
+    expect((error as GatewayError).code).toBe('upstream_stream_incomplete');
   });
 
   it('throws an error event as the mapped upstream error, before any chunk', async () => {

@@ -64,7 +64,7 @@ export class GeminiStreamConverter {
     if (states.length > 0 && states.every((state) => state.finishReason !== null)) return this.end();
     throw providerError(`upstream ${this.options.provider} ended the stream before a finish reason`, {
       provider: this.options.provider,
-      code: 'invalid_upstream_response',
+      code: 'upstream_stream_incomplete',
     });
   }
 
