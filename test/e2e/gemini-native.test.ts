@@ -263,6 +263,14 @@ describe('native Gemini adapter', () => {
     expect(chunks.map((chunk) => chunk.choices[0]?.finish_reason).filter(Boolean)).toEqual(['tool_calls']);
   });
 
+  it('serves /v1/responses translated through the native chat', async () => {
+    const response = await client.responses.create({ model: 'gemini/gemini-2.5-flash', input: 'Say hello', instructions: 'Be brief.' });
+    expect(response.output_text).toBe(MOCK_GEMINI_TEXT);
+    expect(lastCall('/v1beta/models/gemini-2.5-flash:generateContent').body?.['systemInstruction']).toEqual({
+      parts: [{ text: 'Be brief.' }],
+    });
+  });
+
   it('serves embeddings through batchEmbedContents', async () => {
     const embedded = await client.embeddings.create({
       model: 'gemini/gemini-embedding-001',
