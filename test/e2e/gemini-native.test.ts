@@ -271,6 +271,16 @@ describe('native Gemini adapter', () => {
     });
   });
 
+  it('passes native API calls through /p/gemini/ with the instance key', async () => {
+    const body = { contents: [{ role: 'user', parts: [{ text: 'Say hello' }] }] };
+    const reply = await rawRequest(`${gateway.url}/p/gemini/models/gemini-2.5-flash:generateContent`, { headers: bearer(), body });
+    expect(reply.status).toBe(200);
+    expect(parseJson(reply.text)['responseId']).toBe('mockResponseId');
+    const call = lastCall('/v1beta/models/gemini-2.5-flash:generateContent');
+    expect(call.headers['x-goog-api-key']).toBe(GEMINI_KEY);
+    expect(call.body).toEqual(body);
+  });
+
   it('serves embeddings through batchEmbedContents', async () => {
     const embedded = await client.embeddings.create({
       model: 'gemini/gemini-embedding-001',

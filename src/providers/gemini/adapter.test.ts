@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ProviderSettings } from '../../config/settings.ts';
 import { providerTypes } from '../provider-types.ts';
 import type { UpstreamClient, UpstreamRequest, UpstreamResponse } from '../upstream-client.ts';
-import { GEMINI_API_BASE, createGeminiAdapter } from './adapter.ts';
+import { GEMINI_API_BASE, createGeminiAdapter, isNativePath } from './adapter.ts';
 
 const answer = JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'ok' }] }, finishReason: 'STOP' }] });
 
@@ -43,6 +43,18 @@ describe('createGeminiAdapter endpoints', () => {
     await adapter.forward({ method: 'POST', path: 'images/generations', headers: {} }, call);
     expect(sent[1]?.url.href).toBe('https://generativelanguage.googleapis.com/v1beta/openai/images/generations');
     expect(sent[1]?.headers['authorization']).toBe('Bearer k');
+  });
+
+  it('forwards native API paths (passthrough) to the native base with x-goog-api-key', async () => {
+    const { client, sent } = recordingClient();
+    const adapter = createGeminiAdapter(settings(GEMINI_API_BASE), client);
+    const headers = { authorization: 'Bearer client', 'content-type': 'application/json' };
+    await adapter.forward({ method: 'POST', path: 'models/gemini-2.5-flash:countTokens', headers, body: '{}' }, call);
+    expect(sent[0]?.url.href).toBe('https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:countTokens');
+    expect(sent[0]?.headers).toEqual({ 'content-type': 'application/json', 'x-goog-api-key': 'k' });
+    expect(isNativePath('cachedContents?pageSize=5')).toBe(true);
+    expect(isNativePath('models')).toBe(false);
+    expect(isNativePath('chat/completions')).toBe(false);
   });
 
   it('takes a legacy base URL ending in /openai as the native base', async () => {

@@ -1,9 +1,18 @@
 import type { ProviderSettings } from '../../config/settings.ts';
 import { providerError } from '../../errors/gateway-error.ts';
 import { createOpenAICompatibleAdapter } from '../openai-compatible/adapter.ts';
-import type { CallContext, ChatRequestBody, EmbeddingsApi, JsonResult, ProviderAdapter, StreamResult, UpstreamModel } from '../provider.ts';
+import type {
+  CallContext,
+  ChatRequestBody,
+  EmbeddingsApi,
+  ForwardRequest,
+  JsonResult,
+  ProviderAdapter,
+  StreamResult,
+  UpstreamModel,
+} from '../provider.ts';
 import { readBody, upstreamErrorOf } from '../upstream-body.ts';
-import type { UpstreamClient } from '../upstream-client.ts';
+import type { UpstreamClient, UpstreamResponse } from '../upstream-client.ts';
 import { toGenerateContentRequest } from './convert-chat-request.ts';
 import { fromGenerateContentResponse, parseGenerateContentResponse } from './convert-chat-response.ts';
 import { fromBatchEmbedResponse, toBatchEmbedRequest } from './convert-embeddings.ts';
@@ -24,7 +33,8 @@ const maximumPages = 20;
  * generativelanguage API (`{base}/models/{model}:generateContent`,
  * `:streamGenerateContent?alt=sse`, `:batchEmbedContents`, key in `x-goog-api-key`),
  * translated from and to OpenAI's shape; OpenAI-format relays (images, audio, passthrough,
- * realtime) go to Google's OpenAI-compatible route `{base}/openai`. With `api: openai`
+ * realtime) go to Google's OpenAI-compatible route `{base}/openai`, except passthrough
+ * paths of the native API (see isNativePath). With `api: openai`
  * everything but the model listing goes through the OpenAI-compatible route.
  */
 export function createGeminiAdapter(settings: ProviderSettings, client: UpstreamClient): ProviderAdapter {
@@ -53,6 +63,18 @@ export function createGeminiAdapter(settings: ProviderSettings, client: Upstream
   return {
     ...compatible,
     embeddingsApi,
+    async forward(request: ForwardRequest, context: CallContext): Promise<UpstreamResponse> {
+      if (!isNativePath(request.path)) return compatible.forward(request, context);
+      const { authorization: _bearer, ...rest } = request.headers;
+      return client.request({
+        provider,
+        url: new URL(`${nativeBase}/${request.path}`),
+        method: request.method,
+        headers: { ...rest, ...(settings.apiKey === null ? {} : { 'x-goog-api-key': settings.apiKey }) },
+        body: request.body ?? null,
+        signal: context.signal,
+      });
+    },
     async chatCompletion(request: ChatRequestBody, context: CallContext): Promise<JsonResult | StreamResult> {
       const body = toGenerateContentRequest(request);
       const created = Math.floor(Date.now() / 1000);
@@ -116,6 +138,15 @@ async function listNativeModels(
     if (pageToken === null) break;
   }
   return models;
+}
+
+/**
+ * Whether a forwarded path (passthrough `/p/{instance}/...`) is a native API call rather than
+ * an OpenAI-format one: a model method (`models/{model}:generateContent`, `:countTokens`, ...)
+ * or a native-only collection (`cachedContents`, `tunedModels`, `operations`).
+ */
+export function isNativePath(path: string): boolean {
+  return /^(?:models\/[^/?]+:|(?:cachedContents|tunedModels|operations)(?:[/?]|$))/.test(path);
 }
 
 /** `https://generativelanguage.googleapis.com/v1beta/openai` -> `.../v1beta`; null without `/openai`. */
