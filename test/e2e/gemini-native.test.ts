@@ -161,12 +161,14 @@ describe('native Gemini adapter', () => {
   });
 
   it('streams chat from streamGenerateContent?alt=sse as OpenAI chunks with a final usage chunk', async () => {
-    const stream = await client.chat.completions.create({
-      model: 'gemini/gemini-2.5-flash',
-      messages: [{ role: 'user', content: 'Say hello' }],
-      stream: true,
-      stream_options: { include_usage: true },
-    });
+    const { data: stream, response } = await client.chat.completions
+      .create({
+        model: 'gemini/gemini-2.5-flash',
+        messages: [{ role: 'user', content: 'Say hello' }],
+        stream: true,
+        stream_options: { include_usage: true },
+      })
+      .withResponse();
     const chunks = await collect(stream);
     const text = chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
     expect(text).toBe(MOCK_GEMINI_TEXT);
@@ -175,6 +177,8 @@ describe('native Gemini adapter', () => {
     const call = lastCall('/v1beta/models/gemini-2.5-flash:streamGenerateContent');
     expect(call.query.get('alt')).toBe('sse');
     expect(call.headers['x-goog-api-key']).toBe(GEMINI_KEY);
+    const record = await usageRecordOf(storage, response.headers.get('x-request-id') ?? '');
+    expect(record).toMatchObject({ provider: 'gemini', model: 'gemini-2.5-flash', promptTokens: 12, completionTokens: 12 });
   });
 
   it('returns thought summaries as reasoning_content when reasoning_effort is set', async () => {

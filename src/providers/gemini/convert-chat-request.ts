@@ -6,9 +6,17 @@ import { isRecord, text, type GenerateContentRequest, type Json } from './wire.t
 /**
  * OpenAI `reasoning_effort` as Gemini's thinking budget (tokens), the mapping Google's own
  * OpenAI-compatible endpoint uses: low 1K, medium 8K, high 24K, `none` turns thinking off.
- * `minimal` is taken as `low` (Gemini 2.5 Pro cannot think less than 128 tokens).
+ * `minimal` is taken as `low` (Gemini 2.5 Pro cannot think less than 128 tokens) and
+ * `xhigh` as `high` (24K is the largest budget every 2.5 model takes).
  */
-export const thinkingBudgets: Readonly<Record<string, number>> = { none: 0, minimal: 1024, low: 1024, medium: 8192, high: 24576 };
+export const thinkingBudgets: Readonly<Record<string, number>> = {
+  none: 0,
+  minimal: 1024,
+  low: 1024,
+  medium: 8192,
+  high: 24576,
+  xhigh: 24576,
+};
 
 /**
  * An OpenAI chat completions request as Gemini's `GenerateContentRequest` (the model and
