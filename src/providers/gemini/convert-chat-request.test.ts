@@ -16,6 +16,18 @@ describe('toGenerateContentRequest', () => {
 
   it('sends a plain prompt without optional fields', () => {
     expect(toGenerateContentRequest(user('hi'))).toEqual({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });
+    const withEmptyTurn = {
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'assistant', content: '' },
+        { role: 'user', content: 'b' },
+      ],
+    };
+    expect(toGenerateContentRequest(withEmptyTurn).contents).toEqual([
+      { role: 'user', parts: [{ text: 'a' }] },
+      { role: 'user', parts: [{ text: 'b' }] },
+    ]);
   });
 
   it('maps reasoning_effort to a thinking budget, none turning thinking off, and lets thinking_config override it', () => {

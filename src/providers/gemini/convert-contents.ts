@@ -39,8 +39,12 @@ export function convertMessages(messages: unknown): ConvertedMessages {
   return system.length > 0 ? { contents, systemInstruction: { parts: system } } : { contents };
 }
 
-/** Appends a turn; a tool result right after another joins its turn. */
+/**
+ * Appends a turn; a tool result right after another joins its turn. An assistant turn with
+ * nothing in it (empty content, no tool call) is left out: Gemini refuses empty text parts.
+ */
 function push(contents: GeminiContent[], role: GeminiContent['role'], parts: GeminiPart[]): void {
+  if (role === 'model' && parts.every((part) => part.text === '')) return;
   const last = contents.at(-1);
   const joinable = (part: GeminiPart): boolean => part.functionResponse !== undefined;
   if (last !== undefined && last.role === role && parts.every(joinable) && last.parts.every(joinable)) {
