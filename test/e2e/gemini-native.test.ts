@@ -28,6 +28,7 @@ import {
   rawRequest,
   rejectionOf,
 } from './helpers.ts';
+import { anthropicClient } from './messages-helpers.ts';
 import { createGatewayDatabase, usageRecordOf } from './storage-helpers.ts';
 import type { GatewayDatabase } from './storage-helpers.ts';
 
@@ -273,6 +274,19 @@ describe('native Gemini adapter', () => {
     expect(lastCall('/v1beta/models/gemini-2.5-flash:generateContent').body?.['systemInstruction']).toEqual({
       parts: [{ text: 'Be brief.' }],
     });
+  });
+
+  it("serves Anthropic's /v1/messages dialect through the native chat", async () => {
+    const message = await anthropicClient(gateway).messages.create({
+      model: 'gemini/gemini-2.5-flash',
+      max_tokens: 100,
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: 'Say hello' }],
+    });
+    expect(message.content.find((block) => block.type === 'text')).toMatchObject({ text: MOCK_GEMINI_TEXT });
+    const sent = lastCall('/v1beta/models/gemini-2.5-flash:generateContent').body ?? {};
+    expect(sent['systemInstruction']).toEqual({ parts: [{ text: 'Be brief.' }] });
+    expect(sent['generationConfig']).toMatchObject({ maxOutputTokens: 100 });
   });
 
   it('passes native API calls through /p/gemini/ with the instance key', async () => {
