@@ -28,7 +28,8 @@ export const providerTypes = {
   openai: { ...cloud('https://api.openai.com/v1'), responsesApi: true },
   // Native Messages API (src/providers/anthropic/).
   anthropic: { defaultBaseUrl: 'https://api.anthropic.com/v1', requiresApiKey: true, authHeader: 'x-api-key', openaiRelays: false },
-  gemini: cloud('https://generativelanguage.googleapis.com/v1beta/openai'),
+  // Native API by default; `api: openai` uses `{base}/openai` (src/providers/gemini/adapter.ts).
+  gemini: cloud('https://generativelanguage.googleapis.com/v1beta'),
   groq: cloud('https://api.groq.com/openai/v1'),
   openrouter: cloud('https://openrouter.ai/api/v1'),
   deepseek: cloud('https://api.deepseek.com/v1'),

@@ -54,11 +54,14 @@ export const builtInPrices: ReadonlyMap<string, ModelPrice> = new Map([
   ['claude-3-5-haiku', price(0.8, 4, 0.08, 1)],
   ['claude-3-haiku', price(0.25, 1.25, 0.03, 0.3)],
   // Google
-  ['gemini-2.5-pro', price(1.25, 10)],
-  ['gemini-2.5-flash', price(0.3, 2.5)],
-  ['gemini-2.5-flash-lite', price(0.1, 0.4)],
+  ['gemini-2.5-pro', price(1.25, 10, 0.125)],
+  ['gemini-2.5-flash', price(0.3, 2.5, 0.03)],
+  ['gemini-2.5-flash-lite', price(0.1, 0.4, 0.01)],
   ['gemini-2.0-flash', price(0.1, 0.4, 0.025)],
   ['gemini-2.0-flash-lite', price(0.075, 0.3)],
   ['gemini-1.5-pro', price(1.25, 5)],
   ['gemini-1.5-flash', price(0.075, 0.3)],
+  ['gemini-3-pro-preview', price(2, 12, 0.2)],
+  ['gemini-3-flash-preview', price(0.5, 3, 0.05)],
+  ['gemini-embedding-001', price(0.15, 0)],
 ]);

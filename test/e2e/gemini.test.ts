@@ -9,9 +9,10 @@ import { MOCK_CONTENT, startMockUpstream } from '../support/mock-upstream.ts';
 import type { MockRouteHandler, MockUpstream } from '../support/mock-upstream.ts';
 import { MASTER_KEY, listModels, openAIClient } from './helpers.ts';
 
-// Provider type `gemini`: chat, embeddings and (translated) responses through Google's
-// OpenAI-compatible endpoint `.../v1beta/openai`, models from the native paginated
-// `GET .../v1beta/models` listing (bare ids, chat and embedding models only).
+// Provider type `gemini` with `api: openai`: chat, embeddings and (translated) responses
+// through Google's OpenAI-compatible endpoint `.../v1beta/openai`, models from the native
+// paginated `GET .../v1beta/models` listing (bare ids, chat and embedding models only). The
+// native API (the default) has its own suite, gemini-native.test.ts.
 
 const geminiKey = 'gemini-upstream-key';
 const nativeModels: GeminiModel[] = [
@@ -22,7 +23,7 @@ const nativeModels: GeminiModel[] = [
   { name: 'models/gemini-2.5-pro', supportedGenerationMethods: ['generateContent'] },
 ];
 
-describe('gemini provider', () => {
+describe('gemini provider, api: openai', () => {
   let mock: MockUpstream;
   let gateway: GatewayProcess;
   let client: OpenAI;
@@ -39,7 +40,16 @@ describe('gemini provider', () => {
     mock.route('POST', '/v1beta/openai/chat/completions', chatHandler());
     mock.route('POST', '/v1beta/openai/embeddings', embeddingsHandler());
     const base = mock.url.replace(/\/v1$/, '/v1beta/openai');
-    gateway = await startGateway({ env: { MASTER_KEY, GEMINI_API_KEY: geminiKey, GEMINI_BASE_URL: base } });
+    const configYaml = [
+      'providers:',
+      '  gemini:',
+      '    type: gemini',
+      '    api: openai',
+      `    api_key: ${geminiKey}`,
+      `    base_url: ${base}`,
+      '',
+    ].join('\n');
+    gateway = await startGateway({ env: { MASTER_KEY }, configYaml });
     client = openAIClient(gateway);
   });
 
