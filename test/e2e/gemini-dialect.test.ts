@@ -15,7 +15,7 @@ import {
   type MockUpstream,
 } from '../support/mock-upstream.ts';
 import { geminiClient, requestIdOf } from './gemini-dialect-helpers.ts';
-import { MASTER_KEY, lastChatBody, parseJson, rawRequest, UPSTREAM_KEY } from './helpers.ts';
+import { chatRequests, MASTER_KEY, lastChatBody, parseJson, rawRequest, UPSTREAM_KEY } from './helpers.ts';
 import { createGatewayDatabase, eventually, usageRecordOf, type GatewayDatabase } from './storage-helpers.ts';
 
 // Issue 17: Google's Gemini API dialect (POST /v1beta/models/{model}:generateContent and
@@ -69,7 +69,7 @@ describe('the Gemini dialect with the @google/genai SDK', () => {
     openai.route('POST', '/embeddings', embeddingsHandler());
     anthropic = await startMockAnthropic();
     database = await createGatewayDatabase('sqlite');
-    const env = { MASTER_KEY, UPSTREAM_RETRIES: '0', ...database.env };
+    const env = { MASTER_KEY, UPSTREAM_RETRIES: '0', RESPONSE_CACHE_ENABLED: 'true', ...database.env };
     gateway = await startGateway({ env, configYaml: configYaml(openai, anthropic) });
     storage = await database.open(gateway);
     ai = geminiClient(gateway);
@@ -226,5 +226,40 @@ describe('the Gemini dialect with the @google/genai SDK', () => {
     expect(response.embeddings?.map((embedding) => embedding.values)).toEqual([mockEmbedding(0), mockEmbedding(1)]);
     const request = openai.requests.find((recorded) => recorded.path === '/v1/embeddings');
     expect(request?.body).toMatchObject({ model: 'text-embedding-3-small', input: ['first', 'second'] });
+  });
+
+  it('counts tokens (the gateway estimate) under the pipeline', async () => {
+    const response = await ai.models.countTokens({ model: 'openai/mock-model', contents: 'hello world' });
+    expect(response.totalTokens).toBe(2);
+    expect(response.sdkHttpResponse?.headers?.['x-gateway-token-count']).toBe('estimate');
+    const record = await usageRecordOf(storage, requestIdOf(response));
+    expect(record).toMatchObject({ endpoint: '/v1beta/models:countTokens', provider: 'openai', status: 200 });
+  });
+
+  it('answers repeated requests from the response cache, JSON and stream (SSE or JSON array)', async () => {
+    const contents = prompt('Cache me');
+    const first = await ai.models.generateContent({ model: 'openai/mock-model', contents });
+    const second = await ai.models.generateContent({ model: 'openai/mock-model', contents });
+    expect(second.sdkHttpResponse?.headers?.['x-cache']).toBe('HIT');
+    expect(second.text).toBe(first.text);
+    expect(second.usageMetadata).toEqual(first.usageMetadata);
+    const read = async (): Promise<GenerateContentResponse[]> => {
+      const chunks: GenerateContentResponse[] = [];
+      for await (const chunk of await ai.models.generateContentStream({ model: 'openai/mock-model', contents })) chunks.push(chunk);
+      return chunks;
+    };
+    const streamed = await read();
+    const replayed = await read();
+    expect(replayed[0]?.sdkHttpResponse?.headers?.['x-cache']).toBe('HIT');
+    const strip = (chunks: GenerateContentResponse[]): unknown[] =>
+      chunks.map(({ candidates, usageMetadata }) => ({ candidates, usageMetadata }));
+    expect(strip(replayed)).toEqual(strip(streamed));
+    expect(chatRequests(openai)).toHaveLength(2);
+    const array = await rawRequest(`${gateway.url}/v1beta/models/openai/mock-model:streamGenerateContent`, {
+      headers: { 'x-goog-api-key': MASTER_KEY },
+      body: { contents: [{ role: 'user', parts: [{ text: contents }] }] },
+    });
+    expect(array.headers['x-cache']).toBe('HIT');
+    expect((JSON.parse(array.text) as unknown[]).length).toBe(streamed.length);
   });
 });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { toChatRequest } from './convert-request.ts';
+import { estimateTokens } from './count-tokens.ts';
 
 const fixture = (name: string): unknown => JSON.parse(readFileSync(`test/fixtures/gemini-dialect/${name}`, 'utf8')) as unknown;
 
@@ -131,5 +132,17 @@ describe('toChatRequest (Gemini GenerateContentRequest -> OpenAI chat)', () => {
     const video = { contents: [{ parts: [{ inlineData: { mimeType: 'video/mp4', data: 'AAAA' } }] }] };
     expect(rejection(() => toChatRequest(video, 'm', false)).message).toContain('video/mp4');
     expect(rejection(() => toChatRequest({ contents: [{ role: 'system', parts: [] }] }, 'm', false)).message).toContain('role');
+  });
+});
+
+describe('estimateTokens (countTokens)', () => {
+  it('counts texts, calls and tool declarations with a tokenizer, and media parts at a flat rate', async () => {
+    const text = await estimateTokens({ contents: [{ parts: [{ text: 'hello world' }] }] });
+    expect(text).toBe(2);
+    const withImage = await estimateTokens({
+      systemInstruction: { parts: [{ text: 'hello world' }] },
+      contents: [{ parts: [{ text: 'hello world' }, { inlineData: { mimeType: 'image/png', data: 'AAAA' } }] }],
+    });
+    expect(withImage).toBe(2 + 2 + 258);
   });
 });

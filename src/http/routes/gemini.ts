@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { cacheDirectives } from '../../cache/cache-key.ts';
 import type { CachedResponse } from '../../cache/response-cache.ts';
 import { toChatRequest } from '../../dialects/gemini/convert-request.ts';
+import { runCountTokens } from '../../dialects/gemini/count-tokens.ts';
 import { toGenerateContentResponse } from '../../dialects/gemini/convert-response.ts';
 import { toEmbeddingsRequest, toEmbedResponse } from '../../dialects/gemini/embed.ts';
 import { modelMethodOf, type ModelMethod } from '../../dialects/gemini/model-path.ts';
@@ -15,6 +16,7 @@ import { runEmbeddings } from '../../gateway/embeddings.ts';
 import { clientClosedRequest } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { requestContextOf } from '../request-context.ts';
+import { tokenCountHeader } from './messages-count-tokens.ts';
 
 const jsonType = 'application/json; charset=utf-8';
 const sseHeaders = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
@@ -24,7 +26,8 @@ type Handler = (request: FastifyRequest, reply: FastifyReply, model: string, dep
 /**
  * Google's Gemini API dialect: `POST /v1beta/models/{model}:generateContent`,
  * `:streamGenerateContent` (`?alt=sse` for SSE, else a streamed JSON array),
- * `:embedContent` and `:batchEmbedContents`, also under `/v1/`. `{model}` is a gateway
+ * `:countTokens` (the gateway's estimate), `:embedContent` and `:batchEmbedContents`, also
+ * under `/v1/`. `{model}` is a gateway
  * selector (`instance/model`, raw or percent-encoded, a bare id or a virtual model). The
  * request is translated to a chat completion (or embeddings) request and runs that pipeline
  * unchanged: limits, budgets, failover, virtual models, usage and cache. Errors are
@@ -34,6 +37,7 @@ export function registerGeminiRoutes(app: FastifyInstance, dependencies: ChatPip
   const handlers: Partial<Record<ModelMethod, Handler>> = {
     generateContent: (request, reply, model) => generate(request, reply, model, dependencies, null),
     streamGenerateContent: (request, reply, model) => generate(request, reply, model, dependencies, framingOf(request)),
+    countTokens: (request, reply, model) => countTokens(request, reply, model, dependencies),
     embedContent: (request, reply, model) => embed(request, reply, model, dependencies, false),
     batchEmbedContents: (request, reply, model) => embed(request, reply, model, dependencies, true),
   };
@@ -147,4 +151,22 @@ async function embed(
   context.abort.whenClosed(outcome.admission.release);
   reply.headers(outcome.admission.headers);
   return reply.header('content-type', jsonType).send(JSON.stringify(toEmbedResponse(outcome.result.body, batch)));
+}
+
+async function countTokens(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  model: string,
+  dependencies: ChatPipelineDependencies,
+): Promise<FastifyReply> {
+  const context = requestContextOf(request, reply);
+  const outcome = await runCountTokens(jsonBodyOf(request.body), model, context, dependencies).catch((error: unknown) => {
+    throw context.signal.aborted ? clientClosedRequest() : error;
+  });
+  context.abort.whenClosed(outcome.admission.release);
+  // Counting reads no model output and costs nothing: the record carries no usage.
+  outcome.report(200, null);
+  request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
+  reply.headers(outcome.admission.headers).header(tokenCountHeader, 'estimate');
+  return reply.header('content-type', jsonType).send(outcome.result);
 }
