@@ -75,7 +75,9 @@ function modelTurn(parts: unknown[], path: string, calls: CallIds): JsonObject[]
       toolCalls.push({ id: calls.forCall(name, call['id']), type: 'function', function: { name, arguments: JSON.stringify(args) } });
     } else if (typeof part['text'] === 'string') text += part['text'];
   });
-  const message: JsonObject = { role: 'assistant', content: text === '' && toolCalls.length > 0 ? null : text };
+  // A turn of thoughts alone leaves nothing to send.
+  if (text === '' && toolCalls.length === 0) return [];
+  const message: JsonObject = { role: 'assistant', content: text === '' ? null : text };
   if (toolCalls.length > 0) message['tool_calls'] = toolCalls;
   return [message];
 }

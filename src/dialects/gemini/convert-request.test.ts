@@ -106,6 +106,18 @@ describe('toChatRequest (Gemini GenerateContentRequest -> OpenAI chat)', () => {
     ]);
   });
 
+  it('drops thought parts and a model turn made of thoughts alone', () => {
+    const contents = [
+      { role: 'user', parts: [{ text: 'a' }] },
+      { role: 'model', parts: [{ text: 'thinking...', thought: true, thoughtSignature: 'c2ln' }] },
+      { role: 'model', parts: [{ text: 'pondering', thought: true }, { text: 'b' }] },
+    ];
+    expect(toChatRequest({ contents }, 'm', false)['messages']).toEqual([
+      { role: 'user', content: 'a' },
+      { role: 'assistant', content: 'b' },
+    ]);
+  });
+
   it('maps JSON mode, thinking levels and tool modes', () => {
     const contents = [{ parts: [{ text: 'x' }] }];
     expect(toChatRequest({ contents, generationConfig: { responseMimeType: 'application/json' } }, 'm', false)['response_format']).toEqual({
