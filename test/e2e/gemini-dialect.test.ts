@@ -29,7 +29,7 @@ providers:
     type: openai
     api_key: ${UPSTREAM_KEY}
     base_url: ${openai.url}
-    models: [mock-model, tool-model, error-429, text-embedding-3-small]
+    models: [mock-model, tool-model, error-429, slow-stream, text-embedding-3-small]
   claude:
     type: anthropic
     api_key: sk-ant-upstream
@@ -261,5 +261,25 @@ describe('the Gemini dialect with the @google/genai SDK', () => {
     });
     expect(array.headers['x-cache']).toBe('HIT');
     expect((JSON.parse(array.text) as unknown[]).length).toBe(streamed.length);
+  });
+
+  it('aborts the upstream when the client leaves a stream, and records 499', async () => {
+    const controller = new AbortController();
+    const stream = await ai.models.generateContentStream({
+      model: 'openai/slow-stream',
+      contents: prompt('count slowly'),
+      config: { abortSignal: controller.signal },
+    });
+    let requestId = '';
+    const reading = (async () => {
+      for await (const chunk of stream) {
+        requestId = requestIdOf(chunk);
+        controller.abort();
+      }
+    })().catch(() => undefined);
+    await reading;
+    await openai.waitFor((requests) => requests.some((recorded) => recorded.path === '/v1/chat/completions' && recorded.aborted), 5000);
+    const record = await usageRecordOf(storage, requestId);
+    expect(record).toMatchObject({ endpoint: '/v1beta/models:streamGenerateContent', status: 499, stream: true });
   });
 });
