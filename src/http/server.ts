@@ -174,7 +174,7 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
   registerEmbeddingsRoutes(v1, pipeline);
   registerResponsesRoutes(v1, pipeline, dependencies.responses ?? null);
   registerMessagesRoutes(v1, pipeline);
-  registerGeminiRoutes(v1, pipeline);
+  registerGeminiRoutes(v1, pipeline, dependencies.virtualModels);
   // Relay endpoints: audio, files, batches, passthrough and the realtime WebSocket.
   registerAudioRoutes(v1, pipeline);
   // Legacy completions, moderations and images: relayed to OpenAI-wire instances, routed by model.

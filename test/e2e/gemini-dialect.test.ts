@@ -282,4 +282,15 @@ describe('the Gemini dialect with the @google/genai SDK', () => {
     const record = await usageRecordOf(storage, requestId);
     expect(record).toMatchObject({ endpoint: '/v1beta/models:streamGenerateContent', status: 499, stream: true });
   });
+
+  it('lists and gets the gateway models as Gemini Model resources (models.list, models.get)', async () => {
+    const names: string[] = [];
+    for await (const model of await ai.models.list()) names.push(model.name ?? '');
+    expect(names).toEqual(expect.arrayContaining(['models/openai/mock-model', 'models/claude/claude-sonnet-4-5', 'models/resilient']));
+    const model = await ai.models.get({ model: 'openai/mock-model' });
+    expect(model).toMatchObject({ name: 'models/openai/mock-model', supportedActions: expect.arrayContaining(['generateContent']) });
+    const missing = await rawRequest(`${gateway.url}/v1beta/models/no-such-model`, { headers: { 'x-goog-api-key': MASTER_KEY } });
+    expect(missing.status).toBe(404);
+    expect(parseJson(missing.text)['error']).toMatchObject({ code: 404, status: 'NOT_FOUND' });
+  });
 });

@@ -7,12 +7,16 @@ import { runCountTokens } from '../../dialects/gemini/count-tokens.ts';
 import { toGenerateContentResponse } from '../../dialects/gemini/convert-response.ts';
 import { toEmbeddingsRequest, toEmbedResponse } from '../../dialects/gemini/embed.ts';
 import { modelMethodOf, type ModelMethod } from '../../dialects/gemini/model-path.ts';
+import { toGeminiModel } from '../../dialects/gemini/models.ts';
 import { relayGeminiStream, type Framing } from '../../dialects/gemini/stream-relay.ts';
 import { GeminiStreamTranslator } from '../../dialects/gemini/stream-translator.ts';
 import { isObject } from '../../dialects/gemini/wire.ts';
 import { notFound } from '../../errors/gateway-error.ts';
 import { runChatCompletion, type CacheMode, type ChatOutcome, type ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
 import { runEmbeddings } from '../../gateway/embeddings.ts';
+import { listModels, lookUpModel, modelIdOf } from '../../gateway/model-lookup.ts';
+import type { ModelCatalog } from '../../routing/model-catalog.ts';
+import type { VirtualModels } from '../../routing/virtual-models.ts';
 import { clientClosedRequest } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { requestContextOf } from '../request-context.ts';
@@ -33,7 +37,7 @@ type Handler = (request: FastifyRequest, reply: FastifyReply, model: string, dep
  * unchanged: limits, budgets, failover, virtual models, usage and cache. Errors are
  * rendered in Google's envelope by hooks.ts.
  */
-export function registerGeminiRoutes(app: FastifyInstance, dependencies: ChatPipelineDependencies): void {
+export function registerGeminiRoutes(app: FastifyInstance, dependencies: ChatPipelineDependencies, virtualModels: VirtualModels): void {
   const handlers: Partial<Record<ModelMethod, Handler>> = {
     generateContent: (request, reply, model) => generate(request, reply, model, dependencies, null),
     streamGenerateContent: (request, reply, model) => generate(request, reply, model, dependencies, framingOf(request)),
@@ -51,6 +55,16 @@ export function registerGeminiRoutes(app: FastifyInstance, dependencies: ChatPip
   };
   app.post('/v1beta/models/*', route);
   app.post('/v1/models/*', route);
+  registerGeminiModelRoutes(app, dependencies.catalog, virtualModels);
+}
+
+/** `GET /v1beta/models` and `/v1beta/models/{model}`: the gateway's models as Gemini `Model` resources. */
+function registerGeminiModelRoutes(app: FastifyInstance, catalog: ModelCatalog, virtualModels: VirtualModels): void {
+  app.get('/v1beta/models', async () => ({ models: listModels(catalog, virtualModels).map(toGeminiModel) }));
+  app.get('/v1beta/models/*', async (request) => {
+    const id = modelIdOf(request.url, '/v1beta/models/');
+    return toGeminiModel(await lookUpModel(id.startsWith('models/') ? id.slice('models/'.length) : id, catalog, virtualModels));
+  });
 }
 
 function framingOf(request: FastifyRequest): Framing {
