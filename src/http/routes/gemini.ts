@@ -25,20 +25,20 @@ import { tokenCountHeader } from './messages-count-tokens.ts';
 const jsonType = 'application/json; charset=utf-8';
 const sseHeaders = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
 
-type Handler = (request: FastifyRequest, reply: FastifyReply, model: string, dependencies: ChatPipelineDependencies) => Promise<unknown>;
+type Handler = (request: FastifyRequest, reply: FastifyReply, model: string) => Promise<unknown>;
 
 /**
  * Google's Gemini API dialect: `POST /v1beta/models/{model}:generateContent`,
  * `:streamGenerateContent` (`?alt=sse` for SSE, else a streamed JSON array),
  * `:countTokens` (the gateway's estimate), `:embedContent` and `:batchEmbedContents`, also
- * under `/v1/`. `{model}` is a gateway
- * selector (`instance/model`, raw or percent-encoded, a bare id or a virtual model). The
+ * under `/v1/`. `{model}` is a gateway selector (`instance/model`, raw or percent-encoded,
+ * a bare id or a virtual model). The
  * request is translated to a chat completion (or embeddings) request and runs that pipeline
  * unchanged: limits, budgets, failover, virtual models, usage and cache. Errors are
  * rendered in Google's envelope by hooks.ts.
  */
 export function registerGeminiRoutes(app: FastifyInstance, dependencies: ChatPipelineDependencies, virtualModels: VirtualModels): void {
-  const handlers: Partial<Record<ModelMethod, Handler>> = {
+  const handlers: Record<ModelMethod, Handler> = {
     generateContent: (request, reply, model) => generate(request, reply, model, dependencies, null),
     streamGenerateContent: (request, reply, model) => generate(request, reply, model, dependencies, framingOf(request)),
     countTokens: (request, reply, model) => countTokens(request, reply, model, dependencies),
@@ -47,11 +47,10 @@ export function registerGeminiRoutes(app: FastifyInstance, dependencies: ChatPip
   };
   const route = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const target = modelMethodOf(request.url);
-    const handler = target === null ? undefined : handlers[target.method];
-    if (target === null || handler === undefined || target.model === '') {
+    if (target === null || target.model === '') {
       throw notFound(`unknown route: ${request.method} ${request.url.split('?')[0]}`, { code: 'unknown_route' });
     }
-    return handler(request, reply, target.model, dependencies);
+    return handlers[target.method](request, reply, target.model);
   };
   app.post('/v1beta/models/*', route);
   app.post('/v1/models/*', route);
