@@ -33,6 +33,23 @@ export async function lookUpModel(id: string, catalog: ModelCatalog, virtualMode
   return { id, object: 'model', created: listed.created ?? 0, owned_by: target.adapter.name };
 }
 
+/**
+ * `GET /v1/models`: every instance's models as `<instance>/<model>`, in configuration order,
+ * then every virtual model by its name, whatever the state of its targets.
+ */
+export function listModels(catalog: ModelCatalog, virtualModels: VirtualModels): ModelEntry[] {
+  const data: ModelEntry[] = [];
+  for (const [name, listing] of catalog.instances) {
+    for (const model of listing.models?.values() ?? []) {
+      data.push({ id: `${name}/${model.id}`, object: 'model', created: model.created ?? 0, owned_by: name });
+    }
+  }
+  for (const virtual of virtualModels.list()) {
+    data.push({ id: virtual.name, object: 'model', created: Math.floor(virtual.createdAt / 1000), owned_by: 'virtual' });
+  }
+  return data;
+}
+
 /** The model id of a `/v1/models/{id}` URL: everything after the prefix, raw (`a/b`) or percent-encoded (`a%2Fb`). */
 export function modelIdOf(url: string, prefix: string): string {
   const queryStart = url.indexOf('?');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { Authenticator, extractToken, type ApiKeyAuthenticator } from './auth.ts';
+import { Authenticator, extractToken, withGoogleQueryKey, type ApiKeyAuthenticator } from './auth.ts';
 import { thrown } from '../testing/thrown.ts';
 
 describe('extractToken', () => {
@@ -12,6 +12,13 @@ describe('extractToken', () => {
   it('falls back to x-api-key only without an Authorization header', () => {
     expect(extractToken({ 'x-api-key': 'k' })).toBe('k');
     expect(thrown(GatewayError, () => extractToken({ authorization: 'Basic Zm9v', 'x-api-key': 'k' })).code).toBe('invalid_credentials');
+  });
+
+  it("reads Google's x-goog-api-key, and ?key= on the Gemini dialect's routes only", () => {
+    expect(extractToken({ 'x-goog-api-key': 'g' })).toBe('g');
+    expect(extractToken(withGoogleQueryKey({}, '/v1beta/models/m:generateContent?alt=sse&key=q'))).toBe('q');
+    expect(extractToken(withGoogleQueryKey({ 'x-goog-api-key': 'g' }, '/v1beta/models/m:generateContent?key=q'))).toBe('g');
+    expect(withGoogleQueryKey({}, '/v1/chat/completions?key=q')).toEqual({});
   });
 
   it('reports missing credentials', () => {

@@ -1,5 +1,6 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { isGeminiDialectUrl } from '../dialects/gemini/errors.ts';
 import { authenticationError, permissionError } from '../errors/gateway-error.ts';
 
 export interface Principal {
@@ -81,7 +82,8 @@ export class Authenticator {
     if (this.masterDigest === null) {
       // No master key: the admin API is open (loopback by default), but a credential that is
       // presented must be valid, and a managed key is still refused.
-      const presented = headers.authorization !== undefined || headers['x-api-key'] !== undefined;
+      const presented =
+        headers.authorization !== undefined || headers['x-api-key'] !== undefined || headers['x-goog-api-key'] !== undefined;
       if (!presented || this.openMode) return openPrincipalFor(headers);
       const principal = this.apiKeys?.authenticate(extractToken(headers)) ?? null;
       if (principal === null) throw authenticationError('invalid credentials', { code: 'invalid_credentials', headers: bearerChallenge() });
@@ -97,7 +99,7 @@ export class Authenticator {
   }
 }
 
-/** `Authorization: Bearer <token>`, else `x-api-key: <token>`. */
+/** `Authorization: Bearer <token>`, else `x-api-key: <token>`, else Google's `x-goog-api-key: <token>`. */
 export function extractToken(headers: IncomingHttpHeaders): string {
   const authorization = headers.authorization;
   if (authorization !== undefined) {
@@ -110,7 +112,7 @@ export function extractToken(headers: IncomingHttpHeaders): string {
     }
     return match[1];
   }
-  const apiKey = headers['x-api-key'];
+  const apiKey = headers['x-api-key'] ?? headers['x-goog-api-key'];
   const token = Array.isArray(apiKey) ? apiKey[0] : apiKey;
   if (token === undefined || token.trim() === '') {
     throw authenticationError("missing credentials: send 'Authorization: Bearer <token>' or 'x-api-key: <token>'", {
@@ -131,4 +133,16 @@ function bearerChallenge(): Record<string, string> {
 
 function adminRequired() {
   return permissionError('admin routes need the master key; API keys cannot call them', { code: 'admin_required' });
+}
+
+/**
+ * Google's clients may send the key in the query (`?key=<token>`) instead of `x-goog-api-key`:
+ * accepted on the Gemini dialect's routes only, when no credential header is present.
+ */
+export function withGoogleQueryKey(headers: IncomingHttpHeaders, url: string): IncomingHttpHeaders {
+  if (headers.authorization !== undefined || headers['x-api-key'] !== undefined || headers['x-goog-api-key'] !== undefined) return headers;
+  const query = url.indexOf('?');
+  if (query === -1 || !isGeminiDialectUrl(url)) return headers;
+  const key = new URLSearchParams(url.slice(query + 1)).get('key');
+  return key === null || key === '' ? headers : { ...headers, 'x-goog-api-key': key };
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { renderEnvelope, toGatewayError } from '../errors/envelope.ts';
 import { GatewayError, notFound } from '../errors/gateway-error.ts';
 import { isAnthropicDialectUrl, renderAnthropicError } from '../dialects/anthropic-messages/errors.ts';
+import { isGeminiDialectUrl, renderGoogleError } from '../dialects/gemini/errors.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
 import { discardRestOfBody, type DiscardBounds } from './oversized-body.ts';
 
@@ -35,7 +36,7 @@ export function installRequestHooks(app: FastifyInstance, metrics: GatewayMetric
           request_id: request.id,
           ...fields,
           method: request.method,
-          url: request.url,
+          url: withoutQueryKey(request.url),
           status: reply.statusCode,
           duration_ms: Math.round(durationMs),
         },
@@ -55,10 +56,17 @@ export function installRequestHooks(app: FastifyInstance, metrics: GatewayMetric
 
 /**
  * Dialect switch: `/v1/messages` (Anthropic's Messages API) renders errors in Anthropic's
- * envelope, every other route in the gateway's (CONTRACT section 4). Same status and headers.
+ * envelope, Gemini's routes (`/v1beta/...`) in Google's, every other route in the gateway's
+ * (CONTRACT section 4). Same status and headers.
  */
 export function errorBody(url: string, error: GatewayError): unknown {
+  if (isGeminiDialectUrl(url)) return renderGoogleError(error);
   return isAnthropicDialectUrl(url) ? renderAnthropicError(error) : renderEnvelope(error);
+}
+
+/** The URL for the log line: a key sent as `?key=` (Google's clients may) is never written. */
+export function withoutQueryKey(url: string): string {
+  return url.includes('key=') ? url.replace(/([?&]key=)[^&]*/g, '$1[redacted]') : url;
 }
 
 /**

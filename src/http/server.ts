@@ -33,7 +33,7 @@ import type { Storage } from '../storage/storage.ts';
 import type { Metering } from '../usage/metering.ts';
 import type { RunningHandlers } from '../lifecycle/running-handlers.ts';
 import type { PriceBook } from '../usage/pricing.ts';
-import { type Authenticator, type Principal } from './auth.ts';
+import { withGoogleQueryKey, type Authenticator, type Principal } from './auth.ts';
 import { clientErrorHandler } from './client-errors.ts';
 import { installErrorHandlers, installRequestHooks } from './hooks.ts';
 import { registerBodyParsers } from './json-body.ts';
@@ -48,6 +48,7 @@ import { registerFileRoutes } from './routes/files.ts';
 import { registerHealthRoutes, type RateLimitStoreHealth } from './routes/health.ts';
 import { registerImageRoutes } from './routes/images.ts';
 import { registerMessagesRoutes } from './routes/messages.ts';
+import { registerGeminiRoutes } from './routes/gemini.ts';
 import { registerModelRoutes } from './routes/models.ts';
 import { registerMcpRoutes } from './routes/mcp.ts';
 import { registerPassthroughRoutes } from './routes/passthrough.ts';
@@ -146,7 +147,7 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
   v1.addHook(
     'onRequest',
     guard((request) => {
-      const principal = authenticator.authenticate(request.headers);
+      const principal = authenticator.authenticate(withGoogleQueryKey(request.headers, request.url));
       request.principal = principal;
       request.userPath = resolveUserPath(principal.boundUserPath, request.headers[userPathHeader]);
     }),
@@ -173,6 +174,7 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
   registerEmbeddingsRoutes(v1, pipeline);
   registerResponsesRoutes(v1, pipeline, dependencies.responses ?? null);
   registerMessagesRoutes(v1, pipeline);
+  registerGeminiRoutes(v1, pipeline, dependencies.virtualModels);
   // Relay endpoints: audio, files, batches, passthrough and the realtime WebSocket.
   registerAudioRoutes(v1, pipeline);
   // Legacy completions, moderations and images: relayed to OpenAI-wire instances, routed by model.

@@ -1,0 +1,63 @@
+import type { ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
+import { runModelCall, type ModelCallOutcome } from '../../gateway/model-call.ts';
+import type { RequestContext } from '../../gateway/request-context.ts';
+import { field, invalid, isObject, type JsonObject } from './wire.ts';
+
+export const countTokensEndpoint = '/v1beta/models:countTokens';
+
+/** Tokens Gemini counts for an image (and the gateway for any non-text part). */
+const mediaTokens = 258;
+
+type Counter = (text: string) => number;
+
+let counter: Promise<Counter> | null = null;
+
+/** The o200k_base tokenizer, loaded on first use. */
+function loadCounter(): Promise<Counter> {
+  counter ??= import('gpt-tokenizer/encoding/o200k_base').then((module) => module.countTokens as Counter);
+  return counter;
+}
+
+/**
+ * `:countTokens` under the model pipeline (limits, budgets, a usage record without usage):
+ * the gateway's estimate, `{"totalTokens": n}`, counted with a real tokenizer (o200k_base)
+ * over the texts, function calls and responses, system instruction and tool declarations,
+ * plus a flat count per image or other media part. The body is `{contents, ...}` or
+ * `{generateContentRequest: {...}}`, as Google accepts.
+ */
+export function runCountTokens(
+  input: unknown,
+  selector: string,
+  context: RequestContext,
+  dependencies: ChatPipelineDependencies,
+): Promise<ModelCallOutcome<string>> {
+  if (!isObject(input)) throw invalid('request body must be a JSON object');
+  const wrapped = field(input, 'generateContentRequest');
+  const body = isObject(wrapped) ? wrapped : input;
+  if (!Array.isArray(body['contents'])) throw invalid('contents: must be an array', 'contents');
+  const call = async (): Promise<string> => JSON.stringify({ totalTokens: await estimateTokens(body) });
+  return runModelCall({ endpoint: countTokensEndpoint, selector, hint: undefined, stream: false, call }, context, dependencies);
+}
+
+export async function estimateTokens(body: JsonObject): Promise<number> {
+  const count = await loadCounter();
+  const texts: string[] = [];
+  let fixed = 0;
+  const contents = [field(body, 'systemInstruction'), ...(body['contents'] as unknown[])];
+  for (const content of contents) {
+    const parts = isObject(content) ? field(content, 'parts') : typeof content === 'string' ? [{ text: content }] : [];
+    for (const part of Array.isArray(parts) ? parts : []) fixed += collect(part, texts);
+  }
+  if (Array.isArray(body['tools'])) for (const tool of body['tools']) texts.push(JSON.stringify(tool));
+  return texts.reduce((sum, text) => sum + count(text), fixed);
+}
+
+/** Pushes the text of a part; answers the fixed count of a part that is not text. */
+function collect(part: unknown, texts: string[]): number {
+  if (!isObject(part)) return 0;
+  if (typeof part['text'] === 'string') texts.push(part['text']);
+  else if (isObject(field(part, 'functionCall')) || isObject(field(part, 'functionResponse'))) {
+    texts.push(JSON.stringify(field(part, 'functionCall') ?? field(part, 'functionResponse')));
+  } else return mediaTokens;
+  return 0;
+}

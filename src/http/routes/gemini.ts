@@ -1,0 +1,185 @@
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { cacheDirectives } from '../../cache/cache-key.ts';
+import type { CachedResponse } from '../../cache/response-cache.ts';
+import { toChatRequest } from '../../dialects/gemini/convert-request.ts';
+import { runCountTokens } from '../../dialects/gemini/count-tokens.ts';
+import { toGenerateContentResponse } from '../../dialects/gemini/convert-response.ts';
+import { toEmbeddingsRequest, toEmbedResponse } from '../../dialects/gemini/embed.ts';
+import { modelMethodOf, type ModelMethod } from '../../dialects/gemini/model-path.ts';
+import { toGeminiModel } from '../../dialects/gemini/models.ts';
+import { relayGeminiStream, type Framing } from '../../dialects/gemini/stream-relay.ts';
+import { GeminiStreamTranslator } from '../../dialects/gemini/stream-translator.ts';
+import { isObject } from '../../dialects/gemini/wire.ts';
+import { notFound } from '../../errors/gateway-error.ts';
+import { runChatCompletion, type CacheMode, type ChatOutcome, type ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
+import { runEmbeddings } from '../../gateway/embeddings.ts';
+import { listModels, lookUpModel, modelIdOf } from '../../gateway/model-lookup.ts';
+import type { ModelCatalog } from '../../routing/model-catalog.ts';
+import type { VirtualModels } from '../../routing/virtual-models.ts';
+import { clientClosedRequest } from '../client-abort.ts';
+import { jsonBodyOf } from '../json-body.ts';
+import { requestContextOf } from '../request-context.ts';
+import { tokenCountHeader } from './messages-count-tokens.ts';
+
+const jsonType = 'application/json; charset=utf-8';
+const sseHeaders = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
+
+type Handler = (request: FastifyRequest, reply: FastifyReply, model: string) => Promise<unknown>;
+
+/**
+ * Google's Gemini API dialect: `POST /v1beta/models/{model}:generateContent`,
+ * `:streamGenerateContent` (`?alt=sse` for SSE, else a streamed JSON array),
+ * `:countTokens` (the gateway's estimate), `:embedContent` and `:batchEmbedContents`, also
+ * under `/v1/`. `{model}` is a gateway selector (`instance/model`, raw or percent-encoded,
+ * a bare id or a virtual model). The
+ * request is translated to a chat completion (or embeddings) request and runs that pipeline
+ * unchanged: limits, budgets, failover, virtual models, usage and cache. Errors are
+ * rendered in Google's envelope by hooks.ts.
+ */
+export function registerGeminiRoutes(app: FastifyInstance, dependencies: ChatPipelineDependencies, virtualModels: VirtualModels): void {
+  const handlers: Record<ModelMethod, Handler> = {
+    generateContent: (request, reply, model) => generate(request, reply, model, dependencies, null),
+    streamGenerateContent: (request, reply, model) => generate(request, reply, model, dependencies, framingOf(request)),
+    countTokens: (request, reply, model) => countTokens(request, reply, model, dependencies),
+    embedContent: (request, reply, model) => embed(request, reply, model, dependencies, false),
+    batchEmbedContents: (request, reply, model) => embed(request, reply, model, dependencies, true),
+  };
+  const route = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+    const target = modelMethodOf(request.url);
+    if (target === null || target.model === '') {
+      throw notFound(`unknown route: ${request.method} ${request.url.split('?')[0]}`, { code: 'unknown_route' });
+    }
+    return handlers[target.method](request, reply, target.model);
+  };
+  app.post('/v1beta/models/*', route);
+  app.post('/v1/models/*', route);
+  registerGeminiModelRoutes(app, dependencies.catalog, virtualModels);
+}
+
+/** `GET /v1beta/models` and `/v1beta/models/{model}`: the gateway's models as Gemini `Model` resources. */
+function registerGeminiModelRoutes(app: FastifyInstance, catalog: ModelCatalog, virtualModels: VirtualModels): void {
+  app.get('/v1beta/models', async () => ({ models: listModels(catalog, virtualModels).map(toGeminiModel) }));
+  app.get('/v1beta/models/*', async (request) => {
+    const id = modelIdOf(request.url, '/v1beta/models/');
+    return toGeminiModel(await lookUpModel(id.startsWith('models/') ? id.slice('models/'.length) : id, catalog, virtualModels));
+  });
+}
+
+function framingOf(request: FastifyRequest): Framing {
+  const query = request.query;
+  return isObject(query) && query['alt'] === 'sse' ? 'sse' : 'json';
+}
+
+function cacheModeOf(request: FastifyRequest, cacheEnabled: boolean): CacheMode {
+  if (!cacheEnabled) return { lookup: false, store: false };
+  const directives = cacheDirectives(request.headers);
+  return { lookup: !directives.noCache && !directives.noStore, store: !directives.noStore };
+}
+
+async function generate(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  model: string,
+  dependencies: ChatPipelineDependencies,
+  framing: Framing | null,
+): Promise<FastifyReply> {
+  const chat = toChatRequest(jsonBodyOf(request.body), model, framing !== null);
+  const context = requestContextOf(request, reply);
+  const endpoint = `/v1beta/models:${framing === null ? 'generateContent' : 'streamGenerateContent'}`;
+  const cacheMode = cacheModeOf(request, dependencies.cache !== null);
+  const outcome: ChatOutcome = await runChatCompletion(chat, context, dependencies, cacheMode, endpoint).catch((error: unknown) => {
+    throw context.abort.aborted ? clientClosedRequest() : error;
+  });
+  if (outcome.kind === 'cached') {
+    request.logFields = { provider: outcome.cached.provider, model: outcome.cached.model, cache: 'hit' };
+    return sendCached(reply.header('x-cache', 'HIT'), outcome.cached, model, request.id, framing);
+  }
+  request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
+  if (outcome.attempts.length > 1) request.logFields['attempts'] = outcome.attempts;
+  context.abort.whenClosed(outcome.admission.release);
+  reply.headers(outcome.admission.headers);
+  if (outcome.kind === 'json') {
+    const parsed: unknown = JSON.parse(outcome.body);
+    const body = toGenerateContentResponse(isObject(parsed) ? parsed : {}, outcome.target.model, request.id);
+    return reply.header('content-type', jsonType).send(JSON.stringify(body));
+  }
+  await streamOutcome(request, reply, outcome, framing ?? 'sse', context.signal);
+  return reply;
+}
+
+/** A cache hit: chat JSON translated again, or the Gemini SSE chunks the first client got. */
+function sendCached(reply: FastifyReply, cached: CachedResponse, model: string, requestId: string, framing: Framing | null): FastifyReply {
+  if (cached.kind === 'json') {
+    const parsed: unknown = JSON.parse(cached.body);
+    return reply
+      .header('content-type', jsonType)
+      .send(JSON.stringify(toGenerateContentResponse(isObject(parsed) ? parsed : {}, model, requestId)));
+  }
+  if (framing !== 'json') return reply.headers(sseHeaders).send(cached.body);
+  const chunks = cached.body
+    .split('\r\n\r\n')
+    .filter((event) => event.startsWith('data: '))
+    .map((event) => event.slice('data: '.length));
+  return reply.header('content-type', jsonType).send(`[${chunks.join(',\r\n')}]`);
+}
+
+async function streamOutcome(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  outcome: Extract<ChatOutcome, { kind: 'stream' }>,
+  framing: Framing,
+  signal: AbortSignal,
+): Promise<void> {
+  reply.hijack();
+  const raw = reply.raw;
+  const type = framing === 'sse' ? sseHeaders : { 'content-type': jsonType, 'cache-control': 'no-cache' };
+  raw.writeHead(200, { ...(reply.getHeaders() as OutgoingHttpHeaders), ...type });
+  const { provider, captureLimit } = outcome.chunkOptions;
+  const translator = new GeminiStreamTranslator({ model: outcome.target.model, fallbackId: request.id });
+  const options = captureLimit === undefined ? { provider, framing } : { provider, framing, captureLimit };
+  const result = await relayGeminiStream(outcome.upstream, raw, translator, options, signal);
+  outcome.finish(result);
+  const ending = result.error !== null ? 'upstream_error' : result.clientClosed ? 'client_closed' : 'completed';
+  request.logFields = { ...request.logFields, stream: true, stream_end: ending };
+  if (result.error !== null)
+    request.log.warn({ request_id: request.id, ...request.logFields, reason: String(result.error) }, 'stream broken by upstream');
+}
+
+async function embed(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  model: string,
+  dependencies: ChatPipelineDependencies,
+  batch: boolean,
+): Promise<FastifyReply> {
+  const body = toEmbeddingsRequest(jsonBodyOf(request.body), model, batch);
+  const context = requestContextOf(request, reply);
+  const outcome = await runEmbeddings(body, context, dependencies).catch((error: unknown) => {
+    throw context.signal.aborted ? clientClosedRequest() : error;
+  });
+  outcome.report(200, outcome.result.usage);
+  request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
+  if (outcome.attempts.length > 1) request.logFields['attempts'] = outcome.attempts;
+  context.abort.whenClosed(outcome.admission.release);
+  reply.headers(outcome.admission.headers);
+  return reply.header('content-type', jsonType).send(JSON.stringify(toEmbedResponse(outcome.result.body, batch)));
+}
+
+async function countTokens(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  model: string,
+  dependencies: ChatPipelineDependencies,
+): Promise<FastifyReply> {
+  const context = requestContextOf(request, reply);
+  const outcome = await runCountTokens(jsonBodyOf(request.body), model, context, dependencies).catch((error: unknown) => {
+    throw context.signal.aborted ? clientClosedRequest() : error;
+  });
+  context.abort.whenClosed(outcome.admission.release);
+  // Counting reads no model output and costs nothing: the record carries no usage.
+  outcome.report(200, null);
+  request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
+  reply.headers(outcome.admission.headers).header(tokenCountHeader, 'estimate');
+  return reply.header('content-type', jsonType).send(outcome.result);
+}
