@@ -36,6 +36,8 @@ export interface ForwardRequest {
   /** Headers to send besides the credentials (already stripped of the client's). */
   headers: Record<string, string>;
   body?: string | Buffer | Readable | null;
+  /** The target's model id when the request is for one model (an adapter whose URL names it, Azure's deployments). */
+  model?: string;
 }
 
 /**
