@@ -1,0 +1,208 @@
+import type OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { startGateway } from '../support/gateway-process.ts';
+import type { GatewayProcess } from '../support/gateway-process.ts';
+import { startMockAzure } from '../support/mock-azure.ts';
+import type { AzureRecordedRequest, MockAzure } from '../support/mock-azure.ts';
+import { MOCK_CONTENT, startMockUpstream } from '../support/mock-upstream.ts';
+import type { MockUpstream } from '../support/mock-upstream.ts';
+import {
+  MASTER_KEY,
+  UPSTREAM_KEY,
+  bearer,
+  chatBody,
+  expectClientError,
+  listModels,
+  openAIClient,
+  parseJson,
+  rawRequest,
+  rejectionOf,
+} from './helpers.ts';
+
+// Provider type `azure` against a loopback Azure OpenAI: classic deployment URLs with
+// `api-version` and the `api-key` header (instance `az`, model -> deployment map), the v1
+// API with an Entra ID bearer token (instance `azv1`), content filter results kept, the
+// content filter refusal as a 400 `content_filter`, failover to OpenAI on 429.
+
+const azureKey = 'azure-resource-key';
+const entraToken = 'eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.entra.token';
+const messages = [{ role: 'user' as const, content: 'Say hello' }];
+
+const configYaml = (azure: MockAzure, openai: MockUpstream): string => `
+providers:
+  az:
+    type: azure
+    base_url: ${azure.url}
+    api_key: ${azureKey}
+    api_version: 2024-10-21
+    deployments:
+      gpt-4o: gpt-4o-prod
+      text-embedding-3-small: embed-prod
+      filtered-model: filtered
+      throttled-model: throttled
+      cutoff-model: cutoff
+  azv1:
+    type: azure
+    base_url: ${azure.url}/openai/v1
+    api_key: "Bearer ${entraToken}"
+    models: [gpt-4o-prod, throttled]
+  azbad:
+    type: azure
+    base_url: ${azure.url}
+    api_key: not-the-key
+    models: [gpt-4o-prod]
+  openai:
+    type: openai
+    base_url: ${openai.url}
+    api_key: ${UPSTREAM_KEY}
+virtual_models:
+  - name: resilient
+    strategy: failover
+    targets:
+      - { provider: az, model: throttled-model }
+      - { provider: openai, model: mock-model }
+`;
+
+describe('azure provider', () => {
+  let azure: MockAzure;
+  let openaiMock: MockUpstream;
+  let gateway: GatewayProcess;
+  let client: OpenAI;
+  const last = (path: string): AzureRecordedRequest => {
+    const found = azure.requests.filter((recorded) => recorded.path === path).at(-1);
+    if (found === undefined) throw new Error(`no request to ${path}`);
+    return found;
+  };
+
+  beforeAll(async () => {
+    azure = await startMockAzure({ apiKey: azureKey, entraToken, deployments: ['gpt-4o-prod', 'embed-prod'] });
+    openaiMock = await startMockUpstream({ apiKey: UPSTREAM_KEY });
+    gateway = await startGateway({ env: { MASTER_KEY }, configYaml: configYaml(azure, openaiMock) });
+    client = openAIClient(gateway);
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await azure?.close();
+    await openaiMock?.close();
+  });
+
+  it('lists the deployments map keys and the configured models', async () => {
+    const ids = (await listModels(gateway)).map((model) => model.id);
+    expect(ids).toEqual(expect.arrayContaining(['az/gpt-4o', 'az/text-embedding-3-small', 'azv1/gpt-4o-prod', 'resilient']));
+  });
+
+  it('sends chat to the deployment URL with api-version and api-key, filter results kept', async () => {
+    const completion = await client.chat.completions.create({ model: 'az/gpt-4o', messages });
+    expect(completion.choices[0]?.message.content).toBe('Hello from Azure');
+    const raw = completion as unknown as Record<string, unknown> & { choices: Array<Record<string, unknown>> };
+    expect(raw['prompt_filter_results']).toEqual([expect.objectContaining({ prompt_index: 0 })]);
+    expect(raw.choices[0]?.['content_filter_results']).toMatchObject({ violence: { filtered: false, severity: 'safe' } });
+    const sent = last('/openai/deployments/gpt-4o-prod/chat/completions');
+    expect(sent.query.get('api-version')).toBe('2024-10-21');
+    expect(sent.headers['api-key']).toBe(azureKey);
+    expect(sent.headers.authorization).toBeUndefined();
+    expect(sent.body['model']).toBe('gpt-4o-prod');
+  });
+
+  it('streams chat, the prompt filter chunk included, with usage when asked', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'az/gpt-4o',
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = '';
+    let usage: OpenAI.CompletionUsage | null | undefined;
+    const finishes: Array<string | null> = [];
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      finishes.push(chunk.choices[0]?.finish_reason ?? null);
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(text).toBe('Hello from Azure');
+    expect(finishes).toContain('stop');
+    expect(usage?.total_tokens).toBe(17);
+    expect(last('/openai/deployments/gpt-4o-prod/chat/completions').body['stream']).toBe(true);
+  });
+
+  it('passes tool calls through', async () => {
+    const completion = await client.chat.completions.create({
+      model: 'az/gpt-4o',
+      messages,
+      tools: [
+        { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+      ],
+    });
+    expect(completion.choices[0]?.finish_reason).toBe('tool_calls');
+    expect(completion.choices[0]?.message.tool_calls?.[0]).toMatchObject({
+      function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+    });
+    expect(last('/openai/deployments/gpt-4o-prod/chat/completions').body['tools']).toHaveLength(1);
+  });
+
+  it('sends embeddings to the embedding deployment', async () => {
+    const embedded = await client.embeddings.create({ model: 'az/text-embedding-3-small', input: 'hi', encoding_format: 'float' });
+    expect(embedded.data[0]?.embedding).toHaveLength(3);
+    const sent = last('/openai/deployments/embed-prod/embeddings');
+    expect(sent.query.get('api-version')).toBe('2024-10-21');
+    expect(sent.headers['api-key']).toBe(azureKey);
+  });
+
+  it('serves the v1 API with an Entra ID bearer token, the deployment as the model', async () => {
+    const completion = await client.chat.completions.create({ model: 'azv1/gpt-4o-prod', messages });
+    expect(completion.choices[0]?.message.content).toBe('Hello from Azure');
+    const sent = last('/openai/v1/chat/completions');
+    expect(sent.headers.authorization).toBe(`Bearer ${entraToken}`);
+    expect(sent.headers['api-key']).toBeUndefined();
+    expect(sent.query.has('api-version')).toBe(false);
+    expect(sent.body['model']).toBe('gpt-4o-prod');
+  });
+
+  it('relays the Responses API to /openai/v1/responses', async () => {
+    const response = await client.responses.create({ model: 'azv1/gpt-4o-prod', input: 'hi' });
+    expect(response.output_text).toBe('Hello from Azure responses');
+    expect(last('/openai/v1/responses').body['model']).toBe('gpt-4o-prod');
+  });
+
+  it('serves the Responses API of a classic instance at /openai/responses, the deployment in the body', async () => {
+    const response = await client.responses.create({ model: 'az/gpt-4o', input: 'hi' });
+    expect(response.output_text).toBe('Hello from Azure responses');
+    const sent = last('/openai/responses');
+    expect(sent.query.get('api-version')).toBe('2024-10-21');
+    expect(sent.body['model']).toBe('gpt-4o-prod');
+  });
+
+  it("maps the content filter refusal to a 400 with code content_filter and Azure's message", async () => {
+    const thrown = await rejectionOf(client.chat.completions.create({ model: 'az/filtered-model', messages }));
+    const error = expectClientError(thrown, { status: 400, type: 'invalid_request_error', code: 'content_filter', provider: 'az' });
+    expect(error.message).toMatch(/content management policy/);
+  });
+
+  it("answers a wrong key with 401 authentication_error keeping Azure's message", async () => {
+    const reply = await rawRequest(`${gateway.url}/v1/chat/completions`, { headers: bearer(), body: chatBody('azbad/gpt-4o-prod') });
+    expect(reply.status).toBe(401);
+    expect(parseJson(reply.text)['error']).toMatchObject({ type: 'authentication_error', provider: 'azbad' });
+    expect(reply.text).toContain('invalid subscription key');
+  });
+
+  it('fails over from a throttled Azure deployment (429) to OpenAI', async () => {
+    const completion = await client.chat.completions.create({ model: 'resilient', messages });
+    expect(completion.choices[0]?.message.content).toBe(MOCK_CONTENT);
+    expect((completion as unknown as { provider?: string }).provider).toBe('openai');
+    expect(azure.requests.some((recorded) => recorded.path === '/openai/deployments/throttled/chat/completions')).toBe(true);
+  });
+
+  it('ends a stream cut mid-way with an error event, never [DONE]', async () => {
+    const reply = await rawRequest(`${gateway.url}/v1/chat/completions`, {
+      headers: bearer(),
+      body: chatBody('az/cutoff-model', { stream: true }),
+    });
+    expect(reply.status).toBe(200);
+    const frames = reply.text.split('\n\n').filter((frame) => frame !== '');
+    expect(frames.at(-1)).not.toBe('data: [DONE]');
+    expect(parseJson(frames.at(-1)?.slice('data: '.length) ?? '')['error']).toMatchObject({ type: 'provider_error', provider: 'az' });
+    expect(reply.text).toContain('"content":"Hello"');
+  });
+});
