@@ -1,4 +1,4 @@
-import type OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startGateway } from '../support/gateway-process.ts';
@@ -42,6 +42,9 @@ providers:
       filtered-model: filtered
       throttled-model: throttled
       cutoff-model: cutoff
+      whisper-1: whisper-prod
+      tts-1: tts-prod
+      dall-e-3: dalle-prod
   azv1:
     type: azure
     base_url: ${azure.url}/openai/v1
@@ -76,7 +79,11 @@ describe('azure provider', () => {
   };
 
   beforeAll(async () => {
-    azure = await startMockAzure({ apiKey: azureKey, entraToken, deployments: ['gpt-4o-prod', 'embed-prod'] });
+    azure = await startMockAzure({
+      apiKey: azureKey,
+      entraToken,
+      deployments: ['gpt-4o-prod', 'embed-prod', 'whisper-prod', 'tts-prod', 'dalle-prod'],
+    });
     openaiMock = await startMockUpstream({ apiKey: UPSTREAM_KEY });
     gateway = await startGateway({ env: { MASTER_KEY }, configYaml: configYaml(azure, openaiMock) });
     client = openAIClient(gateway);
@@ -172,6 +179,38 @@ describe('azure provider', () => {
     const sent = last('/openai/responses');
     expect(sent.query.get('api-version')).toBe('2024-10-21');
     expect(sent.body['model']).toBe('gpt-4o-prod');
+  });
+
+  it('sends audio and images to their deployments with api-version', async () => {
+    const file = await toFile(Buffer.from('RIFF....WAVEfmt '), 'hello.wav', { type: 'audio/wav' });
+    const transcription = await client.audio.transcriptions.create({ file, model: 'az/whisper-1' });
+    expect(transcription.text).toBe('Hello from Azure audio');
+    const transcribed = last('/openai/deployments/whisper-prod/audio/transcriptions');
+    expect([transcribed.query.get('api-version'), transcribed.headers['api-key']]).toEqual(['2024-10-21', azureKey]);
+    expect(String(transcribed.headers['content-type'])).toMatch(/^multipart\/form-data/);
+    const speech = await client.audio.speech.create({ model: 'az/tts-1', input: 'Hello', voice: 'alloy' });
+    expect(Buffer.from(await speech.arrayBuffer())).toEqual(Buffer.from([0xff, 0xf3, 0x44, 0xc4]));
+    expect(last('/openai/deployments/tts-prod/audio/speech').query.get('api-version')).toBe('2024-10-21');
+    const images = await client.images.generate({ model: 'az/dall-e-3', prompt: 'a lighthouse' });
+    expect(images.data?.[0]).toMatchObject({
+      revised_prompt: 'A watercolor lighthouse at dawn.',
+      content_filter_results: expect.any(Object),
+    });
+    expect(last('/openai/deployments/dalle-prod/images/generations').body['model']).toBe('dalle-prod');
+  });
+
+  it('sends files and batches to /openai/files and /openai/batches with api-version', async () => {
+    const upload = await toFile(Buffer.from('{"custom_id":"1"}\n'), 'requests.jsonl', { type: 'application/jsonl' });
+    const created = await client.files.create({ file: upload, purpose: 'batch' });
+    expect(created.id).toBe('file-azure0001');
+    expect(last('/openai/files').query.get('api-version')).toBe('2024-10-21');
+    expect((await client.files.retrieve('file-azure0001')).filename).toBe('requests.jsonl');
+    expect(last('/openai/files/file-azure0001').headers['api-key']).toBe(azureKey);
+    const batch = await client.batches.create({ input_file_id: created.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    expect(batch.id).toBe('batch_azure0001');
+    expect(last('/openai/batches').query.get('api-version')).toBe('2024-10-21');
+    await client.batches.cancel('batch_azure0001');
+    expect(last('/openai/batches/batch_azure0001/cancel').method).toBe('POST');
   });
 
   it("maps the content filter refusal to a 400 with code content_filter and Azure's message", async () => {

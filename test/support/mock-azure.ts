@@ -5,6 +5,8 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { AddressInfo, Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 
+import { answerResource, resourceOperations } from './mock-azure-resources.ts';
+
 // A real HTTP server on loopback speaking Azure OpenAI's wire format, bodies from
 // test/fixtures/azure/ (modelled on Azure's REST reference): classic deployment URLs
 // (`/openai/deployments/{deployment}/...?api-version=`) and the v1 API (`/openai/v1/...`,
@@ -86,24 +88,31 @@ async function handle(
   if (route === null) return send(404, '{"error":{"code":"404","message": "Resource not found"}}');
   if (route.operation === 'models')
     return send(200, JSON.stringify({ object: 'list', data: options.deployments.map((id) => ({ id, object: 'model', created: 1 })) }));
+  if (route.deployment === null && /^(files|batches)/.test(route.operation))
+    return void answerResource(request.method ?? '', route.operation, response);
   const deployment = route.deployment ?? (typeof body['model'] === 'string' ? body['model'] : '');
   if (!magic.has(deployment) && !options.deployments.includes(deployment))
     return send(404, azureFixture('deployment-not-found-error.json'));
   if (deployment === 'filtered') return send(400, azureFixture('content-filter-error.json'));
   if (deployment === 'throttled') return send(429, azureFixture('rate-limit-error.json'), { 'retry-after': '7' });
+  if (resourceOperations.test(route.operation)) return void answerResource(request.method ?? '', route.operation, response);
   if (route.operation === 'embeddings') return send(200, azureFixture('embeddings.json'));
   if (route.operation === 'responses') return send(200, azureFixture('response.json'));
   if (body['stream'] === true) return stream(response, body, deployment === 'cutoff');
   send(200, azureFixture(Array.isArray(body['tools']) ? 'chat-tool-call.json' : 'chat-completion.json'));
 }
 
+const perDeployment =
+  /^\/openai\/deployments\/([^/]+)\/(chat\/completions|embeddings|audio\/(?:speech|transcriptions)|images\/generations)$/;
+
 function routeOf(url: URL): { operation: string; deployment: string | null } | null {
-  const v1 = /^\/openai\/v1\/(chat\/completions|embeddings|responses|models)$/.exec(url.pathname);
-  if (v1) return { operation: v1[1] as string, deployment: null };
+  const v1 = /^\/openai\/v1\/(.+)$/.exec(url.pathname)?.[1];
+  if (v1 !== undefined) return { operation: v1, deployment: null };
   if (!url.searchParams.get('api-version')) return null;
-  const classic = /^\/openai\/deployments\/([^/]+)\/(chat\/completions|embeddings)$/.exec(url.pathname);
+  const classic = perDeployment.exec(url.pathname);
   if (classic) return { operation: classic[2] as string, deployment: decodeURIComponent(classic[1] as string) };
-  return url.pathname === '/openai/responses' ? { operation: 'responses', deployment: null } : null;
+  const rest = /^\/openai\/(responses|files.*|batches.*)$/.exec(url.pathname)?.[1];
+  return rest === undefined ? null : { operation: rest, deployment: null };
 }
 
 function stream(response: ServerResponse, body: Record<string, unknown>, cutoff: boolean): void {
