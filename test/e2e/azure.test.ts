@@ -1,4 +1,5 @@
-import OpenAI, { toFile } from 'openai';
+import { toFile } from 'openai';
+import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startGateway } from '../support/gateway-process.ts';
