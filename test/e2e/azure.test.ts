@@ -178,7 +178,8 @@ describe('azure provider', () => {
     const response = await client.responses.create({ model: 'az/gpt-4o', input: 'hi' });
     expect(response.output_text).toBe('Hello from Azure responses');
     const sent = last('/openai/responses');
-    expect(sent.query.get('api-version')).toBe('2024-10-21');
+    // Azure refuses the Responses API before 2025-03-01-preview: the instance's GA version is not used here.
+    expect(sent.query.get('api-version')).toBe('2025-04-01-preview');
     expect(sent.body['model']).toBe('gpt-4o-prod');
   });
 

@@ -97,7 +97,15 @@ async function handle(
   if (deployment === 'throttled') return send(429, azureFixture('rate-limit-error.json'), { 'retry-after': '7' });
   if (resourceOperations.test(route.operation)) return void answerResource(request.method ?? '', route.operation, response);
   if (route.operation === 'embeddings') return send(200, azureFixture('embeddings.json'));
-  if (route.operation === 'responses') return send(200, azureFixture('response.json'));
+  if (route.operation === 'responses') {
+    const version = url.searchParams.get('api-version');
+    if (version !== null && version < '2025-03-01')
+      return send(
+        400,
+        '{"error":{"code":"BadRequest","message":"Azure OpenAI Responses API is enabled only for api-version 2025-03-01-preview and later"}}',
+      );
+    return send(200, azureFixture('response.json'));
+  }
   if (body['stream'] === true) return stream(response, body, deployment === 'cutoff');
   send(200, azureFixture(Array.isArray(body['tools']) ? 'chat-tool-call.json' : 'chat-completion.json'));
 }

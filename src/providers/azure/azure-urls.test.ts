@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { azureBaseUrlOf, azureEndpointOf, azureUrlOf, defaultAzureApiVersion, isDeploymentScoped } from './azure-urls.ts';
+import {
+  azureBaseUrlOf,
+  azureEndpointOf,
+  azureUrlOf,
+  defaultAzureApiVersion,
+  isDeploymentScoped,
+  responsesApiVersion,
+} from './azure-urls.ts';
 
 const resource = 'https://contoso.openai.azure.com';
 
@@ -37,7 +44,12 @@ describe('azureUrlOf, classic deployment style', () => {
     expect(url('files?purpose=batch&limit=2', null)).toBe(`${resource}/openai/files?purpose=batch&limit=2&api-version=2024-10-21`);
     expect(url('files/file-abc/content', null)).toBe(`${resource}/openai/files/file-abc/content?api-version=2024-10-21`);
     expect(url('batches/batch_1/cancel', null)).toBe(`${resource}/openai/batches/batch_1/cancel?api-version=2024-10-21`);
-    expect(url('responses')).toBe(`${resource}/openai/responses?api-version=2024-10-21`);
+    expect(url('responses')).toBe(`${resource}/openai/responses?api-version=${responsesApiVersion}`);
+    expect(url('responses/resp_1/input_items', null)).toBe(
+      `${resource}/openai/responses/resp_1/input_items?api-version=${responsesApiVersion}`,
+    );
+    const recent = azureEndpointOf(resource, '2025-04-15-preview');
+    expect(azureUrlOf(recent, 'responses', null).searchParams.get('api-version')).toBe('2025-04-15-preview');
     expect(url('models', null)).toBe(`${resource}/openai/models?api-version=2024-10-21`);
   });
 

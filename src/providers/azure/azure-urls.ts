@@ -34,6 +34,13 @@ export function azureEndpointOf(baseUrl: string, apiVersion: string | undefined)
   return { resource: trimmed.replace(/\/openai$/, ''), style: 'deployments', apiVersion: version ?? defaultAzureApiVersion };
 }
 
+/**
+ * Azure's classic Responses route refuses a dated `api-version` before 2025-03-01-preview
+ * (400); with an older configured version, `responses` paths use this one.
+ */
+export const responsesApiVersion = '2025-04-01-preview';
+const firstResponsesVersion = '2025-03-01';
+
 /** Operations that Azure serves per deployment in the classic style. */
 const deploymentScoped =
   /^(chat\/completions|completions|embeddings|audio\/(speech|transcriptions|translations)|images\/(generations|edits|variations))$/;
@@ -48,14 +55,25 @@ export function isDeploymentScoped(path: string): boolean {
  * Azure's own (passthrough) and goes under the resource as given. Otherwise: v1 style
  * `{resource}/openai/v1/{path}`; classic per-deployment operations
  * `{resource}/openai/deployments/{deployment}/{path}`; the rest (files, batches, responses,
- * models) `{resource}/openai/{path}`. `api-version` is added unless the query has one.
+ * models) `{resource}/openai/{path}`. `api-version` is added unless the query has one
+ * (`responses` paths take at least `responsesApiVersion`).
  */
 export function azureUrlOf(endpoint: AzureEndpoint, path: string, deployment: string | null): URL {
   const { route, query } = splitPath(path);
   if (route.startsWith('openai/')) return new URL(`${endpoint.resource}/${route}${query}`);
   const url = new URL(`${endpoint.resource}/openai/${prefixOf(endpoint, route, deployment)}${route}${query}`);
-  if (endpoint.apiVersion !== null && !url.searchParams.has('api-version')) url.searchParams.set('api-version', endpoint.apiVersion);
+  const version = versionFor(endpoint, route);
+  if (version !== null && !url.searchParams.has('api-version')) url.searchParams.set('api-version', version);
   return url;
+}
+
+function versionFor(endpoint: AzureEndpoint, route: string): string | null {
+  const version = endpoint.apiVersion;
+  const dated = version !== null && /^\d{4}-\d{2}-\d{2}/.test(version);
+  if (dated && endpoint.style === 'deployments' && /^responses(\/|$)/.test(route) && version < firstResponsesVersion) {
+    return responsesApiVersion;
+  }
+  return version;
 }
 
 /** The base URL the rest of the gateway sees (passthrough paths and realtime resolve under it). */
