@@ -215,6 +215,18 @@ describe('azure provider', () => {
     expect(last('/openai/batches/batch_azure0001/cancel').method).toBe('POST');
   });
 
+  it('relays the passthrough under the resource, a chat path to its deployment', async () => {
+    const reply = await rawRequest(`${gateway.url}/p/az/chat/completions`, { headers: bearer(), body: chatBody('gpt-4o') });
+    expect(reply.status).toBe(200);
+    expect(parseJson(reply.text)['prompt_filter_results']).toHaveLength(1);
+    const sent = last('/openai/deployments/gpt-4o-prod/chat/completions');
+    expect([sent.query.get('api-version'), sent.headers['api-key'], sent.headers.authorization]).toEqual([
+      '2024-10-21',
+      azureKey,
+      undefined,
+    ]);
+  });
+
   it("maps the content filter refusal to a 400 with code content_filter and Azure's message", async () => {
     const thrown = await rejectionOf(client.chat.completions.create({ model: 'az/filtered-model', messages }));
     const error = expectClientError(thrown, { status: 400, type: 'invalid_request_error', code: 'content_filter', provider: 'az' });

@@ -17,9 +17,10 @@ import { azureBaseUrlOf, azureEndpointOf, azureUrlOf } from './azure-urls.ts';
 import { azureCredentialHeaders, deploymentOf, modelOfBody, withDeployment } from './deployments.ts';
 
 /**
- * Azure OpenAI (type `azure`): OpenAI's wire format at Azure's URLs. The body of every
- * request names the deployment (`deployments[model]`, else the model id); classic URLs carry
- * it in the path as well, with `api-version` in the query (azure-urls.ts). Answers, content
+ * Azure OpenAI (type `azure`): OpenAI's wire format at Azure's URLs. The JSON body of a
+ * request names the deployment (`deployments[model]`, else the model id; a passthrough's
+ * bytes stay as sent); classic URLs carry it in the path as well, with `api-version` in the
+ * query (azure-urls.ts). Answers, content
  * filter results included, pass through unchanged; errors map like any upstream's (a 400
  * `content_filter` keeps its code, src/providers/upstream-errors.ts).
  */

@@ -14,7 +14,8 @@ describe('modelOfBody and withDeployment', () => {
   it('reads and replaces the model of a JSON body only', () => {
     expect(modelOfBody('{"model":"gpt-4o","input":"x"}')).toBe('gpt-4o');
     expect(modelOfBody('not json')).toBeNull();
-    expect(modelOfBody(Buffer.from('{"model":"gpt-4o"}'))).toBeNull();
+    expect(modelOfBody(Buffer.from('{"model":"gpt-4o"}'))).toBe('gpt-4o');
+    expect(modelOfBody(Buffer.from('--boundary\r\n'))).toBeNull();
     expect(JSON.parse(withDeployment('{"model":"gpt-4o","input":"x"}', 'prod') as string)).toEqual({ model: 'prod', input: 'x' });
     const same = '{"model": "prod"}';
     expect(withDeployment(same, 'prod')).toBe(same);

@@ -11,10 +11,11 @@ export function deploymentOf(deployments: DeploymentMap | undefined, model: stri
   return deployments !== undefined && Object.hasOwn(deployments, model) ? (deployments[model] as string) : model;
 }
 
-/** The `model` of a JSON request body, or null (not JSON, no string `model`). */
+/** The `model` of a JSON request body, text or bytes (a passthrough's), or null (not JSON, no string `model`). */
 export function modelOfBody(body: unknown): string | null {
-  if (typeof body !== 'string') return null;
-  const model = parseJsonObject(body)?.['model'];
+  const text = typeof body === 'string' ? body : Buffer.isBuffer(body) && body[0] === 0x7b ? body.toString('utf8') : null;
+  if (text === null) return null;
+  const model = parseJsonObject(text)?.['model'];
   return typeof model === 'string' && model !== '' ? model : null;
 }
 
