@@ -74,7 +74,7 @@ async function handle(
   for await (const chunk of request) chunks.push(chunk as Buffer);
   const url = new URL(request.url ?? '/', 'http://mock');
   const text = Buffer.concat(chunks).toString('utf8');
-  const body = (text.startsWith('{') ? JSON.parse(text) : {}) as Record<string, unknown>;
+  const body = parseBody(text);
   log.push({ method: request.method ?? '', path: url.pathname, query: url.searchParams, headers: request.headers, body });
   const send = (status: number, payload: string, headers: Record<string, string> = {}): void => {
     response.writeHead(status, { 'content-type': 'application/json', 'apim-request-id': 'mock-apim-1', ...headers });
@@ -133,4 +133,12 @@ function stream(response: ServerResponse, body: Record<string, unknown>, cutoff:
     return;
   }
   response.end(frames.join(''));
+}
+
+function parseBody(text: string): Record<string, unknown> {
+  try {
+    return text.startsWith('{') ? (JSON.parse(text) as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
 }
