@@ -43,6 +43,7 @@ providers:
       filtered-model: filtered
       throttled-model: throttled
       cutoff-model: cutoff
+      broken-model: broken
       whisper-1: whisper-prod
       tts-1: tts-prod
       dall-e-3: dalle-prod
@@ -65,6 +66,11 @@ virtual_models:
     strategy: failover
     targets:
       - { provider: az, model: throttled-model }
+      - { provider: openai, model: mock-model }
+  - name: resilient-500
+    strategy: failover
+    targets:
+      - { provider: az, model: broken-model }
       - { provider: openai, model: mock-model }
 `;
 
@@ -245,6 +251,14 @@ describe('azure provider', () => {
     expect(completion.choices[0]?.message.content).toBe(MOCK_CONTENT);
     expect((completion as unknown as { provider?: string }).provider).toBe('openai');
     expect(azure.requests.some((recorded) => recorded.path === '/openai/deployments/throttled/chat/completions')).toBe(true);
+  });
+
+  it('fails over from an Azure 500 to OpenAI, streaming too', async () => {
+    const stream = await client.chat.completions.create({ model: 'resilient-500', messages, stream: true });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).toBe('tok0 tok1 tok2 tok3 tok4 '); // the OpenAI mock's stream
+    expect(azure.requests.some((recorded) => recorded.path === '/openai/deployments/broken/chat/completions')).toBe(true);
   });
 
   it('ends a stream cut mid-way with an error event, never [DONE]', async () => {

@@ -12,7 +12,7 @@ import { answerResource, resourceOperations } from './mock-azure-resources.ts';
 // (`/openai/deployments/{deployment}/...?api-version=`) and the v1 API (`/openai/v1/...`,
 // deployment in the body's `model`). It checks the `api-key` header (or an Entra ID bearer
 // token) and answers per deployment name: `filtered` -> 400 content_filter, `throttled` ->
-// 429, `cutoff` -> a stream cut after two chunks; a deployment not in `deployments` -> 404.
+// 429, `broken` -> 500, `cutoff` -> a stream cut after two chunks; a deployment not in `deployments` -> 404.
 
 const fixtures = resolve(import.meta.dirname, '..', 'fixtures', 'azure');
 export const azureFixture = (name: string): string => readFileSync(join(fixtures, name), 'utf8');
@@ -44,7 +44,7 @@ export interface MockAzure {
   close(): Promise<void>;
 }
 
-const magic = new Set(['filtered', 'throttled', 'cutoff']);
+const magic = new Set(['filtered', 'throttled', 'cutoff', 'broken']);
 
 export async function startMockAzure(options: MockAzureOptions): Promise<MockAzure> {
   const requests: AzureRecordedRequest[] = [];
@@ -94,6 +94,11 @@ async function handle(
   if (!magic.has(deployment) && !options.deployments.includes(deployment))
     return send(404, azureFixture('deployment-not-found-error.json'));
   if (deployment === 'filtered') return send(400, azureFixture('content-filter-error.json'));
+  if (deployment === 'broken')
+    return send(
+      500,
+      '{"error":{"code":"InternalServerError","message":"The server had an error while processing your request. Sorry about that!"}}',
+    );
   if (deployment === 'throttled') return send(429, azureFixture('rate-limit-error.json'), { 'retry-after': '7' });
   if (resourceOperations.test(route.operation)) return void answerResource(request.method ?? '', route.operation, response);
   if (route.operation === 'embeddings') return send(200, azureFixture('embeddings.json'));
