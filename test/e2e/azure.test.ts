@@ -1,10 +1,13 @@
 import { toFile } from 'openai';
 import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 
 import { startGateway } from '../support/gateway-process.ts';
 import type { GatewayProcess } from '../support/gateway-process.ts';
 import { startMockAzure } from '../support/mock-azure.ts';
+import { startMockRealtime } from '../support/mock-realtime.ts';
+import type { MockRealtime } from '../support/mock-realtime.ts';
 import type { AzureRecordedRequest, MockAzure } from '../support/mock-azure.ts';
 import { MOCK_CONTENT, startMockUpstream } from '../support/mock-upstream.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
@@ -30,7 +33,7 @@ const azureKey = 'azure-resource-key';
 const entraToken = 'eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.entra.token';
 const messages = [{ role: 'user' as const, content: 'Say hello' }];
 
-const configYaml = (azure: MockAzure, openai: MockUpstream): string => `
+const configYaml = (azure: MockAzure, openai: MockUpstream, realtime: MockRealtime): string => `
 providers:
   az:
     type: azure
@@ -57,6 +60,16 @@ providers:
     base_url: ${azure.url}
     api_key: not-the-key
     models: [gpt-4o-prod]
+  azrt:
+    type: azure
+    base_url: ${realtime.url.replace(/\/v1$/, '')}
+    api_key: ${azureKey}
+    deployments: { gpt-realtime: rt-prod }
+  azrtv1:
+    type: azure
+    base_url: ${realtime.url.replace(/\/v1$/, '')}/openai/v1
+    api_key: ${azureKey}
+    models: [rt-prod]
   openai:
     type: openai
     base_url: ${openai.url}
@@ -77,6 +90,7 @@ virtual_models:
 describe('azure provider', () => {
   let azure: MockAzure;
   let openaiMock: MockUpstream;
+  let realtime: MockRealtime;
   let gateway: GatewayProcess;
   let client: OpenAI;
   const last = (path: string): AzureRecordedRequest => {
@@ -92,7 +106,8 @@ describe('azure provider', () => {
       deployments: ['gpt-4o-prod', 'embed-prod', 'whisper-prod', 'tts-prod', 'dalle-prod'],
     });
     openaiMock = await startMockUpstream({ apiKey: UPSTREAM_KEY });
-    gateway = await startGateway({ env: { MASTER_KEY }, configYaml: configYaml(azure, openaiMock) });
+    realtime = await startMockRealtime();
+    gateway = await startGateway({ env: { MASTER_KEY }, configYaml: configYaml(azure, openaiMock, realtime) });
     client = openAIClient(gateway);
   });
 
@@ -100,6 +115,7 @@ describe('azure provider', () => {
     await gateway?.stop();
     await azure?.close();
     await openaiMock?.close();
+    await realtime?.close();
   });
 
   it('lists the deployments map keys and the configured models', async () => {
@@ -231,6 +247,25 @@ describe('azure provider', () => {
       azureKey,
       undefined,
     ]);
+  });
+
+  it('opens realtime sessions on the deployment: classic with a preview api-version, v1 with model', async () => {
+    const open = async (model: string): Promise<void> => {
+      const socket = new WebSocket(`ws://127.0.0.1:${gateway.port}/v1/realtime?model=${model}`, { headers: bearer() });
+      const first = await new Promise<string>((resolve, reject) => {
+        socket.once('message', (data: Buffer) => resolve(data.toString('utf8')));
+        socket.once('error', reject);
+      });
+      expect(JSON.parse(first)).toMatchObject({ type: 'session.created' });
+      socket.close();
+    };
+    await open('azrt/gpt-realtime');
+    const classic = realtime.connections.at(-1);
+    expect(classic?.url.split('?')[0]).toBe('/openai/realtime');
+    expect(Object.fromEntries(classic?.query ?? [])).toEqual({ deployment: 'rt-prod', 'api-version': '2025-04-01-preview' });
+    expect([classic?.headers['api-key'], classic?.headers.authorization]).toEqual([azureKey, undefined]);
+    await open('azrtv1/rt-prod');
+    expect(realtime.connections.at(-1)?.url).toBe('/openai/v1/realtime?model=rt-prod');
   });
 
   it("maps the content filter refusal to a 400 with code content_filter and Azure's message", async () => {

@@ -13,7 +13,7 @@ import type {
 } from '../provider.ts';
 import { bufferedUpstreamErrorOf, readBody, textOf, upstreamErrorOf } from '../upstream-body.ts';
 import type { UpstreamClient, UpstreamResponse } from '../upstream-client.ts';
-import { azureBaseUrlOf, azureEndpointOf, azureUrlOf } from './azure-urls.ts';
+import { azureBaseUrlOf, azureEndpointOf, azureRealtimeUrl, azureUrlOf } from './azure-urls.ts';
 import { azureCredentialHeaders, deploymentOf, modelOfBody, withDeployment } from './deployments.ts';
 
 /**
@@ -36,6 +36,7 @@ export function createAzureAdapter(settings: ProviderSettings, client: UpstreamC
     type: settings.type,
     baseUrl: azureBaseUrlOf(endpoint),
     credentialHeaders: () => ({ ...credentials }),
+    realtimeUrl: (query) => azureRealtimeUrl(endpoint, query, deploymentOf(deployments, query.get('model') ?? '')),
 
     async chatCompletion(request: ChatRequestBody, context: CallContext): Promise<JsonResult | StreamResult> {
       const deployment = deploymentOf(deployments, request.model);

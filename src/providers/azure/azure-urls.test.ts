@@ -4,8 +4,9 @@ import {
   azureEndpointOf,
   azureUrlOf,
   defaultAzureApiVersion,
+  azureRealtimeUrl,
   isDeploymentScoped,
-  responsesApiVersion,
+  previewApiVersion,
 } from './azure-urls.ts';
 
 const resource = 'https://contoso.openai.azure.com';
@@ -44,9 +45,9 @@ describe('azureUrlOf, classic deployment style', () => {
     expect(url('files?purpose=batch&limit=2', null)).toBe(`${resource}/openai/files?purpose=batch&limit=2&api-version=2024-10-21`);
     expect(url('files/file-abc/content', null)).toBe(`${resource}/openai/files/file-abc/content?api-version=2024-10-21`);
     expect(url('batches/batch_1/cancel', null)).toBe(`${resource}/openai/batches/batch_1/cancel?api-version=2024-10-21`);
-    expect(url('responses')).toBe(`${resource}/openai/responses?api-version=${responsesApiVersion}`);
+    expect(url('responses')).toBe(`${resource}/openai/responses?api-version=${previewApiVersion}`);
     expect(url('responses/resp_1/input_items', null)).toBe(
-      `${resource}/openai/responses/resp_1/input_items?api-version=${responsesApiVersion}`,
+      `${resource}/openai/responses/resp_1/input_items?api-version=${previewApiVersion}`,
     );
     const recent = azureEndpointOf(resource, '2025-04-15-preview');
     expect(azureUrlOf(recent, 'responses', null).searchParams.get('api-version')).toBe('2025-04-15-preview');
@@ -86,5 +87,26 @@ describe('azureBaseUrlOf and isDeploymentScoped', () => {
     expect(isDeploymentScoped('/embeddings?x=1')).toBe(true);
     expect(isDeploymentScoped('files')).toBe(false);
     expect(isDeploymentScoped('responses')).toBe(false);
+  });
+});
+
+describe('azureRealtimeUrl', () => {
+  const query = new URLSearchParams('model=gpt-realtime&intent=conversation');
+
+  it('names the deployment and a preview api-version on the classic route', () => {
+    const ga = new URL(azureRealtimeUrl(azureEndpointOf(resource, '2024-10-21'), query, 'rt-prod'));
+    expect(`${ga.protocol}//${ga.host}${ga.pathname}`).toBe('wss://contoso.openai.azure.com/openai/realtime');
+    expect(Object.fromEntries(ga.searchParams)).toEqual({
+      intent: 'conversation',
+      deployment: 'rt-prod',
+      'api-version': previewApiVersion,
+    });
+    const preview = new URL(azureRealtimeUrl(azureEndpointOf(resource, '2024-12-17-preview'), query, 'rt-prod'));
+    expect(preview.searchParams.get('api-version')).toBe('2024-12-17-preview');
+  });
+
+  it('puts the deployment in model on the v1 route', () => {
+    const url = new URL(azureRealtimeUrl(azureEndpointOf('http://127.0.0.1:9/openai/v1', undefined), query, 'rt-prod'));
+    expect(url.toString()).toBe('ws://127.0.0.1:9/openai/v1/realtime?model=rt-prod&intent=conversation');
   });
 });

@@ -36,10 +36,12 @@ export function azureEndpointOf(baseUrl: string, apiVersion: string | undefined)
 
 /**
  * Azure's classic Responses route refuses a dated `api-version` before 2025-03-01-preview
- * (400); with an older configured version, `responses` paths use this one.
+ * (400), and its classic realtime route takes preview versions only (2024-10-01-preview on):
+ * with an older or GA configured version, those routes use this one.
  */
-export const responsesApiVersion = '2025-04-01-preview';
+export const previewApiVersion = '2025-04-01-preview';
 const firstResponsesVersion = '2025-03-01';
+const firstRealtimeVersion = '2024-10-01';
 
 /** Operations that Azure serves per deployment in the classic style. */
 const deploymentScoped =
@@ -56,7 +58,7 @@ export function isDeploymentScoped(path: string): boolean {
  * `{resource}/openai/v1/{path}`; classic per-deployment operations
  * `{resource}/openai/deployments/{deployment}/{path}`; the rest (files, batches, responses,
  * models) `{resource}/openai/{path}`. `api-version` is added unless the query has one
- * (`responses` paths take at least `responsesApiVersion`).
+ * (`responses` paths take at least `previewApiVersion`).
  */
 export function azureUrlOf(endpoint: AzureEndpoint, path: string, deployment: string | null): URL {
   const { route, query } = splitPath(path);
@@ -71,7 +73,7 @@ function versionFor(endpoint: AzureEndpoint, route: string): string | null {
   const version = endpoint.apiVersion;
   const dated = version !== null && /^\d{4}-\d{2}-\d{2}/.test(version);
   if (dated && endpoint.style === 'deployments' && /^responses(\/|$)/.test(route) && version < firstResponsesVersion) {
-    return responsesApiVersion;
+    return previewApiVersion;
   }
   return version;
 }
@@ -79,6 +81,31 @@ function versionFor(endpoint: AzureEndpoint, route: string): string | null {
 /** The base URL the rest of the gateway sees (passthrough paths and realtime resolve under it). */
 export function azureBaseUrlOf(endpoint: AzureEndpoint): string {
   return endpoint.style === 'v1' ? `${endpoint.resource}/openai/v1` : `${endpoint.resource}/openai`;
+}
+
+/**
+ * The WebSocket URL of a realtime session: v1 `{resource}/openai/v1/realtime?model={deployment}`,
+ * classic `{resource}/openai/realtime?deployment={deployment}&api-version=...` (a preview
+ * version); the client's other query parameters kept.
+ */
+export function azureRealtimeUrl(endpoint: AzureEndpoint, query: URLSearchParams, deployment: string): string {
+  const parameters = new URLSearchParams(query);
+  const v1 = endpoint.style === 'v1';
+  const url = new URL(`${endpoint.resource}/openai/${v1 ? 'v1/' : ''}realtime`);
+  if (v1) parameters.set('model', deployment);
+  else {
+    parameters.delete('model');
+    parameters.set('deployment', deployment);
+  }
+  const version = v1 ? endpoint.apiVersion : realtimeVersionOf(endpoint.apiVersion);
+  if (version !== null && !parameters.has('api-version')) parameters.set('api-version', version);
+  url.search = parameters.toString();
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  return url.toString();
+}
+
+function realtimeVersionOf(version: string | null): string {
+  return version !== null && version.endsWith('-preview') && version >= firstRealtimeVersion ? version : previewApiVersion;
 }
 
 function prefixOf(endpoint: AzureEndpoint, route: string, deployment: string | null): string {
