@@ -11,6 +11,7 @@ import type { MockRealtime } from '../support/mock-realtime.ts';
 import type { AzureRecordedRequest, MockAzure } from '../support/mock-azure.ts';
 import { MOCK_CONTENT, startMockUpstream } from '../support/mock-upstream.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
+import { adminUsage, eventually } from './storage-helpers.ts';
 import {
   MASTER_KEY,
   UPSTREAM_KEY,
@@ -306,5 +307,14 @@ describe('azure provider', () => {
     expect(frames.at(-1)).not.toBe('data: [DONE]');
     expect(parseJson(frames.at(-1)?.slice('data: '.length) ?? '')['error']).toMatchObject({ type: 'provider_error', provider: 'az' });
     expect(reply.text).toContain('"content":"Hello"');
+  });
+
+  it('records usage against the executed instance, priced by the model id', async () => {
+    const rows = await eventually(async () => {
+      const found = await adminUsage(gateway, { group_by: 'provider' });
+      return found.has('az') && found.has('openai') ? found : undefined;
+    }, 'usage rows of az and openai');
+    expect(rows.get('az')?.cost_usd).toBeGreaterThan(0);
+    expect(rows.get('openai')?.requests).toBeGreaterThanOrEqual(2);
   });
 });
