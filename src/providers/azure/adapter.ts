@@ -20,9 +20,9 @@ import { azureCredentialHeaders, deploymentOf, modelOfBody, withDeployment } fro
  * Azure OpenAI (type `azure`): OpenAI's wire format at Azure's URLs. The JSON body of a
  * request names the deployment (`deployments[model]`, else the model id; a passthrough's
  * bytes stay as sent); classic URLs carry it in the path as well, with `api-version` in the
- * query (azure-urls.ts). Answers, content
- * filter results included, pass through unchanged; errors map like any upstream's (a 400
- * `content_filter` keeps its code, src/providers/upstream-errors.ts).
+ * query (azure-urls.ts). Answers, content filter results included, pass through unchanged;
+ * errors map like any upstream's (a 400 `content_filter` keeps its code,
+ * src/providers/upstream-errors.ts).
  */
 export function createAzureAdapter(settings: ProviderSettings, client: UpstreamClient): ProviderAdapter {
   const endpoint = azureEndpointOf(settings.baseUrl, settings.options.apiVersion);
