@@ -11,6 +11,7 @@ import { buildVirtualModels } from './virtual-models.ts';
 import { buildFailoverRules } from './failover.ts';
 import { buildMcpSettings } from './mcp.ts';
 import { discoverEnvProviders } from './env-providers.ts';
+import { applyAzureEnvironment } from './azure-env.ts';
 import { configSchema, instanceName, type ConfigDocument } from './schema.ts';
 import { unknownKeys } from './unknown-keys.ts';
 import type { LoadedSettings, ProviderSettings, Settings } from './settings.ts';
@@ -152,6 +153,7 @@ function applyEnvironment(document: RawDocument, env: Env): Map<string, string> 
     if (!isJsonObject(existing)) origins.set(`providers.${entry.name}`, `${entry.type.toUpperCase()}_* variables`);
     providers[entry.name] = target;
   }
+  applyAzureEnvironment(providers, env, origins);
   return origins;
 }
 

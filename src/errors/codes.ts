@@ -22,6 +22,7 @@ export const errorCodes = {
   admin_required: 'The route needs the master key; API keys cannot call it.',
   cross_origin_refused: 'Without credentials configured, requests from another web origin (a browser page) are refused (status 403).',
   upstream_error: 'The upstream provider answered with an error; its message is kept.',
+  content_filter: "The upstream's content filter refused the prompt (Azure OpenAI, status 400); its message is kept.",
   upstream_rate_limited: 'The upstream provider answered 429; its `Retry-After` and `retry-after-ms` headers are kept (status 429).',
   upstream_unreachable: 'The upstream provider could not be reached.',
   upstream_timeout: 'The upstream provider did not answer in time (status 504).',

@@ -51,7 +51,13 @@ async function embed(target: ResolvedTarget, request: ModelFields, context: Requ
     return request.body['encoding_format'] === 'base64' ? asBase64(answer, provider) : answer;
   }
   const response = await target.adapter.forward(
-    { method: 'POST', path: 'embeddings', headers: jsonHeaders, body: JSON.stringify(upstreamBodyOf(request.body, target.model)) },
+    {
+      method: 'POST',
+      path: 'embeddings',
+      headers: jsonHeaders,
+      body: JSON.stringify(upstreamBodyOf(request.body, target.model)),
+      model: target.model,
+    },
     { signal: context.signal, requestId: context.requestId },
   );
   if (response.statusCode < 200 || response.statusCode > 299) throw await upstreamErrorOf(response, provider);

@@ -37,7 +37,8 @@ export const providerTypes = {
   mistral: cloud('https://api.mistral.ai/v1'),
   together: cloud('https://api.together.xyz/v1'),
   fireworks: cloud('https://api.fireworks.ai/inference/v1'),
-  azure: { defaultBaseUrl: null, requiresApiKey: true, authHeader: 'api-key' },
+  // Azure OpenAI (src/providers/azure/): deployment URLs and api-version, or the v1 API.
+  azure: { defaultBaseUrl: null, requiresApiKey: true, authHeader: 'api-key', responsesApi: true },
   // Google Vertex AI (src/providers/vertex/): OAuth tokens of a service account, endpoint from location.
   vertex: { defaultBaseUrl: null, requiresApiKey: false, authHeader: 'bearer', openaiRelays: false, derivesBaseUrl: true },
   ollama: { defaultBaseUrl: 'http://127.0.0.1:11434/v1', requiresApiKey: false, authHeader: 'bearer' },

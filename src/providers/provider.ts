@@ -36,6 +36,8 @@ export interface ForwardRequest {
   /** Headers to send besides the credentials (already stripped of the client's). */
   headers: Record<string, string>;
   body?: string | Buffer | Readable | null;
+  /** The target's model id when the request is for one model (an adapter whose URL names it, Azure's deployments). */
+  model?: string;
 }
 
 /**
@@ -101,6 +103,8 @@ export interface ProviderAdapter {
   readonly baseUrl: string;
   /** The headers that carry the instance's credentials (realtime sends them on the upgrade). */
   credentialHeaders(): Record<string, string>;
+  /** The realtime WebSocket URL for the session's query (`model` the target's) when it is not `{baseUrl}/realtime` (Azure). */
+  realtimeUrl?(query: URLSearchParams): string;
   /** Present when the instance takes Messages API requests natively. */
   readonly messagesApi?: MessagesApi;
   /** Present when embeddings are not OpenAI's `POST {base_url}/embeddings` (then `forward` is used). */

@@ -1,5 +1,6 @@
 import type { ProviderSettings } from '../config/settings.ts';
 import { createAnthropicAdapter } from './anthropic/adapter.ts';
+import { createAzureAdapter } from './azure/adapter.ts';
 import { createGeminiAdapter } from './gemini/adapter.ts';
 import { createOpenAICompatibleAdapter } from './openai-compatible/adapter.ts';
 import type { ProviderAdapter, ProviderFactory } from './provider.ts';
@@ -24,7 +25,7 @@ const factories: Readonly<Record<ProviderType, ProviderFactory>> = {
   mistral: openAICompatible,
   together: openAICompatible,
   fireworks: openAICompatible,
-  azure: openAICompatible,
+  azure: createAzureAdapter,
   vertex: (settings, client) => createVertexAdapter(settings, client),
   ollama: openAICompatible,
   vllm: openAICompatible,

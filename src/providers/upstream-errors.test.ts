@@ -50,3 +50,20 @@ describe('readErrorDetails', () => {
     expect(readErrorDetails('x'.repeat(5000)).message.length).toBeLessThan(2100);
   });
 });
+
+describe('content filter refusals', () => {
+  it("keep Azure's content_filter code on a 400, with the upstream's message", () => {
+    const body = JSON.stringify({
+      error: {
+        code: 'content_filter',
+        message: "The response was filtered due to the prompt triggering Azure OpenAI's content management policy.",
+        status: 400,
+        innererror: { code: 'ResponsibleAIPolicyViolation', content_filter_result: { hate: { filtered: true, severity: 'medium' } } },
+      },
+    });
+    const error = mapUpstreamError(400, body, 'azure');
+    expect([error.type, error.status, error.code]).toEqual(['invalid_request_error', 400, 'content_filter']);
+    expect(error.message).toMatch(/content management policy/);
+    expect(mapUpstreamError(400, '{"error":{"code":"other","message":"m"}}', 'azure').code).toBe('upstream_error');
+  });
+});

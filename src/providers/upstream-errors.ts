@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../errors/codes.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 
 const maximumMessageLength = 2000;
@@ -26,7 +27,11 @@ export function mapUpstreamError(
   if (status === 404) return new GatewayError('not_found_error', message, options);
   if (status === 429) return new GatewayError('rate_limit_error', message, { ...options, code: 'upstream_rate_limited' });
   if (status >= 400 && status < 500) {
-    return new GatewayError('invalid_request_error', message, { ...options, status, code: 'upstream_error' });
+    return new GatewayError('invalid_request_error', message, {
+      ...options,
+      status,
+      code: keptCodes.get(details.code ?? '') ?? 'upstream_error',
+    });
   }
   return new GatewayError('provider_error', message, {
     ...options,
@@ -34,6 +39,9 @@ export function mapUpstreamError(
     code: 'upstream_error',
   });
 }
+
+/** Upstream `error.code` values of a 4xx that the envelope keeps (Azure's content filter refusing a prompt). */
+const keptCodes: ReadonlyMap<string, ErrorCode> = new Map([['content_filter', 'content_filter']]);
 
 /** `Retry-After` (whole seconds) and `retry-after-ms` (OpenAI's, milliseconds) as the client should see them. */
 function retryHeadersOf(upstreamHeaders: UpstreamErrorHeaders): Record<string, string> {
@@ -52,6 +60,8 @@ function firstValue(value: string | string[] | undefined): string | undefined {
 interface ErrorDetails {
   message: string;
   param: string | null;
+  /** The upstream's `error.code` when it is a string. */
+  code?: string;
 }
 
 /** Reads `{error: {message, param}}`, `{error: "..."}`, `{message}` or plain text. */
@@ -67,9 +77,11 @@ export function readErrorDetails(bodyText: string): ErrorDetails {
   const inner = asRecord(error);
   const message = inner?.['message'] ?? (typeof error === 'string' ? error : undefined) ?? root?.['message'];
   const param = inner?.['param'];
+  const code = inner?.['code'];
   return {
     message: typeof message === 'string' ? truncate(message) : truncate(bodyText.trim()),
     param: typeof param === 'string' ? param : null,
+    ...(typeof code === 'string' ? { code } : {}),
   };
 }
 

@@ -32,6 +32,7 @@ export const builtInPrices: ReadonlyMap<string, ModelPrice> = new Map([
   ['gpt-5-nano', price(0.05, 0.4, 0.005)],
   ['gpt-4-turbo', price(10, 30)],
   ['gpt-3.5-turbo', price(0.5, 1.5)],
+  ['gpt-35-turbo', price(0.5, 1.5)], // Azure OpenAI's model name of gpt-3.5-turbo
   ['o1', price(15, 60, 7.5)],
   ['o3', price(2, 8, 0.5)],
   ['o3-mini', price(1.1, 4.4, 0.55)],

@@ -30,6 +30,7 @@ describe('PriceBook', () => {
 
   it('resolves dated snapshots, -latest and vendor prefixes; a qualified override wins', () => {
     expect(book.priceOf('openai', 'gpt-4o-2024-08-06')?.inputPerMtok).toBe(2.5);
+    expect(book.priceOf('azure', 'gpt-35-turbo')?.outputPerMtok).toBe(1.5);
     expect(book.priceOf('anthropic', 'claude-3-5-sonnet-20241022')?.outputPerMtok).toBe(15);
     expect(book.priceOf('anthropic', 'claude-3-5-haiku-latest')?.inputPerMtok).toBe(0.8);
     // Vertex names Claude snapshots with `@`.

@@ -62,7 +62,7 @@ export async function forwardToTarget(
   context: RequestContext,
 ): Promise<UpstreamResponse> {
   const response = await target.adapter.forward(
-    { method: 'POST', path, headers: { 'content-type': contentType }, body },
+    { method: 'POST', path, headers: { 'content-type': contentType }, body, model: target.model },
     { signal: context.signal, requestId: context.requestId },
   );
   if (response.statusCode < 200 || response.statusCode > 299) throw await upstreamErrorOf(response, target.adapter.name);

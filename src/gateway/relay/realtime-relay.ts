@@ -36,7 +36,7 @@ export function connectUpstream(target: ResolvedTarget, options: UpstreamSession
   const provider = target.adapter.name;
   const query = new URLSearchParams(options.query);
   query.set('model', target.model);
-  const url = realtimeUrl(target.adapter.baseUrl, query);
+  const url = target.adapter.realtimeUrl?.(query) ?? realtimeUrl(target.adapter.baseUrl, query);
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url, {
       headers: { ...options.headers, ...target.adapter.credentialHeaders() },

@@ -125,6 +125,7 @@ async function callNative(
       path: 'responses',
       headers: { 'content-type': 'application/json', accept: request.stream ? 'text/event-stream' : 'application/json' },
       body: JSON.stringify(upstreamBodyOf(request.body, target.model)),
+      model: target.model,
     },
     { signal: context.signal, requestId: context.requestId },
   );
