@@ -15,6 +15,7 @@ import { configSchema, instanceName, type ConfigDocument } from './schema.ts';
 import { unknownKeys } from './unknown-keys.ts';
 import type { LoadedSettings, ProviderSettings, Settings } from './settings.ts';
 import { providerOptionsOf } from './provider-options.ts';
+import { withAwsEnvironment } from './bedrock-env.ts';
 import { deepFreeze, expandVariables } from './values.ts';
 import { isJsonObject } from '../core/json.ts';
 
@@ -299,7 +300,7 @@ function buildProvidersAndVirtualModels(
   warnings: string[],
   env: Env,
 ): Pick<Settings, 'providers' | 'virtualModels'> {
-  const providers = buildProviders(document, origins, warnings);
+  const providers = withAwsEnvironment(buildProviders(document, origins, warnings), env);
   return {
     providers,
     virtualModels: buildVirtualModels(

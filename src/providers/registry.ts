@@ -1,5 +1,6 @@
 import type { ProviderSettings } from '../config/settings.ts';
 import { createAnthropicAdapter } from './anthropic/adapter.ts';
+import { createBedrockAdapter } from './bedrock/adapter.ts';
 import { createGeminiAdapter } from './gemini/adapter.ts';
 import { createOpenAICompatibleAdapter } from './openai-compatible/adapter.ts';
 import type { ProviderAdapter, ProviderFactory } from './provider.ts';
@@ -24,6 +25,7 @@ const factories: Readonly<Record<ProviderType, ProviderFactory>> = {
   together: openAICompatible,
   fireworks: openAICompatible,
   azure: openAICompatible,
+  bedrock: createBedrockAdapter,
   ollama: openAICompatible,
   vllm: openAICompatible,
   'openai-compatible': openAICompatible,
