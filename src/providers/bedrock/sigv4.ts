@@ -36,6 +36,7 @@ export async function signRequest(request: SignableRequest, options: SignOptions
     credentials: options.credentials,
     sha256: Hash.bind(null, 'sha256'),
     uriEscapePath: true,
+    applyChecksum: false,
   });
   const query: Record<string, string> = {};
   for (const [key, value] of request.url.searchParams) query[key] = value;
