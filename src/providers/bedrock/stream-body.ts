@@ -45,7 +45,14 @@ export async function openConvertedStream(upstream: Readable, options: StreamOpt
 
 async function* convertFrames(upstream: Readable, decoder: EventStreamDecoder, converter: BedrockStreamConverter): AsyncGenerator<Buffer> {
   for await (const chunk of upstream) {
-    const text = converter.push(decoder.push(chunk as Buffer));
+    let text = '';
+    try {
+      for (const frame of decoder.push(chunk as Buffer)) text += converter.push([frame]);
+    } catch (error) {
+      // What arrived before the exception reaches the client first; the error then ends the stream.
+      if (text !== '') yield Buffer.from(text);
+      throw error;
+    }
     if (text !== '') yield Buffer.from(text);
   }
   decoder.finish();
