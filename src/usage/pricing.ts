@@ -10,6 +10,8 @@ export interface TokenCounts {
 }
 
 const snapshotSuffix = /-(?:\d{4}-\d{2}-\d{2}|\d{8}|latest)$/;
+/** Bedrock's cross-region inference profile ids (`us.anthropic.claude-...`) cost what the model costs. */
+const crossRegionPrefix = /^(?:us|eu|apac|jp|au|ca|us-gov|global)\./;
 
 /**
  * Prices per model: YAML `pricing:` entries (`<instance>/<model>` before `<model>`) over the
@@ -46,6 +48,7 @@ export class PriceBook {
       builtInPrices.get(id) ??
       builtInPrices.get(base) ??
       builtInPrices.get(unprefixed) ??
+      builtInPrices.get(id.replace(crossRegionPrefix, '')) ??
       null
     );
   }
