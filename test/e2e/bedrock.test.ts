@@ -1,11 +1,14 @@
 import type { ChatCompletionChunk, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
+import type { Storage } from '../../src/storage/storage.ts';
 import { startGateway } from '../support/gateway-process.ts';
 import type { GatewayProcess } from '../support/gateway-process.ts';
 import { MOCK_BEDROCK_TEXT, startMockBedrock } from '../support/mock-bedrock.ts';
 import type { MockBedrock } from '../support/mock-bedrock.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
+import { startMockAnthropic } from '../support/mock-anthropic.ts';
+import type { MockAnthropic } from '../support/mock-anthropic.ts';
+import { MOCK_COMPLETION_TOKENS, startMockUpstream } from '../support/mock-upstream.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
 import {
   MASTER_KEY,
@@ -19,6 +22,8 @@ import {
   parseSse,
   rawRequest,
 } from './helpers.ts';
+import { createGatewayDatabase, eventually, usageRecordOf } from './storage-helpers.ts';
+import type { GatewayDatabase } from './storage-helpers.ts';
 
 // The Bedrock adapter end to end: the official openai client drives the gateway in front of
 // a mock that speaks Bedrock's Converse / ConverseStream (binary event stream) / InvokeModel
@@ -41,7 +46,7 @@ const credentials = new Map([
   ['AKIDENV', 'env-secret-key'],
 ]);
 
-const configYaml = (bedrock: MockBedrock, openai: MockUpstream): string => `
+const configYaml = (bedrock: MockBedrock, openai: MockUpstream, anthropic: MockAnthropic): string => `
 providers:
   aws:
     type: bedrock
@@ -66,6 +71,17 @@ providers:
     aws_access_key_id: AKIDYAML
     aws_secret_access_key: wrong-secret
     models: ["${SONNET}"]
+  aws-listed:
+    type: bedrock
+    base_url: ${bedrock.url}
+    region: ap-northeast-1
+    aws_access_key_id: AKIDYAML
+    aws_secret_access_key: yaml-secret-key
+  claude:
+    type: anthropic
+    api_key: sk-ant-key
+    base_url: ${anthropic.url}
+    models: [error-429]
   backup:
     type: openai
     api_key: ${UPSTREAM_KEY}
@@ -75,6 +91,11 @@ virtual_models:
   - name: resilient
     targets:
       - { provider: aws, model: throttled }
+      - { provider: backup, model: mock-model }
+  - name: chain
+    targets:
+      - { provider: aws, model: throttled }
+      - { provider: claude, model: error-429 }
       - { provider: backup, model: mock-model }
   - name: resilient-stream
     targets:
@@ -96,24 +117,39 @@ type WithProvider<T> = T & { provider?: unknown };
 describe('bedrock provider', () => {
   let bedrock: MockBedrock;
   let openai: MockUpstream;
+  let anthropic: MockAnthropic;
+  let database: GatewayDatabase;
+  let storage: Storage;
   let gateway: GatewayProcess;
 
   beforeAll(async () => {
     bedrock = await startMockBedrock({ credentials, apiKeys: ['bedrock-api-key-1'] });
     openai = await startMockUpstream();
+    anthropic = await startMockAnthropic({ apiKey: 'sk-ant-key', models: ['error-429'] });
+    database = await createGatewayDatabase('sqlite');
     gateway = await startGateway({
-      configYaml: configYaml(bedrock, openai),
-      env: { MASTER_KEY, AWS_ACCESS_KEY_ID: 'AKIDENV', AWS_SECRET_ACCESS_KEY: 'env-secret-key', AWS_REGION: 'eu-central-1' },
+      configYaml: configYaml(bedrock, openai, anthropic),
+      env: {
+        MASTER_KEY,
+        ...database.env,
+        AWS_ACCESS_KEY_ID: 'AKIDENV',
+        AWS_SECRET_ACCESS_KEY: 'env-secret-key',
+        AWS_REGION: 'eu-central-1',
+      },
     });
+    storage = await database.open(gateway);
   }, 90_000);
 
   afterAll(async () => {
     await gateway?.kill();
-    await Promise.all([bedrock?.close(), openai?.close()]);
+    await storage?.close();
+    await Promise.all([bedrock?.close(), openai?.close(), anthropic?.close()]);
   });
 
   beforeEach(() => {
-    bedrock.requests.length = 0;
+    // The startup listing of aws-listed is kept for the listing test.
+    const listings = bedrock.requests.filter((recorded) => recorded.rawPath === '/foundation-models');
+    bedrock.requests.splice(0, bedrock.requests.length, ...listings);
   });
 
   it('answers a chat completion through Converse, signed with SigV4 on the encoded profile id', async () => {
@@ -266,9 +302,38 @@ describe('bedrock provider', () => {
     expect(reply.text).toContain('"content":"Hello"');
   });
 
-  it('lists the configured models', async () => {
+  it('lists the configured models, and the signed control-plane listing of an instance without models', async () => {
     const ids = (await listModels(gateway)).map((model) => model.id);
     expect(ids).toContain(`aws/${SONNET}`);
-    expect(ids).toContain('aws-key/' + SONNET);
+    expect(ids).toContain(`aws-key/${SONNET}`);
+    expect(ids).toContain('aws-listed/anthropic.claude-3-5-sonnet-20241022-v2:0');
+    const listing = bedrock.requests.find((recorded) => recorded.rawPath === '/foundation-models');
+    expect(listing?.signedBy).toEqual({ accessKeyId: 'AKIDYAML', region: 'ap-northeast-1' });
+  });
+
+  it('charges usage to the executed provider: a Bedrock call at its price, a Bedrock -> Anthropic -> OpenAI chain to OpenAI', async () => {
+    const client = openAIClient(gateway);
+    const messages = [{ role: 'user' as const, content: 'hi' }];
+    const direct = await client.chat.completions.create({ model: `aws/${SONNET}`, messages }).withResponse();
+    const record = await usageRecordOf(storage, direct.response.headers.get('x-request-id') ?? '');
+    expect(record).toMatchObject({ provider: 'aws', model: SONNET, promptTokens: 61, completionTokens: 3 });
+    // 11 plain input tokens at $3, 40 cache reads at $0.30, 10 cache writes at $3.75, 3 output tokens at $15 per million.
+    expect(record.costUsd).toBeCloseTo((11 * 3 + 40 * 0.3 + 10 * 3.75 + 3 * 15) / 1e6, 12);
+    const chained = await client.chat.completions.create({ model: 'chain', messages }).withResponse();
+    expect((chained.data as WithProvider<typeof chained.data>).provider).toBe('backup');
+    expect(anthropic.requests.some((recorded) => (recorded.body as { model?: unknown })?.model === 'error-429')).toBe(true);
+    const chainId = chained.response.headers.get('x-request-id') ?? '';
+    const attempts = await eventually(async () => {
+      const found = await storage.usage.findByRequestId(chainId);
+      return found.length === 3 ? found : undefined;
+    }, `three usage records for ${chainId}`);
+    const served = attempts.filter((attempt) => attempt.status === 200);
+    expect(served).toHaveLength(1);
+    expect(served[0]).toMatchObject({ provider: 'backup', model: 'mock-model', completionTokens: MOCK_COMPLETION_TOKENS });
+    const failed = attempts.filter((attempt) => attempt.status !== 200);
+    expect(failed.map((attempt) => [attempt.provider, attempt.status, attempt.completionTokens]).sort()).toEqual([
+      ['aws', 429, 0],
+      ['claude', 429, 0],
+    ]);
   });
 });
