@@ -16,7 +16,7 @@ import { parseAuthorization, sigV4Problem } from './sigv4-verify.ts';
 // API key; errors are `{"message"}` with `x-amzn-ErrorType`, as AWS answers them. The model
 // id (decoded from the path) picks the behaviour: `throttled` (429 ThrottlingException),
 // `unavailable` (503), `stream-exception` (a stream broken by modelStreamErrorException after
-// one delta), `stream-throttled` (a 200 stream opening with throttlingException); a request
+// one delta), `stream-throttled` (a 200 stream with throttlingException right after messageStart); a request
 // with tools gets a toolUse of its first tool.
 
 export const MOCK_BEDROCK_TEXT = ['Hello', ' from', ' Bedrock'];
@@ -100,8 +100,9 @@ function converse(body: Record<string, unknown>): Record<string, unknown> {
 }
 
 function streamFrames(model: string, body: Record<string, unknown>): Uint8Array[] {
-  if (model === 'stream-throttled') return [exception('throttlingException', 'Too many tokens, please wait before trying again.')];
   const frames = [event('messageStart', { role: 'assistant' })];
+  if (model === 'stream-throttled')
+    return [...frames, exception('throttlingException', 'Too many tokens, please wait before trying again.')];
   const tool = firstToolName(body);
   if (tool !== null) {
     frames.push(event('contentBlockStart', { contentBlockIndex: 0, start: { toolUse: { toolUseId: 'tooluse_mock1', name: tool } } }));

@@ -81,6 +81,11 @@ describe('BedrockStreamConverter', () => {
     expect(thrown).toMatchObject({ status: 429, type: 'rate_limit_error', message: 'Too many tokens, please wait before trying again.' });
   });
 
+  it('sends nothing before the first content, so an exception after messageStart fails the attempt', () => {
+    const converter = new BedrockStreamConverter(options);
+    expect(converter.push(new EventStreamDecoder('aws').push(eventFrame('messageStart', { role: 'assistant' })))).toBe('');
+  });
+
   it('reports a stream cut before messageStop, a cut-off frame and a corrupted frame', () => {
     const converter = new BedrockStreamConverter(options);
     converter.push(new EventStreamDecoder('aws').push(eventFrame('messageStart', { role: 'assistant' })));

@@ -49,6 +49,7 @@ export class BedrockStreamConverter {
   private usage: ConverseUsage = {};
   private readonly tools = new Map<number, ToolBlock>();
   private finishReason: string | null = null;
+  private sentRole = false;
   private ended = false;
 
   constructor(options: StreamOptions) {
@@ -85,7 +86,7 @@ export class BedrockStreamConverter {
     const event = this.parse(frame.payload);
     switch (frame.headers[':event-type']) {
       case 'messageStart':
-        return this.frame({ role: 'assistant', content: '' });
+        return ''; // the role chunk goes out with the first content (see frame)
       case 'contentBlockStart':
         return this.blockStart(Number(event['contentBlockIndex']), isRecord(event['start']) ? event['start'] : {});
       case 'contentBlockDelta':
@@ -157,7 +158,16 @@ export class BedrockStreamConverter {
     return mapUpstreamError(status, payload, this.options.provider);
   }
 
+  /**
+   * One chunk, preceded by the role chunk the first time: until the answer has content, the
+   * client has been sent nothing, so an exception right after messageStart still fails the
+   * attempt (and can fail over) instead of breaking a started stream.
+   */
   private frame(delta: JsonObject, finishReason: string | null = null): string {
+    if (!this.sentRole) {
+      this.sentRole = true;
+      return this.frame({ role: 'assistant', content: '' }) + this.frame(delta, finishReason);
+    }
     const { id, created, model } = this.options;
     const chunk = {
       id,
