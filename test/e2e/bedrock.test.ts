@@ -36,6 +36,7 @@ const MODELS = [
   ARN,
   'throttled',
   'unavailable',
+  'model-timeout',
   'stream-exception',
   'stream-throttled',
   'amazon.titan-embed-text-v2:0',
@@ -262,13 +263,17 @@ describe('bedrock provider', () => {
     expect(bedrock.requests.at(-1)?.body).toEqual({ texts: ['a', 'bb', 'ccc'], input_type: 'search_document' });
   });
 
-  it('maps ThrottlingException to 429 and ServiceUnavailableException to 503, messages kept', async () => {
+  it('maps ThrottlingException to 429, ServiceUnavailableException to 503, ModelTimeoutException to 504, messages kept', async () => {
     const throttled = await rawRequest(`${gateway.url}/v1/chat/completions`, { headers: bearer(), body: chatBody('aws/throttled') });
     expect(expectEnvelope(throttled, { status: 429, type: 'rate_limit_error', provider: 'aws' }).message).toBe(
       'Too many requests, please wait before trying again.',
     );
     const unavailable = await rawRequest(`${gateway.url}/v1/chat/completions`, { headers: bearer(), body: chatBody('aws/unavailable') });
     expectEnvelope(unavailable, { status: 503, type: 'provider_error', provider: 'aws' });
+    const timedOut = await rawRequest(`${gateway.url}/v1/chat/completions`, { headers: bearer(), body: chatBody('aws/model-timeout') });
+    expect(expectEnvelope(timedOut, { status: 504, type: 'provider_error', provider: 'aws' }).message).toBe(
+      'Model has timed out in processing the request.',
+    );
   });
 
   it('fails over from a throttled Bedrock target to OpenAI, in JSON and when the stream opens with an exception', async () => {

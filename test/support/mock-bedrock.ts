@@ -15,7 +15,7 @@ import { parseAuthorization, sigV4Problem } from './sigv4-verify.ts';
 // header that verifies (recomputed with test/support/sigv4-verify.ts) or a known Bedrock
 // API key; errors are `{"message"}` with `x-amzn-ErrorType`, as AWS answers them. The model
 // id (decoded from the path) picks the behaviour: `throttled` (429 ThrottlingException),
-// `unavailable` (503), `stream-exception` (a stream broken by modelStreamErrorException after
+// `unavailable` (503), `model-timeout` (408 ModelTimeoutException), `stream-exception` (a stream broken by modelStreamErrorException after
 // one delta), `stream-throttled` (a 200 stream with throttlingException right after messageStart); a request
 // with tools gets a toolUse of its first tool.
 
@@ -186,6 +186,7 @@ async function handle(
   }
   if (match === null || model === null) return sendError(response, 404, 'UnknownOperationException', 'Unknown operation');
   if (model === 'throttled') return sendError(response, 429, 'ThrottlingException', 'Too many requests, please wait before trying again.');
+  if (model === 'model-timeout') return sendError(response, 408, 'ModelTimeoutException', 'Model has timed out in processing the request.');
   if (model === 'unavailable') return sendError(response, 503, 'ServiceUnavailableException', 'Bedrock is unable to process your request.');
   if (match[2] === 'invoke') return invoke(model, body, response);
   if (match[2] === 'converse') return sendJson(response, converse(body));

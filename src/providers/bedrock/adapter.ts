@@ -10,7 +10,8 @@ import type {
   StreamResult,
   UpstreamModel,
 } from '../provider.ts';
-import { readBody, upstreamErrorOf } from '../upstream-body.ts';
+import { readBody } from '../upstream-body.ts';
+import { bedrockErrorOf } from './errors.ts';
 import type { UpstreamClient, UpstreamResponse } from '../upstream-client.ts';
 import { convertChatRequest } from './convert-chat-request.ts';
 import { convertChatResponse, parseConverseResponse } from './convert-chat-response.ts';
@@ -49,7 +50,7 @@ export function createBedrockAdapter(settings: ProviderSettings, client: Upstrea
         body: JSON.stringify(converse),
         signal: context.signal,
       });
-      if (response.statusCode < 200 || response.statusCode > 299) throw await upstreamErrorOf(response, provider);
+      if (response.statusCode < 200 || response.statusCode > 299) throw await bedrockErrorOf(response, provider);
       const requestId = response.headers['x-amzn-requestid'];
       const id = `chatcmpl-${typeof requestId === 'string' && requestId !== '' ? requestId : randomUUID()}`;
       const created = Math.floor(Date.now() / 1000);
@@ -66,7 +67,7 @@ export function createBedrockAdapter(settings: ProviderSettings, client: Upstrea
     async listModels(signal: AbortSignal): Promise<UpstreamModel[]> {
       const url = new URL(`${transport.controlBase}/foundation-models`);
       const response = await transport.send({ method: 'GET', url, headers: { accept: 'application/json' }, signal });
-      if (response.statusCode !== 200) throw await upstreamErrorOf(response, provider);
+      if (response.statusCode !== 200) throw await bedrockErrorOf(response, provider);
       const models = parseModelList(await readBody(response, provider, signal));
       if (models === null) {
         throw providerError(`upstream ${provider} returned an unreadable model list`, { provider, code: 'invalid_upstream_response' });

@@ -1,5 +1,6 @@
 import type { CallContext, ChatRequestBody, EmbeddingsApi } from '../provider.ts';
-import { readBody, upstreamErrorOf } from '../upstream-body.ts';
+import { readBody } from '../upstream-body.ts';
+import { bedrockErrorOf } from './errors.ts';
 import { unsupported } from './convert-content.ts';
 import {
   cohereRequest,
@@ -57,7 +58,7 @@ async function invoke(
     body: JSON.stringify(body),
     signal,
   });
-  if (response.statusCode < 200 || response.statusCode > 299) throw await upstreamErrorOf(response, transport.provider);
+  if (response.statusCode < 200 || response.statusCode > 299) throw await bedrockErrorOf(response, transport.provider);
   const count = Number(response.headers['x-amzn-bedrock-input-token-count']);
   return { text: await readBody(response, transport.provider, signal), tokens: Number.isFinite(count) ? count : 0 };
 }
