@@ -135,6 +135,20 @@ describe('convertChatRequest', () => {
     });
   });
 
+  it('leaves the tools out for tool_choice none, unless the conversation holds tool calls', () => {
+    const tools = [{ type: 'function', function: { name: 'f' } }];
+    expect(
+      convertChatRequest({ model: 'm', messages: [{ role: 'user', content: 'hi' }], tools, tool_choice: 'none' }, 'aws').toolConfig,
+    ).toBeUndefined();
+    const history = [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: 'done' },
+    ];
+    const request = convertChatRequest({ model: 'm', messages: history, tools, tool_choice: 'none' }, 'aws');
+    expect(request.toolConfig).toEqual({ tools: [{ toolSpec: { name: 'f', inputSchema: { json: { type: 'object', properties: {} } } } }] });
+  });
+
   it('rejects what Converse cannot honour with a 400 naming the field', () => {
     expect(rejection({ messages: [], n: 2 })).toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'n' });
     expect(rejection({ messages: [], response_format: { type: 'json_object' } })).toMatchObject({ param: 'response_format.type' });

@@ -28,7 +28,7 @@ export function convertChatRequest(body: ChatRequestBody, provider: string): Con
   const inference = inferenceConfig(body);
   if (Object.keys(inference).length > 0) request.inferenceConfig = inference;
   const toolConfig = convertTools(body, provider);
-  if (toolConfig !== undefined) request.toolConfig = toolConfig;
+  if (toolConfig !== undefined && (body['tool_choice'] !== 'none' || usesTools(messages))) request.toolConfig = toolConfig;
   for (const field of nativeFields) if (isRecord(body[field]) || Array.isArray(body[field])) request[field] = body[field];
   return request;
 }
@@ -66,6 +66,14 @@ function maxTokensOf(body: ChatRequestBody): number | undefined {
     return value;
   }
   return undefined;
+}
+
+/**
+ * Converse has no `tool_choice: none`: the tools are left out, unless the conversation
+ * already holds tool calls or results (Converse then needs the tool definitions).
+ */
+function usesTools(messages: ConverseRequest['messages']): boolean {
+  return messages.some((message) => message.content.some((block) => block.toolUse !== undefined || block.toolResult !== undefined));
 }
 
 /** OpenAI function tools as `toolSpec`s; `tool_choice` as Converse's auto / any / tool. */
