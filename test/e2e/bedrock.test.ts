@@ -307,6 +307,17 @@ describe('bedrock provider', () => {
     expect(reply.text).toContain('"content":"Hello"');
   });
 
+  it('relays native Bedrock calls through /p/{instance}/..., signed', async () => {
+    const body = { messages: [{ role: 'user', content: [{ text: 'hi' }] }] };
+    const reply = await rawRequest(`${gateway.url}/p/aws/model/${encodeURIComponent(SONNET)}/converse`, { headers: bearer(), body });
+    expect(reply.status, reply.text).toBe(200);
+    expect(parseJson(reply.text)).toMatchObject({
+      stopReason: 'end_turn',
+      output: { message: { content: [{ text: MOCK_BEDROCK_TEXT.join('') }] } },
+    });
+    expect(bedrock.requests.at(-1)).toMatchObject({ model: SONNET, body, signedBy: { accessKeyId: 'AKIDYAML', region: 'us-west-2' } });
+  });
+
   it('lists the configured models, and the signed control-plane listing of an instance without models', async () => {
     const ids = (await listModels(gateway)).map((model) => model.id);
     expect(ids).toContain(`aws/${SONNET}`);
