@@ -149,6 +149,16 @@ describe('convertChatRequest', () => {
     expect(request.toolConfig).toEqual({ tools: [{ toolSpec: { name: 'f', inputSchema: { json: { type: 'object', properties: {} } } } }] });
   });
 
+  it('turns reasoning_effort into extended thinking on Claude models only', () => {
+    const body = { messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'low', temperature: 0.3, max_tokens: 1000 };
+    const claude = convertChatRequest({ model: 'us.anthropic.claude-sonnet-4-20250514-v1:0', ...body }, 'aws');
+    expect(claude['additionalModelRequestFields']).toEqual({ thinking: { type: 'enabled', budget_tokens: 5000 } });
+    expect(claude.inferenceConfig).toEqual({ maxTokens: 9096 });
+    const nova = convertChatRequest({ model: 'amazon.nova-pro-v1:0', ...body }, 'aws');
+    expect(nova['additionalModelRequestFields']).toBeUndefined();
+    expect(nova.inferenceConfig).toEqual({ maxTokens: 1000, temperature: 0.3 });
+  });
+
   it('rejects what Converse cannot honour with a 400 naming the field', () => {
     expect(rejection({ messages: [], n: 2 })).toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'n' });
     expect(rejection({ messages: [], response_format: { type: 'json_object' } })).toMatchObject({ param: 'response_format.type' });

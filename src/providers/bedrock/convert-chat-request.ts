@@ -30,7 +30,29 @@ export function convertChatRequest(body: ChatRequestBody, provider: string): Con
   const toolConfig = convertTools(body, provider);
   if (toolConfig !== undefined && (body['tool_choice'] !== 'none' || usesTools(messages))) request.toolConfig = toolConfig;
   for (const field of nativeFields) if (isRecord(body[field]) || Array.isArray(body[field])) request[field] = body[field];
+  applyReasoning(body, request);
   return request;
+}
+
+/** Thinking budgets for OpenAI's `reasoning_effort` levels (tokens; Claude's minimum is 1024). */
+const thinkingBudgets: Readonly<Record<string, number>> = { minimal: 1024, low: 5000, medium: 10000, high: 20000, xhigh: 32000 };
+
+/**
+ * `reasoning_effort` on an Anthropic Claude model turns on extended thinking through
+ * `additionalModelRequestFields.thinking` (unless the client set it), with `maxTokens` above
+ * the budget and no temperature; other models have no common switch and ignore it.
+ */
+function applyReasoning(body: ChatRequestBody, request: ConverseRequest): void {
+  const effort = body['reasoning_effort'];
+  const budget = typeof effort === 'string' ? thinkingBudgets[effort] : undefined;
+  const fields = isRecord(request['additionalModelRequestFields']) ? request['additionalModelRequestFields'] : {};
+  if (budget === undefined || !body.model.includes('anthropic.claude') || fields['thinking'] !== undefined) return;
+  request['additionalModelRequestFields'] = { ...fields, thinking: { type: 'enabled', budget_tokens: budget } };
+  const inference = { ...request.inferenceConfig };
+  delete inference.temperature;
+  if (inference.topP !== undefined && inference.topP < 0.95) delete inference.topP;
+  inference.maxTokens = inference.maxTokens !== undefined && inference.maxTokens > budget ? inference.maxTokens : budget + 4096;
+  request.inferenceConfig = inference;
 }
 
 function rejectUnsupported(body: ChatRequestBody, provider: string): void {
