@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { ProviderSettings } from '../../config/settings.ts';
-import type { UpstreamClient, UpstreamResponse } from '../upstream-client.ts';
+import type { UpstreamClient, UpstreamRequest, UpstreamResponse } from '../upstream-client.ts';
 import { signRequest, type AwsCredentials } from './sigv4.ts';
 
 /** Region used when neither `region` nor AWS_REGION / AWS_DEFAULT_REGION is set. */
@@ -59,25 +59,28 @@ export class BedrockTransport {
   }
 
   async send(request: TransportRequest): Promise<UpstreamResponse> {
-    const headers = await this.authorize(request);
+    const { headers, body } = await this.authorize(request);
     return this.client.request({
       provider: this.provider,
       url: request.url,
       method: request.method,
       headers,
-      body: request.body ?? null,
+      body,
       signal: request.signal,
     });
   }
 
-  private async authorize(request: TransportRequest): Promise<Record<string, string>> {
-    if (this.apiKey !== null || this.credentials === null) return { ...request.headers, ...this.staticHeaders() };
+  /** The headers with the credentials, and the body to send (read whole when it is signed). */
+  private async authorize(request: TransportRequest): Promise<Pick<UpstreamRequest, 'headers' | 'body'>> {
+    if (this.apiKey !== null || this.credentials === null) {
+      return { headers: { ...request.headers, ...this.staticHeaders() }, body: request.body ?? null };
+    }
     const body = await bufferedBody(request.body);
-    request.body = body;
-    return signRequest(
+    const signed = await signRequest(
       { method: request.method, url: request.url, headers: request.headers, body },
       { credentials: this.credentials, region: this.region, service: 'bedrock' },
     );
+    return { headers: signed, body };
   }
 }
 
