@@ -17,6 +17,7 @@ import { unknownKeys } from './unknown-keys.ts';
 import type { LoadedSettings, ProviderSettings, Settings } from './settings.ts';
 import { providerOptionsOf } from './provider-options.ts';
 import { withVertexEnvironment } from './vertex-env.ts';
+import { withAwsEnvironment } from './bedrock-env.ts';
 import { deepFreeze, expandVariables } from './values.ts';
 import { isJsonObject } from '../core/json.ts';
 
@@ -303,7 +304,7 @@ function buildProvidersAndVirtualModels(
   warnings: string[],
   env: Env,
 ): Pick<Settings, 'providers' | 'virtualModels'> {
-  const providers = withVertexEnvironment(buildProviders(document, origins, warnings), env);
+  const providers = withAwsEnvironment(withVertexEnvironment(buildProviders(document, origins, warnings), env), env);
   return {
     providers,
     virtualModels: buildVirtualModels(

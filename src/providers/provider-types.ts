@@ -41,6 +41,8 @@ export const providerTypes = {
   azure: { defaultBaseUrl: null, requiresApiKey: true, authHeader: 'api-key', responsesApi: true },
   // Google Vertex AI (src/providers/vertex/): OAuth tokens of a service account, endpoint from location.
   vertex: { defaultBaseUrl: null, requiresApiKey: false, authHeader: 'bearer', openaiRelays: false, derivesBaseUrl: true },
+  // Converse API, SigV4 or a Bedrock API key; endpoint from `region` (src/providers/bedrock/).
+  bedrock: { defaultBaseUrl: null, requiresApiKey: false, authHeader: 'bearer', openaiRelays: false, derivesBaseUrl: true },
   ollama: { defaultBaseUrl: 'http://127.0.0.1:11434/v1', requiresApiKey: false, authHeader: 'bearer' },
   vllm: { defaultBaseUrl: 'http://127.0.0.1:8000/v1', requiresApiKey: false, authHeader: 'bearer' },
   'openai-compatible': { defaultBaseUrl: null, requiresApiKey: false, authHeader: 'bearer' },

@@ -1,6 +1,7 @@
 import type { ProviderSettings } from '../config/settings.ts';
 import { createAnthropicAdapter } from './anthropic/adapter.ts';
 import { createAzureAdapter } from './azure/adapter.ts';
+import { createBedrockAdapter } from './bedrock/adapter.ts';
 import { createGeminiAdapter } from './gemini/adapter.ts';
 import { createOpenAICompatibleAdapter } from './openai-compatible/adapter.ts';
 import type { ProviderAdapter, ProviderFactory } from './provider.ts';
@@ -27,6 +28,7 @@ const factories: Readonly<Record<ProviderType, ProviderFactory>> = {
   fireworks: openAICompatible,
   azure: createAzureAdapter,
   vertex: (settings, client) => createVertexAdapter(settings, client),
+  bedrock: createBedrockAdapter,
   ollama: openAICompatible,
   vllm: openAICompatible,
   'openai-compatible': openAICompatible,

@@ -41,6 +41,13 @@ describe('PriceBook', () => {
     expect(book.priceOf('openai-east', 'GPT-4O')?.inputPerMtok).toBe(100);
   });
 
+  it('prices Bedrock model ids, cross-region inference profile prefixes included', () => {
+    expect(book.priceOf('aws', 'anthropic.claude-3-5-sonnet-20241022-v2:0')?.cacheWritePerMtok).toBe(3.75);
+    expect(book.priceOf('aws', 'us.anthropic.claude-3-5-sonnet-20241022-v2:0')?.inputPerMtok).toBe(3);
+    expect(book.priceOf('aws', 'eu.amazon.nova-pro-v1:0')?.outputPerMtok).toBe(3.2);
+    expect(book.priceOf('aws', 'xx.amazon.nova-pro-v1:0')).toBeNull();
+  });
+
   it('never guesses: an unknown model has a null cost', () => {
     expect(book.costOf('openai', 'mystery-model', tokens(10, 10))).toBeNull();
     // A prefix of a known id is not that model.

@@ -11,6 +11,8 @@ export interface TokenCounts {
 
 // `-2024-08-06`, `-20250514`, `-latest`, and Vertex's `@20250929`.
 const snapshotSuffix = /(?:-(?:\d{4}-\d{2}-\d{2}|\d{8}|latest)|@\d{8})$/;
+/** Bedrock's cross-region inference profile ids (`us.anthropic.claude-...`) cost what the model costs. */
+const crossRegionPrefix = /^(?:us|eu|apac|jp|au|ca|us-gov|global)\./;
 
 /**
  * Prices per model: YAML `pricing:` entries (`<instance>/<model>` before `<model>`) over the
@@ -47,6 +49,7 @@ export class PriceBook {
       builtInPrices.get(id) ??
       builtInPrices.get(base) ??
       builtInPrices.get(unprefixed) ??
+      builtInPrices.get(id.replace(crossRegionPrefix, '')) ??
       null
     );
   }

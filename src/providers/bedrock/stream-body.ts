@@ -1,0 +1,61 @@
+import { Readable } from 'node:stream';
+import { mapNetworkError } from '../upstream-client.ts';
+import { BedrockStreamConverter, type StreamOptions } from './convert-stream.ts';
+import { EventStreamDecoder } from './event-stream.ts';
+
+/**
+ * The upstream's binary event stream as OpenAI chat chunk SSE bytes, so the gateway's stream
+ * relay (metering, usage chunk, provider stamp) works unchanged. The body is read up to its
+ * first OpenAI frame before this resolves: a stream that opens with an exception
+ * (throttlingException, typically) fails the attempt like an error status does, and can be
+ * retried or failed over; a later exception breaks the stream, which the relay ends with an
+ * error event.
+ */
+export async function openConvertedStream(upstream: Readable, options: StreamOptions, signal: AbortSignal): Promise<Readable> {
+  const frames = convertFrames(upstream, new EventStreamDecoder(options.provider), new BedrockStreamConverter(options));
+  let first: IteratorResult<Buffer> | null;
+  try {
+    first = await frames.next();
+  } catch (error) {
+    upstream.destroy();
+    throw mapNetworkError(error, options.provider, signal);
+  }
+  let reading = false;
+  const output = new Readable({
+    read() {
+      if (reading) return;
+      const next = first !== null ? Promise.resolve(first) : frames.next();
+      first = null;
+      reading = true;
+      next.then(
+        (result) => {
+          reading = false;
+          output.push(result.done === true ? null : result.value);
+        },
+        (error: unknown) => output.destroy(error instanceof Error ? error : new Error(String(error))),
+      );
+    },
+    destroy(error, callback) {
+      if (!upstream.destroyed) upstream.destroy();
+      callback(error);
+    },
+  });
+  return output;
+}
+
+async function* convertFrames(upstream: Readable, decoder: EventStreamDecoder, converter: BedrockStreamConverter): AsyncGenerator<Buffer> {
+  for await (const chunk of upstream) {
+    let text = '';
+    try {
+      for (const frame of decoder.push(chunk as Buffer)) text += converter.push([frame]);
+    } catch (error) {
+      // What arrived before the exception reaches the client first; the error then ends the stream.
+      if (text !== '') yield Buffer.from(text);
+      throw error;
+    }
+    if (text !== '') yield Buffer.from(text);
+  }
+  decoder.finish();
+  const tail = converter.finish();
+  if (tail !== '') yield Buffer.from(tail);
+}
