@@ -44,9 +44,14 @@ describe('deeply nested request bodies', () => {
   beforeAll(async () => {
     openai = await startMockUpstream();
     anthropic = await startMockAnthropic({ apiKey: ANTHROPIC_KEY, models: ['claude-sonnet-4-5'] });
-    const configYaml = ['providers:', '  claude:', '    type: anthropic', `    api_key: ${ANTHROPIC_KEY}`, `    base_url: ${anthropic.url}`, ''].join(
-      '\n',
-    );
+    const configYaml = [
+      'providers:',
+      '  claude:',
+      '    type: anthropic',
+      `    api_key: ${ANTHROPIC_KEY}`,
+      `    base_url: ${anthropic.url}`,
+      '',
+    ].join('\n');
     gateway = await startGateway({
       env: { MASTER_KEY, OPENAI_API_KEY: UPSTREAM_KEY, OPENAI_BASE_URL: openai.url, UPSTREAM_RETRIES: '0' },
       configYaml,
@@ -69,7 +74,10 @@ describe('deeply nested request bodies', () => {
       expectEnvelope(reply, { status: 400, type: 'invalid_request_error', code: 'body_too_deep' });
     }
     expect(openai.requests.filter((recorded) => recorded.method === 'POST')).toHaveLength(0);
-    const normal = await rawRequest(`${gateway.url}/v1/chat/completions`, { headers: bearer(userKey), body: chatBody('openai/mock-model') });
+    const normal = await rawRequest(`${gateway.url}/v1/chat/completions`, {
+      headers: bearer(userKey),
+      body: chatBody('openai/mock-model'),
+    });
     expect(normal.status, normal.text).toBe(200);
   });
 
@@ -93,7 +101,8 @@ describe('deeply nested request bodies', () => {
   });
 
   it('128 levels are accepted; 129 are not', async () => {
-    const nested = (depth: number): string => `{"model":"openai/mock-model","messages":[{"role":"user","content":"hi"}],"metadata_x":${deep(depth)}}`;
+    const nested = (depth: number): string =>
+      `{"model":"openai/mock-model","messages":[{"role":"user","content":"hi"}],"metadata_x":${deep(depth)}}`;
     // The body itself is 1 level, the array chain the rest.
     const accepted = await rawRequest(`${gateway.url}/v1/chat/completions`, { headers: bearer(), body: nested(127) });
     expect(accepted.status, accepted.text).toBe(200);
@@ -103,10 +112,14 @@ describe('deeply nested request bodies', () => {
 
   it("errors the gateway raises before calling an instance never open that instance's circuit", async () => {
     for (let index = 0; index < 6; index += 1) {
-      const reply = await rawRequest(`${gateway.url}/v1/chat/completions`, { headers: bearer(), body: deepArgumentsBody('claude/claude-sonnet-4-5') });
-      expect(reply.status, reply.text).toBeGreaterThanOrEqual(400);
+      const reply = await rawRequest(`${gateway.url}/v1/chat/completions`, {
+        headers: bearer(),
+        body: deepArgumentsBody('claude/claude-sonnet-4-5'),
+      });
+      expectEnvelope(reply, { status: 400, type: 'invalid_request_error', code: 'body_too_deep' });
       expect(parseJson(reply.text)['error']).toMatchObject({ provider: 'gateway' });
     }
+    expect(anthropic.requests.filter((recorded) => recorded.method === 'POST')).toHaveLength(0);
     const normal = await rawRequest(`${gateway.url}/v1/chat/completions`, {
       headers: bearer(userKey),
       body: chatBody('claude/claude-sonnet-4-5'),
@@ -115,5 +128,18 @@ describe('deeply nested request bodies', () => {
     const models = await rawRequest(`${gateway.url}/admin/models`, { headers: bearer() });
     const rows = JSON.parse(models.text) as Array<Record<string, unknown>>;
     expect(rows.find((row) => row['id'] === 'claude/claude-sonnet-4-5')?.['circuit']).toBe('closed');
+  });
+
+  it('deep tool-call arguments in a Responses request to an Anthropic instance are a 400, not a 500', async () => {
+    const input = [
+      { role: 'user', content: 'look it up' },
+      { type: 'function_call', call_id: 'call_1', name: 'lookup', arguments: `{"a":${deep(DEPTH)}}` },
+      { type: 'function_call_output', call_id: 'call_1', output: 'done' },
+    ];
+    const reply = await rawRequest(`${gateway.url}/v1/responses`, {
+      headers: bearer(),
+      body: { model: 'claude/claude-sonnet-4-5', input },
+    });
+    expectEnvelope(reply, { status: 400, type: 'invalid_request_error', code: 'body_too_deep' });
   });
 });
