@@ -1,4 +1,5 @@
-import { GatewayError, invalidRequest } from '../errors/gateway-error.ts';
+import { attemptStatus } from '../errors/envelope.ts';
+import { invalidRequest } from '../errors/gateway-error.ts';
 import type { ResolvedTarget } from '../routing/resolve-model.ts';
 import { planRoute, type RoutePlan } from '../routing/route-planner.ts';
 import type { UsageObject } from '../streaming/chat-chunk.ts';
@@ -54,7 +55,7 @@ export async function runModelCall<T>(
       stream: request.stream,
     });
   const executed = await executePlan(plan, context, dependencies, request.call, (target, error) =>
-    report(target, context.signal.aborted ? 499 : error instanceof GatewayError ? error.status : 502, null),
+    report(target, attemptStatus(error, context.signal.aborted), null),
   );
   let reported = false;
   return {

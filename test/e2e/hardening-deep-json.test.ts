@@ -7,6 +7,7 @@ import type { MockAnthropic } from '../support/mock-anthropic.ts';
 import { startMockUpstream } from '../support/mock-upstream.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
 import { MASTER_KEY, UPSTREAM_KEY, bearer, chatBody, expectEnvelope, parseJson, rawRequest } from './helpers.ts';
+import { createGatewayDatabase, usageRecordOf } from './storage-helpers.ts';
 import { expectAnthropicEnvelope } from './messages-helpers.ts';
 
 // Issue 15 defect 1: one key must not switch a provider off for everyone. A body nested
@@ -128,6 +129,28 @@ describe('deeply nested request bodies', () => {
     const models = await rawRequest(`${gateway.url}/admin/models`, { headers: bearer() });
     const rows = JSON.parse(models.text) as Array<Record<string, unknown>>;
     expect(rows.find((row) => row['id'] === 'claude/claude-sonnet-4-5')?.['circuit']).toBe('closed');
+  });
+
+  it('an internal error during an attempt is answered and recorded as 500, not as an upstream 502', async () => {
+    // The upstream's tool input nests DEPTH levels: JSON.stringify of it (answer conversion) throws a RangeError.
+    anthropic.route('POST', '/messages', (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        `{"id":"msg_deep","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_1","name":"lookup","input":{"a":${deep(DEPTH)}}}],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":3,"output_tokens":4}}`,
+      );
+    });
+    const requestId = 'req-internal-error-status';
+    const reply = await rawRequest(`${gateway.url}/v1/chat/completions`, {
+      headers: { ...bearer(), 'x-request-id': requestId },
+      body: chatBody('claude/claude-sonnet-4-5'),
+    });
+    expectEnvelope(reply, { status: 500, type: 'internal_error', code: null });
+    const storage = await (await createGatewayDatabase('sqlite')).open(gateway);
+    try {
+      expect((await usageRecordOf(storage, requestId)).status).toBe(500);
+    } finally {
+      await storage.close();
+    }
   });
 
   it('deep tool-call arguments in a Responses request to an Anthropic instance are a 400, not a 500', async () => {

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { CachedResponse } from '../../cache/response-cache.ts';
-import { GatewayError, providerError } from '../../errors/gateway-error.ts';
+import { attemptStatus } from '../../errors/envelope.ts';
+import { providerError } from '../../errors/gateway-error.ts';
 import { callTarget, type CacheMode, type ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
 import { readChatRequest } from '../../gateway/chat-request.ts';
 import { executePlan, type Executed } from '../../gateway/execute-plan.ts';
@@ -153,7 +154,7 @@ function targetOf(target: ResolvedTarget): { provider: string; model: string } {
 }
 
 function failedStatus(context: RequestContext, error: unknown): number {
-  return context.signal.aborted ? 499 : error instanceof GatewayError ? error.status : 502;
+  return attemptStatus(error, context.signal.aborted);
 }
 
 function report(
