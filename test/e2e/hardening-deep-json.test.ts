@@ -56,12 +56,11 @@ describe('deeply nested request bodies', () => {
     gateway = await startGateway({
       env: { MASTER_KEY, OPENAI_API_KEY: UPSTREAM_KEY, OPENAI_BASE_URL: openai.url, UPSTREAM_RETRIES: '0' },
       configYaml,
-      startTimeoutMs: 30_000,
     });
     const created = await rawRequest(`${gateway.url}/admin/api-keys`, { headers: bearer(), body: { name: 'another user' } });
     expect(created.status, created.text).toBe(201);
     userKey = String(parseJson(created.text)['key']);
-  }, 60_000);
+  }, 90_000);
 
   afterAll(async () => {
     await gateway?.stop();

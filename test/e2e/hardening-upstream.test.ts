@@ -129,10 +129,10 @@ describe('upstream answers and streams that misbehave', () => {
     });
     database = await createGatewayDatabase('sqlite');
     const env = gatewayEnv(mock, { UPSTREAM_MAX_RESPONSE_BYTES: `${CAP_MIB}MB`, UPSTREAM_RETRIES: '0', ...database.env });
-    gateway = await startGateway({ env, startTimeoutMs: 30_000 });
+    gateway = await startGateway({ env });
     storage = await database.open(gateway);
     client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: 'test-master-key', maxRetries: 0, timeout: 60_000 });
-  }, 60_000);
+  }, 90_000);
 
   afterAll(async () => {
     await gateway?.stop();
