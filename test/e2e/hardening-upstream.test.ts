@@ -6,6 +6,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
+import { waitForDrain } from '../../src/streaming/drain.ts';
 import { startGateway } from '../support/gateway-process.ts';
 import type { GatewayProcess } from '../support/gateway-process.ts';
 import { startMockUpstream } from '../support/mock-upstream.ts';
@@ -31,17 +32,7 @@ const chunkFrame = (delta: Record<string, unknown>, finish: string | null = null
 /** Writes with backpressure; false once the client has gone. */
 async function write(response: ServerResponse, data: string | Buffer): Promise<boolean> {
   if (response.destroyed) return false;
-  if (!response.write(data)) {
-    await new Promise<void>((resolve) => {
-      const done = (): void => {
-        response.off('drain', done);
-        response.off('close', done);
-        resolve();
-      };
-      response.on('drain', done);
-      response.on('close', done);
-    });
-  }
+  if (!response.write(data)) await waitForDrain(response);
   return !response.destroyed;
 }
 
