@@ -15,6 +15,8 @@ import { expectAnthropicEnvelope } from './messages-helpers.ts';
 // happens, and an error the gateway raises itself before calling the upstream (here a
 // RangeError on a deeply nested tool-call argument, which passes the body bound because it
 // is a string) never counts against the instance's circuit breaker.
+// Failed attempts are recorded with the status the client gets (500 for an internal error,
+// 504 for a passthrough timeout), not a blanket 502.
 
 const ANTHROPIC_KEY = 'sk-ant-upstream-key';
 const DEPTH = 10_000;
@@ -54,7 +56,7 @@ describe('deeply nested request bodies', () => {
       '',
     ].join('\n');
     gateway = await startGateway({
-      env: { MASTER_KEY, OPENAI_API_KEY: UPSTREAM_KEY, OPENAI_BASE_URL: openai.url, UPSTREAM_RETRIES: '0' },
+      env: { MASTER_KEY, OPENAI_API_KEY: UPSTREAM_KEY, OPENAI_BASE_URL: openai.url, UPSTREAM_RETRIES: '0', UPSTREAM_TIMEOUT_SECONDS: '2' },
       configYaml,
     });
     const created = await rawRequest(`${gateway.url}/admin/api-keys`, { headers: bearer(), body: { name: 'another user' } });
@@ -147,6 +149,21 @@ describe('deeply nested request bodies', () => {
     const storage = await (await createGatewayDatabase('sqlite')).open(gateway);
     try {
       expect((await usageRecordOf(storage, requestId)).status).toBe(500);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('a passthrough call that times out is recorded as the 504 the client gets, not 502', async () => {
+    const requestId = 'req-passthrough-timeout-status';
+    const reply = await rawRequest(`${gateway.url}/p/openai/chat/completions`, {
+      headers: { ...bearer(), 'x-request-id': requestId },
+      body: chatBody('hang'),
+    });
+    expectEnvelope(reply, { status: 504, type: 'provider_error', code: 'upstream_timeout', provider: 'openai' });
+    const storage = await (await createGatewayDatabase('sqlite')).open(gateway);
+    try {
+      expect((await usageRecordOf(storage, requestId)).status).toBe(504);
     } finally {
       await storage.close();
     }
