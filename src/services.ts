@@ -67,13 +67,7 @@ export async function startStatefulServices(settings: Settings, logger: Logger):
   const limiter = rateLimiting?.limiter ?? null;
   const prices = new PriceBook(new Map(Object.entries(settings.pricing)));
   const metering = new Metering({ recorder, budgets, limiter, prices });
-  const virtualModels = new VirtualModels({
-    store: storage.virtualModels,
-    configModels: settings.virtualModels,
-    logger,
-    reloadIntervalMs: settings.reloadIntervalMs,
-  });
-  await virtualModels.start();
+  const virtualModels = await startVirtualModels(settings, storage, logger);
   const failoverRules = await startFailoverRules(settings, storage, logger);
   const cache = await createResponseCache(settings, logger);
   const mcp = settings.mcp.enabled
@@ -107,6 +101,17 @@ export async function startStatefulServices(settings: Settings, logger: Logger):
       await cache?.close();
     },
   };
+}
+
+async function startVirtualModels(settings: Settings, storage: Storage, logger: Logger): Promise<VirtualModels> {
+  const models = new VirtualModels({
+    store: storage.virtualModels,
+    configModels: settings.virtualModels,
+    logger,
+    reloadIntervalMs: settings.reloadIntervalMs,
+  });
+  await models.start();
+  return models;
 }
 
 async function startFailoverRules(settings: Settings, storage: Storage, logger: Logger): Promise<FailoverRules> {

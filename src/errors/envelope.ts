@@ -59,3 +59,12 @@ export function toGatewayError(thrown: unknown): GatewayError {
   }
   return internalError();
 }
+
+/**
+ * The status a failed attempt is recorded with (usage records, attempt lists): what the client
+ * is answered for `thrown` (an unknown error is a 500, not an upstream 502), or 499 when the
+ * client left first.
+ */
+export function attemptStatus(thrown: unknown, clientLeft: boolean): number {
+  return clientLeft ? 499 : toGatewayError(thrown).status;
+}

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { BudgetService } from '../budgets/budget-service.ts';
 import type { CachedResponse } from '../cache/response-cache.ts';
 import type { ResponseCache } from '../cache/response-cache-service.ts';
-import { GatewayError } from '../errors/gateway-error.ts';
+import { attemptStatus } from '../errors/envelope.ts';
 import type { JsonResult, StreamResult } from '../providers/provider.ts';
 import type { Admission, RateLimiter } from '../ratelimit/rate-limiter.ts';
 import type { CircuitBreakers } from '../routing/circuit-breaker.ts';
@@ -107,7 +107,7 @@ export async function runChatCompletion(
     context,
     dependencies,
     (target) => callTarget(target, request, context),
-    (target, error) => report(target, context.signal.aborted ? 499 : error instanceof GatewayError ? error.status : 502, null),
+    (target, error) => report(target, attemptStatus(error, context.signal.aborted), null),
     reservationCost(request.body, dependencies),
   );
   const { result, target } = executed;

@@ -1,5 +1,6 @@
 import type { BudgetService } from '../budgets/budget-service.ts';
 import { noReservation, type BudgetReservation } from '../budgets/reservation.ts';
+import { attemptStatus } from '../errors/envelope.ts';
 import { GatewayError, providerError } from '../errors/gateway-error.ts';
 import { noAdmission, type Admission, type AdmissionRequest, type RateLimiter } from '../ratelimit/rate-limiter.ts';
 import { mergeRateLimitHeaders, RateLimitRejection } from '../ratelimit/rejection.ts';
@@ -99,7 +100,7 @@ export async function executePlan<T>(
         route.release();
         onFailedAttempt(target, error);
         if (context.signal.aborted || !failsOver(error, plan.failoverOn)) throw error;
-        record('failed', error instanceof GatewayError ? error.status : 502);
+        record('failed', attemptStatus(error, false));
         lastError = error;
       }
     }

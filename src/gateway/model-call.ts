@@ -1,5 +1,6 @@
 import { estimateTokens, type TokenEstimate } from '../budgets/estimate.ts';
-import { GatewayError, invalidRequest } from '../errors/gateway-error.ts';
+import { attemptStatus } from '../errors/envelope.ts';
+import { invalidRequest } from '../errors/gateway-error.ts';
 import type { ResolvedTarget } from '../routing/resolve-model.ts';
 import { planRoute, type RoutePlan } from '../routing/route-planner.ts';
 import type { UsageObject } from '../streaming/chat-chunk.ts';
@@ -61,7 +62,7 @@ export async function runModelCall<T>(
     context,
     dependencies,
     request.call,
-    (target, error) => report(target, context.signal.aborted ? 499 : error instanceof GatewayError ? error.status : 502, null),
+    (target, error) => report(target, attemptStatus(error, context.signal.aborted), null),
     request.body === undefined ? undefined : reservationCost(request.body, dependencies),
   );
   let reported = false;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { invalidRequest } from '../errors/gateway-error.ts';
-import { exceedsJsonDepth, maximumJsonDepth } from './json-depth.ts';
+import { assertJsonDepth } from './json-depth.ts';
 
 /**
  * Body parsing: JSON with the gateway's own error (code `invalid_json`), and every other
@@ -29,9 +29,7 @@ export function jsonBodyOf(body: unknown): unknown {
 }
 
 function parseJsonBody(text: string): unknown {
-  if (exceedsJsonDepth(text, maximumJsonDepth)) {
-    throw invalidRequest(`request body nests arrays and objects deeper than ${maximumJsonDepth} levels`, { code: 'body_too_deep' });
-  }
+  assertJsonDepth(text);
   try {
     return JSON.parse(text);
   } catch {

@@ -1,3 +1,5 @@
+import { invalidRequest } from '../errors/gateway-error.ts';
+
 /** How deep a JSON request body may nest arrays and objects (README "Bounds"). */
 export const maximumJsonDepth = 128;
 
@@ -21,6 +23,19 @@ export function exceedsJsonDepth(text: string, limit: number): boolean {
     }
   }
   return false;
+}
+
+/**
+ * Refuses JSON text nested deeper than `maximumJsonDepth` with a 400 `body_too_deep`: for the
+ * request body, and for JSON the client sends inside a string (tool-call `arguments`) that the
+ * gateway parses and serialises again (deeper values make JSON.stringify throw a RangeError).
+ */
+export function assertJsonDepth(text: string, what = 'request body', param?: string): void {
+  if (!exceedsJsonDepth(text, maximumJsonDepth)) return;
+  throw invalidRequest(`${what} nests arrays and objects deeper than ${maximumJsonDepth} levels`, {
+    code: 'body_too_deep',
+    ...(param === undefined ? {} : { param }),
+  });
 }
 
 /** The index of the quote that closes the string opened at `open`, or -1. */

@@ -1,6 +1,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { EndpointView, ExposedTool } from './endpoint-view.ts';
 import { defaultSearchLimit, maxSearchLimit, searchTools } from './tool-search.ts';
+import { exceedsJsonDepth, maximumJsonDepth } from '../http/json-depth.ts';
 
 export const searchToolName = 'search_tools';
 export const callToolName = 'call_tool';
@@ -80,6 +81,7 @@ export function readCallTool(input: Record<string, unknown> | undefined): { name
   if (typeof name !== 'string' || name.trim() === '') return 'invalid call_tool arguments: name is required';
   let args: unknown = input?.['arguments'];
   if (typeof args === 'string') {
+    if (exceedsJsonDepth(args, maximumJsonDepth)) return `invalid call_tool arguments: nested deeper than ${maximumJsonDepth} levels`;
     try {
       const parsed: unknown = JSON.parse(args);
       if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) args = parsed;

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { invalidRequest, notFound, type GatewayError } from '../errors/gateway-error.ts';
-import type { VirtualModelDefinition, VirtualModelRow, VirtualModelStore } from './virtual-model.ts';
+import { StoredDefinitions, type DefinitionKind } from './stored-definitions.ts';
+import type { VirtualModelDefinition, VirtualModelStore } from './virtual-model.ts';
 
 export interface VirtualModel extends VirtualModelDefinition {
   readonly origin: 'config' | 'manual';
@@ -21,96 +22,23 @@ export interface VirtualModelsOptions {
  * Virtual models (aliases) from configuration (read-only) and the admin API (stored), and the
  * round-robin position of each.
  */
-export class VirtualModels {
-  private readonly options: VirtualModelsOptions;
-  private readonly now: () => number;
-  private readonly models = new Map<string, VirtualModel>();
+export class VirtualModels extends StoredDefinitions<VirtualModelDefinition> {
   private readonly positions = new Map<string, number>();
-  /** Bumped by every local write, so a reload that read the store before it is dropped. */
-  private writes = 0;
-  private timer: NodeJS.Timeout | null = null;
 
   constructor(options: VirtualModelsOptions) {
-    this.options = options;
-    this.now = options.now ?? Date.now;
-  }
-
-  async start(): Promise<void> {
-    const at = this.now();
-    for (const definition of this.options.configModels)
-      this.models.set(definition.name, { ...definition, origin: 'config', createdAt: at, updatedAt: at });
-    for (const row of await this.options.store.list()) {
-      if (this.models.get(row.name)?.origin === 'config') {
-        this.options.logger.warn({ virtual_model: row.name }, 'a stored virtual model is shadowed by a configuration one');
-        continue;
-      }
-      this.models.set(row.name, { ...row, origin: 'manual' });
-    }
-    const interval = this.options.reloadIntervalMs;
-    if (interval === undefined) return;
-    this.timer = setInterval(
-      () => void this.reload().catch((error: unknown) => this.options.logger.warn({ err: error }, 'virtual model reload failed')),
-      interval,
-    );
-    this.timer.unref();
-  }
-
-  stop(): void {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
-  }
-
-  /** Applies the stored virtual models as another replica left them; configuration ones stay. */
-  async reload(): Promise<void> {
-    const writesBefore = this.writes;
-    const rows = await this.options.store.list();
-    if (this.writes !== writesBefore) return;
-    const stored = new Map<string, VirtualModelRow>(rows.map((row) => [row.name, row]));
-    for (const [name, model] of this.models) {
-      if (model.origin === 'manual' && !stored.has(name)) {
-        this.models.delete(name);
-        this.positions.delete(name);
-      }
-    }
-    for (const row of rows) {
-      if (this.models.get(row.name)?.origin !== 'config') this.models.set(row.name, { ...row, origin: 'manual' });
-    }
-  }
-
-  get size(): number {
-    return this.models.size;
+    const { configModels, ...rest } = options;
+    super({ ...rest, configDefinitions: configModels }, virtualModelKind);
   }
 
   get(name: string): VirtualModel | undefined {
-    return this.models.get(name);
+    return this.entries.get(name);
   }
 
   list(): VirtualModel[] {
-    return [...this.models.values()].sort((left, right) => left.name.localeCompare(right.name));
+    return [...this.entries.values()].sort((left, right) => left.name.localeCompare(right.name));
   }
 
-  async upsert(definition: VirtualModelDefinition): Promise<VirtualModel> {
-    // Catch up with the database first: the model may have been made through another replica.
-    await this.reload();
-    const existing = this.models.get(definition.name);
-    if (existing?.origin === 'config') throw readOnly(definition.name);
-    const at = this.now();
-    const row = { ...definition, createdAt: existing?.createdAt ?? at, updatedAt: at };
-    await this.options.store.upsert(row);
-    this.writes += 1;
-    const model: VirtualModel = { ...row, origin: 'manual' };
-    this.models.set(definition.name, model);
-    return model;
-  }
-
-  async remove(name: string): Promise<void> {
-    await this.reload();
-    const existing = this.models.get(name);
-    if (existing === undefined) throw notFound(`no virtual model named ${name}`, { code: 'virtual_model_not_found' });
-    if (existing.origin === 'config') throw readOnly(name);
-    await this.options.store.remove(name);
-    this.writes += 1;
-    this.models.delete(name);
+  protected override forget(name: string): void {
     this.positions.delete(name);
   }
 
@@ -138,6 +66,14 @@ export class VirtualModels {
     return -1;
   }
 }
+
+const virtualModelKind: DefinitionKind<VirtualModelDefinition> = {
+  keyOf: (model) => model.name,
+  logField: 'virtual_model',
+  noun: 'virtual model',
+  notFound: (name) => notFound(`no virtual model named ${name}`, { code: 'virtual_model_not_found' }),
+  readOnly: (name) => readOnly(name),
+};
 
 function readOnly(name: string): GatewayError {
   return invalidRequest(`the virtual model ${name} comes from configuration and is read-only`, {

@@ -6,6 +6,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
+import { waitForDrain } from '../../src/streaming/drain.ts';
 import { startGateway } from '../support/gateway-process.ts';
 import type { GatewayProcess } from '../support/gateway-process.ts';
 import { startMockUpstream } from '../support/mock-upstream.ts';
@@ -31,17 +32,7 @@ const chunkFrame = (delta: Record<string, unknown>, finish: string | null = null
 /** Writes with backpressure; false once the client has gone. */
 async function write(response: ServerResponse, data: string | Buffer): Promise<boolean> {
   if (response.destroyed) return false;
-  if (!response.write(data)) {
-    await new Promise<void>((resolve) => {
-      const done = (): void => {
-        response.off('drain', done);
-        response.off('close', done);
-        resolve();
-      };
-      response.on('drain', done);
-      response.on('close', done);
-    });
-  }
+  if (!response.write(data)) await waitForDrain(response);
   return !response.destroyed;
 }
 
@@ -129,10 +120,10 @@ describe('upstream answers and streams that misbehave', () => {
     });
     database = await createGatewayDatabase('sqlite');
     const env = gatewayEnv(mock, { UPSTREAM_MAX_RESPONSE_BYTES: `${CAP_MIB}MB`, UPSTREAM_RETRIES: '0', ...database.env });
-    gateway = await startGateway({ env, startTimeoutMs: 30_000 });
+    gateway = await startGateway({ env });
     storage = await database.open(gateway);
     client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: 'test-master-key', maxRetries: 0, timeout: 60_000 });
-  }, 60_000);
+  }, 90_000);
 
   afterAll(async () => {
     await gateway?.stop();

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { CachedResponse } from '../../cache/response-cache.ts';
+import { attemptStatus } from '../../errors/envelope.ts';
 import { GatewayError, providerError } from '../../errors/gateway-error.ts';
 import { messagesApiFor } from '../../providers/provider.ts';
 import { callTarget, type CacheMode, type ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
@@ -154,7 +155,7 @@ function targetOf(target: ResolvedTarget): { provider: string; model: string } {
 }
 
 function failedStatus(context: RequestContext, error: unknown): number {
-  return context.signal.aborted ? 499 : error instanceof GatewayError ? error.status : 502;
+  return attemptStatus(error, context.signal.aborted);
 }
 
 function report(

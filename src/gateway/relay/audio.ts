@@ -1,11 +1,11 @@
 import { invalidRequest } from '../../errors/gateway-error.ts';
-import { upstreamErrorOf } from '../../providers/upstream-body.ts';
 import type { UpstreamResponse } from '../../providers/upstream-client.ts';
 import type { ResolvedTarget } from '../../routing/resolve-model.ts';
 import type { ChatPipelineDependencies } from '../chat-completions.ts';
 import { runModelCall, type ModelCallOutcome } from '../model-call.ts';
 import { readModelFields, upstreamBodyOf } from '../model-fields.ts';
 import type { RequestContext } from '../request-context.ts';
+import { forwardToTarget } from './model-relay.ts';
 import { boundaryOf, editForm, fieldOf, readForm } from './multipart.ts';
 
 /** The two audio endpoints that take an uploaded file. */
@@ -29,7 +29,7 @@ export async function runSpeech(
       selector: request.selector,
       hint: request.hint,
       stream: request.body['stream_format'] === 'sse',
-      call: (target) => forwardAudio(target, 'audio/speech', 'application/json', upstreamBody(target), context),
+      call: (target) => forwardToTarget(target, 'audio/speech', 'application/json', upstreamBody(target), context),
     },
     context,
     dependencies,
@@ -62,25 +62,9 @@ export async function runAudioUpload(
       selector,
       hint: hint === '' ? undefined : hint,
       stream: fieldOf(form, 'stream') === 'true',
-      call: (target) => forwardAudio(target, `audio/${kind}`, contentType as string, upstreamForm(target), context),
+      call: (target) => forwardToTarget(target, `audio/${kind}`, contentType as string, upstreamForm(target), context),
     },
     context,
     dependencies,
   );
-}
-
-/** One attempt: the request relayed to the target; an upstream error fails the attempt. */
-async function forwardAudio(
-  target: ResolvedTarget,
-  path: string,
-  contentType: string,
-  body: string | Buffer,
-  context: RequestContext,
-): Promise<UpstreamResponse> {
-  const response = await target.adapter.forward(
-    { method: 'POST', path, headers: { 'content-type': contentType }, body, model: target.model },
-    { signal: context.signal, requestId: context.requestId },
-  );
-  if (response.statusCode < 200 || response.statusCode > 299) throw await upstreamErrorOf(response, target.adapter.name);
-  return response;
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { BudgetService } from '../../budgets/budget-service.ts';
+import { attemptStatus } from '../../errors/envelope.ts';
 import { notFound } from '../../errors/gateway-error.ts';
 import { admitRequest } from '../../gateway/execute-plan.ts';
 import { modelOfBody, passthroughPath, queryOf, rawRestOf } from '../../gateway/relay/passthrough.ts';
@@ -87,7 +88,7 @@ async function passthrough(
     const headers = upstreamRequestHeaders(request.headers, dependencies.userPathHeader);
     response = await adapter.forward({ method: request.method, path, headers, body: body ?? null }, context);
   } catch (error) {
-    report(context.signal.aborted ? 499 : 502, null);
+    report(attemptStatus(error, context.signal.aborted), null);
     throw context.signal.aborted ? clientClosedRequest() : error;
   }
   const headers = { ...clientResponseHeaders(response.headers), ...admission.headers };

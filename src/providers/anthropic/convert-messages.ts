@@ -1,3 +1,4 @@
+import { assertJsonDepth } from '../../http/json-depth.ts';
 import { convertContent, malformed, unsupported, type InputBlock } from './convert-content.ts';
 import { isRecord, type ContentBlock, type MessageParam, type TextBlock, type ToolResultBlock, type ToolUseBlock } from './wire.ts';
 
@@ -85,6 +86,7 @@ function toolUse(call: unknown, param: string): ToolUseBlock {
 function toolInput(value: unknown, param: string): Record<string, unknown> {
   if (isRecord(value)) return value;
   if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return {};
+  if (typeof value === 'string') assertJsonDepth(value, param, param);
   let parsed: unknown;
   try {
     parsed = typeof value === 'string' ? JSON.parse(value) : undefined;
