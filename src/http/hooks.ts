@@ -1,3 +1,4 @@
+import { redactUrl } from '../observability/redact-url.ts';
 import type { FastifyInstance } from 'fastify';
 import { renderEnvelope, toGatewayError } from '../errors/envelope.ts';
 import { GatewayError, notFound } from '../errors/gateway-error.ts';
@@ -36,7 +37,7 @@ export function installRequestHooks(app: FastifyInstance, metrics: GatewayMetric
           request_id: request.id,
           ...fields,
           method: request.method,
-          url: withoutQueryKey(request.url),
+          url: redactUrl(request.url),
           status: reply.statusCode,
           duration_ms: Math.round(durationMs),
         },
@@ -62,11 +63,6 @@ export function installRequestHooks(app: FastifyInstance, metrics: GatewayMetric
 export function errorBody(url: string, error: GatewayError): unknown {
   if (isGeminiDialectUrl(url)) return renderGoogleError(error);
   return isAnthropicDialectUrl(url) ? renderAnthropicError(error) : renderEnvelope(error);
-}
-
-/** The URL for the log line: a key sent as `?key=` (Google's clients may) is never written. */
-export function withoutQueryKey(url: string): string {
-  return url.includes('key=') ? url.replace(/([?&]key=)[^&]*/g, '$1[redacted]') : url;
 }
 
 /**

@@ -80,7 +80,10 @@ describe('errors on the Gemini dialect', () => {
     expectGoogleEnvelope(await rawRequest(url('openai/mock-model'), { body: { contents } }), 401, 'UNAUTHENTICATED');
     const query = await rawRequest(`${url('openai/mock-model')}?key=wrong-secret-key`, { body: { contents } });
     expectGoogleEnvelope(query, 401, 'UNAUTHENTICATED');
-    await eventually(async () => (gateway.output.some((line) => line.includes('[redacted]')) ? true : undefined), 'the request log line');
+    await eventually(
+      async () => (gateway.output.some((line) => line.includes('key=[REDACTED]')) ? true : undefined),
+      'the request log line',
+    );
     expect(gateway.output.join('\n')).not.toContain('wrong-secret-key');
   });
 
