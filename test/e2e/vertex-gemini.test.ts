@@ -20,8 +20,9 @@ import { createGatewayDatabase, usageRecordOf, type GatewayDatabase } from './st
 
 // Gemini models on a vertex instance go through the native Gemini converters: thinking
 // (reasoning_effort -> thinkingConfig, thoughts as reasoning_content, thinking tokens billed),
-// safety ratings kept, tool schemas cleaned, thought signatures returned and sent back. The
-// official openai client drives the built gateway in front of the mock Vertex AI.
+// safety ratings kept, tool schemas cleaned, thought signatures returned and sent back;
+// embeddings take the same extra task_type. The official openai client drives the built
+// gateway in front of the mock Vertex AI.
 
 const GEMINI = 'gemini-2.5-flash';
 
@@ -75,7 +76,7 @@ providers:
     location: us-east5
     credentials_json: '${JSON.stringify(account.json)}'
     base_url: ${mock.url}
-    models: [${GEMINI}]
+    models: [${GEMINI}, text-embedding-005]
 `;
     gateway = await startGateway({ env: { MASTER_KEY, ...database.env }, configYaml });
     storage = await database.open(gateway);
@@ -156,5 +157,12 @@ providers:
       },
       { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { temp: 18 } } }] },
     ]);
+  });
+
+  it('sends an embeddings task_type on each predict instance, as gemini instances take it', async () => {
+    const body = { model: 'vertex/text-embedding-005', input: ['a query'], encoding_format: 'float', task_type: 'RETRIEVAL_QUERY' };
+    const data = await client.embeddings.create(body as OpenAI.EmbeddingCreateParams);
+    expect(data.data[0]?.embedding).toEqual([0.5, -0.25, 0.125]);
+    expect(lastCall()).toMatchObject({ method: 'predict', body: { instances: [{ content: 'a query', task_type: 'RETRIEVAL_QUERY' }] } });
   });
 });
