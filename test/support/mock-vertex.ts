@@ -13,9 +13,23 @@ import { assertionProblem, JWT_BEARER_GRANT, type ServiceAccount } from './mock-
 // {model}:{generateContent|streamGenerateContent|rawPredict|streamRawPredict|predict}, each
 // checking the bearer token it issued. Behaviour by model: error-429 (RESOURCE_EXHAUSTED),
 // error-401 (UNAUTHENTICATED), error-500 (INTERNAL), stream-break (the connection drops after two chunks).
+// Gemini answers carry safetyRatings; a request asking for thoughts (thinkingConfig.includeThoughts)
+// gets a thought part first and thoughtsTokenCount, and its function call a thoughtSignature.
 
 export const MOCK_GEMINI_TEXT = ['Hello', ' from', ' Vertex', ' Gemini'];
 export const MOCK_GEMINI_USAGE = { promptTokenCount: 9, candidatesTokenCount: 4, totalTokenCount: 13 };
+export const MOCK_GEMINI_THOUGHT = 'Thinking it over.';
+export const MOCK_GEMINI_THOUGHT_TOKENS = 6;
+export const MOCK_THOUGHT_SIGNATURE = 'c2lnbmF0dXJlLW9mLXRoZS10aG91Z2h0';
+export const MOCK_SAFETY_RATINGS = [
+  {
+    category: 'HARM_CATEGORY_HATE_SPEECH',
+    probability: 'NEGLIGIBLE',
+    probabilityScore: 0.021,
+    severity: 'HARM_SEVERITY_NEGLIGIBLE',
+    severityScore: 0.034,
+  },
+];
 export const CLOUD_PLATFORM = 'https://www.googleapis.com/auth/cloud-platform';
 
 export interface VertexCall {
@@ -155,12 +169,28 @@ async function answer(call: VertexCall, response: ServerResponse): Promise<void>
   return googleError(response, 400, 'INVALID_ARGUMENT', `unsupported method ${call.method}${call.query}`);
 }
 
+/** Whether the request asks for thought summaries (`generationConfig.thinkingConfig.includeThoughts`). */
+function thinks(call: VertexCall): boolean {
+  const config = call.body['generationConfig'] as { thinkingConfig?: { includeThoughts?: unknown } } | undefined;
+  return config?.thinkingConfig?.includeThoughts === true;
+}
+
+function usageOf(call: VertexCall): Record<string, unknown> {
+  if (!thinks(call)) return { ...MOCK_GEMINI_USAGE, trafficType: 'ON_DEMAND' };
+  const total = MOCK_GEMINI_USAGE.totalTokenCount + MOCK_GEMINI_THOUGHT_TOKENS;
+  return { ...MOCK_GEMINI_USAGE, thoughtsTokenCount: MOCK_GEMINI_THOUGHT_TOKENS, totalTokenCount: total, trafficType: 'ON_DEMAND' };
+}
+
 function geminiAnswer(call: VertexCall): Record<string, unknown> {
   const calling = Array.isArray(call.body['tools']);
-  const parts = calling ? [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }] : [{ text: MOCK_GEMINI_TEXT.join('') }];
+  const signature = thinks(call) ? { thoughtSignature: MOCK_THOUGHT_SIGNATURE } : {};
+  const answer = calling
+    ? [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, ...signature }]
+    : [{ text: MOCK_GEMINI_TEXT.join('') }];
+  const parts = thinks(call) ? [{ text: MOCK_GEMINI_THOUGHT, thought: true }, ...answer] : answer;
   return {
-    candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', avgLogprobs: -0.2 }],
-    usageMetadata: { ...MOCK_GEMINI_USAGE, trafficType: 'ON_DEMAND' },
+    candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', safetyRatings: MOCK_SAFETY_RATINGS, avgLogprobs: -0.2 }],
+    usageMetadata: usageOf(call),
     modelVersion: call.model,
     createTime: '2025-06-05T10:22:13.918617Z',
     responseId: `resp-${call.model}`,
@@ -170,6 +200,10 @@ function geminiAnswer(call: VertexCall): Record<string, unknown> {
 async function streamGemini(call: VertexCall, response: ServerResponse): Promise<void> {
   response.writeHead(200, { 'content-type': 'text/event-stream', 'transfer-encoding': 'chunked' });
   const base = { modelVersion: call.model, createTime: '2025-06-05T10:22:13.918617Z', responseId: `resp-${call.model}` };
+  if (thinks(call)) {
+    const thought = { content: { role: 'model', parts: [{ text: MOCK_GEMINI_THOUGHT, thought: true }] } };
+    response.write(`data: ${JSON.stringify({ candidates: [thought], usageMetadata: { trafficType: 'ON_DEMAND' }, ...base })}\r\n\r\n`);
+  }
   for (const [index, text] of MOCK_GEMINI_TEXT.entries()) {
     if (call.model === 'stream-break' && index === 2) {
       await sleep(20);
@@ -177,8 +211,9 @@ async function streamGemini(call: VertexCall, response: ServerResponse): Promise
       return;
     }
     const last = index === MOCK_GEMINI_TEXT.length - 1;
-    const candidate = { content: { role: 'model', parts: [{ text }] }, ...(last ? { finishReason: 'STOP' } : {}) };
-    const usage = last ? { ...MOCK_GEMINI_USAGE, trafficType: 'ON_DEMAND' } : { trafficType: 'ON_DEMAND' };
+    const end = last ? { finishReason: 'STOP', safetyRatings: MOCK_SAFETY_RATINGS } : {};
+    const candidate = { content: { role: 'model', parts: [{ text }] }, ...end };
+    const usage = last ? usageOf(call) : { trafficType: 'ON_DEMAND' };
     response.write(`data: ${JSON.stringify({ candidates: [candidate], usageMetadata: usage, ...base })}\r\n\r\n`);
     await sleep(5);
   }

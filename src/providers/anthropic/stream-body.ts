@@ -1,54 +1,11 @@
-import { Readable } from 'node:stream';
-import { SseParser } from '../../streaming/sse-parser.ts';
-import { mapNetworkError } from '../upstream-client.ts';
+import type { Readable } from 'node:stream';
+import { openConvertedSse } from '../converted-stream.ts';
 import { AnthropicStreamConverter, type StreamOptions } from './convert-stream.ts';
 
 /**
- * The upstream's Anthropic SSE body as OpenAI chat chunk SSE bytes, so the gateway's stream
- * relay (metering, usage chunk, provider stamp) works unchanged. The body is read up to its
- * first frame before this resolves: an upstream that opens the stream with an `error` event
- * (overloaded, typically) then fails the attempt like an error status does, and can be
- * retried or failed over, instead of breaking a stream the client has already started.
+ * The upstream's Anthropic SSE body as OpenAI chat chunk SSE bytes (see openConvertedSse: a
+ * stream opening with an `error` event, overloaded typically, fails the attempt).
  */
-export async function openConvertedStream(upstream: Readable, options: StreamOptions, signal: AbortSignal): Promise<Readable> {
-  const frames = convertFrames(upstream, new AnthropicStreamConverter(options));
-  let first: IteratorResult<Buffer> | null;
-  try {
-    first = await frames.next();
-  } catch (error) {
-    upstream.destroy();
-    throw mapNetworkError(error, options.provider, signal);
-  }
-  let reading = false;
-  const output = new Readable({
-    read() {
-      if (reading) return;
-      const next = first !== null ? Promise.resolve(first) : frames.next();
-      first = null;
-      reading = true;
-      next.then(
-        (result) => {
-          reading = false;
-          output.push(result.done === true ? null : result.value);
-        },
-        (error: unknown) => output.destroy(error instanceof Error ? error : new Error(String(error))),
-      );
-    },
-    // A consumer that stops early may leave a read pending on the upstream: close it directly.
-    destroy(error, callback) {
-      if (!upstream.destroyed) upstream.destroy();
-      callback(error);
-    },
-  });
-  return output;
-}
-
-async function* convertFrames(upstream: Readable, converter: AnthropicStreamConverter): AsyncGenerator<Buffer> {
-  const parser = new SseParser();
-  for await (const chunk of upstream) {
-    const text = converter.push(parser.push(chunk as Buffer));
-    if (text !== '') yield Buffer.from(text);
-  }
-  const tail = converter.push(parser.finish()) + converter.finish();
-  if (tail !== '') yield Buffer.from(tail);
+export function openConvertedStream(upstream: Readable, options: StreamOptions, signal: AbortSignal): Promise<Readable> {
+  return openConvertedSse(upstream, new AnthropicStreamConverter(options), options.provider, signal);
 }

@@ -17,13 +17,15 @@ import type {
   StreamResult,
   UpstreamModel,
 } from '../provider.ts';
-import { readBody, upstreamErrorOf } from '../upstream-body.ts';
+import { toGenerateContentRequest } from '../gemini/convert-chat-request.ts';
+import { fromGenerateContentResponse, parseGenerateContentResponse } from '../gemini/convert-chat-response.ts';
+import { googleErrorOf } from '../gemini/google-errors.ts';
+import { openConvertedStream as openGeminiStream } from '../gemini/stream-body.ts';
+import { readBody } from '../upstream-body.ts';
 import type { UpstreamClient, UpstreamResponse } from '../upstream-client.ts';
 import { createTokenSource, type VertexTokenSource } from './auth.ts';
 import { chatToRawPredict, toRawPredictBody, vertexMessagesHeaders } from './claude.ts';
 import { fromPredictResponse, toPredictRequest } from './convert-embeddings.ts';
-import { minimalGeminiConverters, type GeminiConverters } from './gemini-minimal.ts';
-import { openTranslatedStream } from './stream-body.ts';
 import { claudeUrl, DEFAULT_LOCATION, geminiUrl, modelUrl, publisherOf, vertexOrigin, type VertexLocation } from './urls.ts';
 
 /** What a call needs: the resolved location and the headers with a fresh token. */
@@ -34,17 +36,15 @@ interface Transport {
 }
 
 /**
- * Google Vertex AI: Gemini models through `generateContent` / `streamGenerateContent`, Claude
+ * Google Vertex AI: Gemini models through `generateContent` / `streamGenerateContent` (the
+ * native Gemini provider's converters, so thinking, tools, safety ratings and usage behave as
+ * on `gemini` instances), Claude
  * models (ids starting with `claude`) through the Anthropic publisher's `rawPredict` /
  * `streamRawPredict`, embeddings through `predict`. Calls carry an OAuth access token of the
  * instance's service account (or application default credentials), cached and refreshed by
  * google-auth-library. Models are the configured ones (Vertex lists no publisher models).
  */
-export function createVertexAdapter(
-  settings: ProviderSettings,
-  client: UpstreamClient,
-  gemini: GeminiConverters = minimalGeminiConverters,
-): ProviderAdapter {
+export function createVertexAdapter(settings: ProviderSettings, client: UpstreamClient): ProviderAdapter {
   const provider = settings.name;
   const tokens = createTokenSource({
     provider,
@@ -64,7 +64,7 @@ export function createVertexAdapter(
     chatCompletion: (request: ChatRequestBody, context: CallContext): Promise<JsonResult | StreamResult> =>
       publisherOf(request.model) === 'anthropic'
         ? claudeChat(transport, provider, request, context)
-        : geminiChat(transport, provider, gemini, request, context),
+        : geminiChat(transport, provider, request, context),
 
     listModels: (): Promise<UpstreamModel[]> => Promise.resolve((settings.models ?? []).map((id) => ({ id }))),
 
@@ -123,13 +123,13 @@ function createTransport(settings: ProviderSettings, client: UpstreamClient, tok
       let response = await send(token);
       if (response.statusCode === 401) {
         // A token refused before its time (revoked, clock skew): one retry with a fresh one.
-        const refused = await upstreamErrorOf(response, provider);
+        const refused = await googleErrorOf(response, provider, context.signal);
         await tokens.invalidate(token);
         const fresh = await tokens.token();
         if (fresh === token) throw refused;
         response = await send(fresh);
       }
-      if (response.statusCode < 200 || response.statusCode > 299) throw await upstreamErrorOf(response, provider);
+      if (response.statusCode < 200 || response.statusCode > 299) throw await googleErrorOf(response, provider, context.signal);
       return response;
     },
   };
@@ -141,21 +141,20 @@ const includesUsage = (request: ChatRequestBody): boolean =>
 async function geminiChat(
   transport: Transport,
   provider: string,
-  gemini: GeminiConverters,
   request: ChatRequestBody,
   context: CallContext,
 ): Promise<JsonResult | StreamResult> {
   const stream = request['stream'] === true;
-  const body = gemini.toGenerateContent(request, provider);
+  const body = toGenerateContentRequest(request);
   const url = geminiUrl(await transport.where(), request.model, stream);
   const response = await transport.post(url, body, stream ? 'text/event-stream' : 'application/json', context);
   const created = Math.floor(Date.now() / 1000);
   if (stream) {
-    const translator = gemini.streamTranslator({ provider, created, model: request.model, includeUsage: includesUsage(request) });
-    return { kind: 'stream', body: await openTranslatedStream(response.body, translator, provider, context.signal) };
+    const options = { provider, created, model: request.model, includeUsage: includesUsage(request) };
+    return { kind: 'stream', body: await openGeminiStream(response.body, options, context.signal) };
   }
-  const text = await readBody(response, provider, context.signal);
-  return { kind: 'json', body: JSON.stringify(gemini.fromGenerateContent(text, { provider, created, model: request.model })) };
+  const answer = parseGenerateContentResponse(await readBody(response, provider, context.signal), provider);
+  return { kind: 'json', body: JSON.stringify(fromGenerateContentResponse(answer, request.model, { created })) };
 }
 
 async function claudeChat(

@@ -14,6 +14,16 @@ describe('Vertex embeddings through predict', () => {
     expect(fromPredictResponse(JSON.stringify(fixture['response']), 'text-embedding-005', 'vx')).toEqual(fixture['expected']);
   });
 
+  it('sends an extra task_type on every instance', () => {
+    const request = { model: 'text-embedding-005', input: ['a', 'b'], task_type: 'RETRIEVAL_QUERY' };
+    expect(toPredictRequest(request, 'vx')).toEqual({
+      instances: [
+        { content: 'a', task_type: 'RETRIEVAL_QUERY' },
+        { content: 'b', task_type: 'RETRIEVAL_QUERY' },
+      ],
+    });
+  });
+
   it('refuses token-array inputs and unreadable answers', () => {
     expect(() => toPredictRequest({ model: 'm', input: [[1, 2, 3]] }, 'vx')).toThrow(/string/);
     expect(() => fromPredictResponse('{"nope":1}', 'm', 'vx')).toThrow(/unreadable/);

@@ -4,8 +4,9 @@ import type { ChatRequestBody } from '../provider.ts';
 
 /**
  * OpenAI's embeddings request as Vertex's `:predict` body: one instance per input text
- * (`{content}`), `dimensions` as `parameters.outputDimensionality`. Token-array inputs have
- * no Vertex equivalent and are refused.
+ * (`{content}`, with an extra `task_type` such as `RETRIEVAL_QUERY` as on `gemini`
+ * instances), `dimensions` as `parameters.outputDimensionality`. Token-array inputs have no
+ * Vertex equivalent and are refused.
  */
 export function toPredictRequest(request: ChatRequestBody, provider: string): Record<string, unknown> {
   const input = request['input'];
@@ -17,7 +18,8 @@ export function toPredictRequest(request: ChatRequestBody, provider: string): Re
       code: 'unsupported_parameter',
     });
   }
-  const body: Record<string, unknown> = { instances: texts.map((content) => ({ content })) };
+  const taskType = typeof request['task_type'] === 'string' ? { task_type: request['task_type'] } : {};
+  const body: Record<string, unknown> = { instances: texts.map((content) => ({ content, ...taskType })) };
   if (typeof request['dimensions'] === 'number') body['parameters'] = { outputDimensionality: request['dimensions'] };
   return body;
 }
