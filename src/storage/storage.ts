@@ -5,6 +5,7 @@ import type { RateLimitRuleStore } from '../ratelimit/rule-store.ts';
 import type { VirtualModelStore } from '../routing/virtual-model.ts';
 import type { FailoverRuleStore } from '../routing/failover-rule.ts';
 import type { UsageStore } from '../usage/usage-store.ts';
+import type { RequestLogStore } from '../request-log/request-log-store.ts';
 
 /** Every durable store of the gateway, from one database. */
 export interface Storage {
@@ -17,6 +18,7 @@ export interface Storage {
   readonly failoverRules: FailoverRuleStore;
   readonly mcpServers: McpServerStore;
   readonly mcpVirtualServers: McpVirtualServerStore;
+  readonly requestLog: RequestLogStore;
   /** Cheap round trip for /health/ready; false when the database does not answer. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -8,6 +8,7 @@ import { SqlRateLimitRuleStore } from './sql-rate-limit-rule-store.ts';
 import { SqlUsageStore } from './sql-usage-store.ts';
 import { SqlVirtualModelStore } from './sql-virtual-model-store.ts';
 import { SqlFailoverRuleStore } from './sql-failover-rule-store.ts';
+import { SqlRequestLogStore } from './sql-request-log-store.ts';
 
 /** The stores of one database, sharing its executor. Closing twice is harmless. */
 export function createSqlStorage(raw: SqlExecutor): Storage {
@@ -23,6 +24,7 @@ export function createSqlStorage(raw: SqlExecutor): Storage {
     failoverRules: new SqlFailoverRuleStore(executor),
     mcpServers: new SqlMcpServerStore(executor),
     mcpVirtualServers: new SqlMcpVirtualServerStore(executor),
+    requestLog: new SqlRequestLogStore(executor),
     ping: () => executor.ping(),
     close: () => (closing ??= executor.close()),
   };

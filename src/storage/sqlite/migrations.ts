@@ -143,4 +143,53 @@ export const sqliteMigrations: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 10,
+    name: 'request_log',
+    statements: [
+      // One row per request that reached a model endpoint (src/request-log/). Request ids may
+      // repeat (an inbound X-Request-ID), so rows have their own time-ordered key. Listings are
+      // keyset pages over (ts, row_id), newest first; each filtered column has an index ending
+      // in (ts, row_id) so a filtered page is read in order too.
+      `CREATE TABLE request_log (
+        row_id TEXT PRIMARY KEY,
+        request_id TEXT NOT NULL,
+        ts INTEGER NOT NULL,
+        user_path TEXT NOT NULL,
+        user_path_lower TEXT NOT NULL,
+        api_key_id TEXT,
+        endpoint TEXT NOT NULL,
+        model_requested TEXT,
+        virtual_model TEXT,
+        attempts_json TEXT NOT NULL,
+        provider TEXT,
+        model TEXT,
+        status INTEGER NOT NULL,
+        error_type TEXT,
+        error_code TEXT,
+        rate_limit_json TEXT,
+        latency_ms REAL NOT NULL,
+        ttft_ms REAL,
+        prompt_tokens INTEGER NOT NULL,
+        completion_tokens INTEGER NOT NULL,
+        total_tokens INTEGER NOT NULL,
+        cost_usd REAL,
+        cache_hit INTEGER NOT NULL,
+        stream INTEGER NOT NULL,
+        user_agent TEXT,
+        request_body TEXT,
+        response_body TEXT
+      )`,
+      'CREATE INDEX request_log_ts ON request_log (ts, row_id)',
+      'CREATE INDEX request_log_request_id ON request_log (request_id)',
+      'CREATE INDEX request_log_user_path_lower ON request_log (user_path_lower, ts, row_id)',
+      'CREATE INDEX request_log_api_key_id ON request_log (api_key_id, ts, row_id)',
+      'CREATE INDEX request_log_provider ON request_log (provider, ts, row_id)',
+      'CREATE INDEX request_log_model ON request_log (model, ts, row_id)',
+      'CREATE INDEX request_log_status ON request_log (status, ts, row_id)',
+      'CREATE INDEX request_log_error_code ON request_log (error_code, ts, row_id)',
+      'CREATE INDEX request_log_endpoint ON request_log (endpoint, ts, row_id)',
+      'CREATE INDEX request_log_cache_hit ON request_log (cache_hit, ts, row_id)',
+    ],
+  },
 ];
