@@ -2,6 +2,7 @@ import { invalidRequest } from '../../errors/gateway-error.ts';
 import { servesOpenAiRelays } from '../../providers/provider-types.ts';
 import { upstreamErrorOf } from '../../providers/upstream-body.ts';
 import type { UpstreamResponse } from '../../providers/upstream-client.ts';
+import { failoverTriggers } from '../../routing/failover-rule.ts';
 import type { ModelCatalog } from '../../routing/model-catalog.ts';
 import type { ResolvedTarget } from '../../routing/resolve-model.ts';
 import type { RoutePlan } from '../../routing/route-planner.ts';
@@ -35,7 +36,7 @@ export function defaultModelPlan(catalog: ModelCatalog, hint: string | undefined
       : invalidRequest(`unknown provider "${hint}": no configured instance has that name`, { code: 'unknown_provider', param: 'provider' });
   }
   const target = { adapter: listing.adapter, model: upstreamDefaultModel };
-  return { candidates: [target], virtualModel: null, cacheTarget: `${listing.adapter.name}/${upstreamDefaultModel}` };
+  return { candidates: [target], virtualModel: null, cacheTarget: `${listing.adapter.name}/${upstreamDefaultModel}`, failoverOn: failoverTriggers };
 }
 
 /** The `provider` hint of a JSON body or form: absent, or the name of an instance. */
