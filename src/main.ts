@@ -67,6 +67,7 @@ async function main(): Promise<void> {
     prices: services.prices,
     usageEnabled: services.recorder !== null,
     mcp: services.mcp,
+    requestLog: services.requestLog,
   });
   await app.listen({ host: settings.server.host, port: settings.server.port });
   logListening(app, settings, logger);

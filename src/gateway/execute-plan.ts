@@ -14,6 +14,10 @@ export interface AttemptRecord {
   model: string;
   outcome: 'ok' | 'failed' | 'skipped_saturated' | 'skipped_circuit_open';
   status?: number;
+  /** Executed attempts: milliseconds from admission to the answer or failure (retries included). */
+  latencyMs?: number;
+  /** Failed or skipped attempts: the error's code. */
+  errorCode?: string | null;
 }
 
 export interface ExecutionDependencies {
@@ -49,14 +53,16 @@ export async function executePlan<T>(
   call: (target: ResolvedTarget) => Promise<T>,
   onFailedAttempt: (target: ResolvedTarget, error: unknown) => void,
 ): Promise<Executed<T>> {
-  const attempts: AttemptRecord[] = [];
+  const attempts = attemptList(plan, context);
   // The request's own (user-path) admission: taken with the first candidate's route rules in
   // one atomic step, held across every attempt, given back when the response ends.
   let path: Admission | null = null;
   let lastError: unknown = null;
   try {
     for (const [index, target] of plan.candidates.entries()) {
-      const record = (outcome: AttemptRecord['outcome'], status?: number): number => attempts.push(attemptOf(target, outcome, status));
+      const record = (outcome: AttemptRecord['outcome'], status?: number, error?: unknown): number =>
+        attempts.push(attemptOf(target, outcome, status, error, startedAt));
+      let startedAt: number | null = null;
       if (!dependencies.breakers.tryAcquire(target.adapter.name)) {
         record('skipped_circuit_open');
         lastError ??= circuitOpen(target);
@@ -76,11 +82,12 @@ export async function executePlan<T>(
       const route = admitted.route;
       if (route === null) {
         dependencies.breakers.releaseProbe(target.adapter.name);
-        record('skipped_saturated', 429);
+        record('skipped_saturated', 429, admitted.rejection);
         lastError = admitted.rejection;
         continue;
       }
       const leave = dependencies.inFlight.enter(targetKey(target));
+      startedAt = performance.now();
       try {
         const result = await callWithRetries(target, context, dependencies, call);
         record('ok');
@@ -89,8 +96,9 @@ export async function executePlan<T>(
         leave();
         route.release();
         onFailedAttempt(target, error);
-        if (context.signal.aborted || !failsOver(error, plan.failoverOn)) throw error;
-        record('failed', error instanceof GatewayError ? error.status : 502);
+        const aborted = context.signal.aborted;
+        record('failed', aborted ? 499 : error instanceof GatewayError ? error.status : 502, error);
+        if (aborted || !failsOver(error, plan.failoverOn)) throw error;
         lastError = error;
       }
     }
@@ -103,10 +111,29 @@ export async function executePlan<T>(
   }
 }
 
-function attemptOf(target: ResolvedTarget, outcome: AttemptRecord['outcome'], status: number | undefined): AttemptRecord {
-  return status === undefined
-    ? { provider: target.adapter.name, model: target.model, outcome }
-    : { provider: target.adapter.name, model: target.model, outcome, status };
+/** The request's attempt list; the request log reads the same array (filled as attempts are made) and the plan's virtual model. */
+function attemptList(plan: RoutePlan, context: RequestContext): AttemptRecord[] {
+  const attempts: AttemptRecord[] = [];
+  const trail = context.trail;
+  if (trail) {
+    trail.virtualModel = plan.virtualModel;
+    trail.attempts = attempts;
+  }
+  return attempts;
+}
+
+function attemptOf(
+  target: ResolvedTarget,
+  outcome: AttemptRecord['outcome'],
+  status: number | undefined,
+  error: unknown,
+  startedAt: number | null,
+): AttemptRecord {
+  const record: AttemptRecord = { provider: target.adapter.name, model: target.model, outcome };
+  if (status !== undefined) record.status = status;
+  if (startedAt !== null) record.latencyMs = Math.round((performance.now() - startedAt) * 10) / 10;
+  if (error !== undefined) record.errorCode = error instanceof GatewayError ? error.code : 'upstream_error';
+  return record;
 }
 
 type Admitted =
