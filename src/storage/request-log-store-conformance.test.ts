@@ -1,46 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestLogEntry, RequestLogQuery, RequestLogStore } from '../request-log/request-log-store.ts';
-import { baseTime, useFreshStorage } from './testing/fixtures.ts';
+import { baseTime, requestLogEntry as entry, useFreshStorage } from './testing/fixtures.ts';
 import { defaultTestDatabaseUrl, storageBackends } from './testing/storage-backends.ts';
 
 const backends = storageBackends(process.env.DATABASE_URL_TEST ?? defaultTestDatabaseUrl);
-
-let sequence = 0;
-
-/** A complete entry; every field can be overridden. Row ids sort with their time. */
-function entry(overrides: Partial<RequestLogEntry> = {}): RequestLogEntry {
-  sequence += 1;
-  const time = overrides.time ?? baseTime + sequence;
-  return {
-    rowId: `${String(time).padStart(15, '0')}-${String(sequence).padStart(6, '0')}`,
-    id: `request-${sequence}`,
-    time,
-    userPath: '/team/app',
-    apiKeyId: 'key-1',
-    endpoint: '/v1/chat/completions',
-    modelRequested: 'gpt-4o-mini',
-    virtualModel: null,
-    attempts: [{ provider: 'openai', model: 'gpt-4o-mini', status: 200, latencyMs: 12.5, errorCode: null }],
-    provider: 'openai',
-    model: 'gpt-4o-mini',
-    status: 200,
-    errorType: null,
-    errorCode: null,
-    rateLimit: null,
-    latencyMs: 15.25,
-    ttftMs: null,
-    promptTokens: 10,
-    completionTokens: 5,
-    totalTokens: 15,
-    costUsd: 0.001,
-    cacheHit: false,
-    stream: false,
-    userAgent: 'test/1.0',
-    requestBody: null,
-    responseBody: null,
-    ...overrides,
-  };
-}
 
 const withoutBodies = (value: RequestLogEntry): RequestLogEntry => ({ ...value, requestBody: null, responseBody: null });
 
