@@ -22,7 +22,7 @@ class HttpRequestContext implements RequestContext {
     const trail = request.trail ?? null;
     this.trail = trail;
     // No response hook runs for a client that left: the trail settles on its own then.
-    if (trail !== null) this.abort.onAbort(() => trail.gone());
+    this.abort.watcher = trail;
   }
 
   /** Made on first read only (see ClientAbort). */

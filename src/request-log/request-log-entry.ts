@@ -20,14 +20,15 @@ export function buildEntry(request: FastifyRequest, reply: FastifyReply, trail: 
   const attempts = trail.attempts === null ? [] : trail.attempts.map(logAttempt);
   const last = attempts[attempts.length - 1];
   const keepBodies = policy.bodies === 'all' || (policy.bodies === 'errors' && status >= 400);
-  const now = performance.now();
+  const elapsed = performance.now() - request.startedAt;
+  const arrivedAt = Math.round(Date.now() - elapsed);
   return {
-    rowId: timeOrderedUuid(trail.arrivedAt),
+    rowId: timeOrderedUuid(arrivedAt),
     id: request.id,
-    time: trail.arrivedAt,
+    time: arrivedAt,
     userPath: request.userPath,
     apiKeyId: request.principal?.keyId ?? null,
-    endpoint: endpointOf(request),
+    endpoint: endpointOf(request, trail.endpoint),
     modelRequested: typeof body?.['model'] === 'string' ? body['model'] : null,
     virtualModel: trail.virtualModel,
     attempts,
@@ -37,7 +38,7 @@ export function buildEntry(request: FastifyRequest, reply: FastifyReply, trail: 
     errorType: error.type,
     errorCode: error.code,
     rateLimit: trail.error instanceof RateLimitRejection ? trail.error.rule : null,
-    latencyMs: round(now - request.startedAt),
+    latencyMs: round(elapsed),
     ttftMs: trail.firstByteAt === null ? null : round(trail.firstByteAt - request.startedAt),
     promptTokens: trail.promptTokens,
     completionTokens: trail.completionTokens,
@@ -64,8 +65,7 @@ function errorOf(
 }
 
 /** The route for fixed endpoints; the path itself (credential parameters redacted, no query) for passthrough. */
-function endpointOf(request: FastifyRequest): string {
-  const route = request.routeOptions.url ?? '';
+function endpointOf(request: FastifyRequest, route: string): string {
   return route.startsWith('/p/') ? (redactUrl(request.url).split('?')[0] ?? route) : route;
 }
 

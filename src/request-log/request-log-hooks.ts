@@ -1,4 +1,13 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onErrorHookHandler,
+  onRequestHookHandler,
+  onResponseHookHandler,
+  onSendHookHandler,
+  RouteOptions,
+} from 'fastify';
 import { toGatewayError } from '../errors/envelope.ts';
 import { buildEntry, type BodyPolicy } from './request-log-entry.ts';
 import type { RequestLogRecorder } from './request-log-recorder.ts';
@@ -34,41 +43,55 @@ export interface RequestLogHookOptions extends BodyPolicy {
 }
 
 /**
- * Installs the request log on the model API's scope (before authentication, so a 401 is
- * logged too): a trail per model request, the error kept as the error hook sees it, the
- * response body when bodies are kept, and the entry queued when the response ends (or, for a
- * client that left, when the pipeline has reported).
+ * Installs the request log on the model endpoints of the model API's scope, as hooks of those
+ * routes only (nothing runs on other routes): a trail per request (made by the error hook when
+ * authentication refused the request before the route's own hooks), the error as the error
+ * hook sees it, the response body when bodies are kept, and the entry queued when the
+ * response ends (or, for a client that left, when the pipeline has reported). Call it before
+ * the routes are registered.
  */
 export function installRequestLog(v1: FastifyInstance, options: RequestLogHookOptions): void {
-  const { recorder } = options;
-  const settle = (request: FastifyRequest, reply: FastifyReply, trail: RequestTrail): void => {
-    recorder.record(buildEntry(request, reply, trail, options));
-  };
   v1.decorateRequest('trail', null);
-  v1.addHook('onRequest', (request, reply, done) => {
-    if (modelEndpoints.has(request.routeOptions.url ?? '')) {
-      const trail: RequestTrail = new RequestTrail(() => settle(request, reply, trail));
-      request.trail = trail;
-    }
-    done();
+  v1.addHook('onRoute', (route) => {
+    if (modelEndpoints.has(route.url)) addRouteHooks(route, route.url, options);
   });
-  v1.addHook('onError', (request, _reply, error, done) => {
-    const trail = request.trail;
-    if (trail) {
-      trail.error = toGatewayError(error);
-      if (trail.clientGone) trail.settle();
-    }
+}
+
+function addRouteHooks(route: RouteOptions, endpoint: string, options: RequestLogHookOptions): void {
+  const { recorder } = options;
+  const open = (request: FastifyRequest, reply: FastifyReply): RequestTrail => {
+    const trail: RequestTrail = new RequestTrail(endpoint, () => recorder.record(buildEntry(request, reply, trail, options)));
+    request.trail = trail;
+    return trail;
+  };
+  const onRequest: onRequestHookHandler = (request, reply, done) => {
+    open(request, reply);
     done();
-  });
+  };
+  const onError: onErrorHookHandler = (request, reply, error, done) => {
+    const trail = request.trail ?? open(request, reply);
+    trail.error = toGatewayError(error);
+    if (trail.clientGone) trail.settle();
+    done();
+  };
+  const onResponse: onResponseHookHandler = (request, _reply, done) => {
+    request.trail?.settle();
+    done();
+  };
+  route.onRequest = [onRequest, ...hookList(route.onRequest)];
+  route.onError = [onError, ...hookList(route.onError)];
+  route.onResponse = [onResponse, ...hookList(route.onResponse)];
   if (options.bodies !== 'off') {
-    v1.addHook('onSend', (request, _reply, payload, done) => {
+    const onSend: onSendHookHandler = (request, _reply, payload, done) => {
       const trail = request.trail;
       if (trail && typeof payload === 'string') trail.responseBody = payload;
       done(null, payload);
-    });
+    };
+    route.onSend = [onSend, ...hookList(route.onSend)];
   }
-  v1.addHook('onResponse', (request, _reply, done) => {
-    request.trail?.settle();
-    done();
-  });
+}
+
+function hookList<Hook>(hooks: Hook | Hook[] | undefined): Hook[] {
+  if (hooks === undefined) return [];
+  return Array.isArray(hooks) ? hooks : [hooks];
 }

@@ -17,8 +17,8 @@ export interface TrailAttempt {
  * records), the error, the first body byte of a stream. `settle` hands it to the log once.
  */
 export class RequestTrail {
-  /** Wall-clock arrival, epoch ms. */
-  readonly arrivedAt: number = Date.now();
+  /** The route, e.g. `/v1/chat/completions`. */
+  readonly endpoint: string;
   virtualModel: string | null = null;
   attempts: readonly TrailAttempt[] | null = null;
   promptTokens = 0;
@@ -38,7 +38,8 @@ export class RequestTrail {
   #waiting: NodeJS.Timeout | null = null;
   readonly #onSettle: (trail: RequestTrail) => void;
 
-  constructor(onSettle: (trail: RequestTrail) => void) {
+  constructor(endpoint: string, onSettle: (trail: RequestTrail) => void) {
+    this.endpoint = endpoint;
     this.#onSettle = onSettle;
   }
 
