@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { RequestLogEntry, RequestLogQuery } from '../src/request-log/request-log-store.ts';
 import { openStorage } from '../src/storage/open-storage.ts';
 import type { Storage } from '../src/storage/storage.ts';
+import { loadPg } from '../src/storage/postgres/pg-driver.ts';
 import { createTestSchema, defaultTestDatabaseUrl } from '../src/storage/testing/storage-backends.ts';
 
 // `npm run bench:request-log`: fills a request log with BENCH_ROWS entries (default
@@ -90,7 +91,7 @@ async function measure(storage: Storage): Promise<number> {
   const p95s = [
     await time('first page (50)', storage, async () => ({ limit: 50 })),
     await time('provider=gemini', storage, async () => ({ limit: 50, provider: 'gemini' })),
-    await time('status=5xx', storage, async () => ({ limit: 50, status: { from: 500, to: 600 } })),
+    await time('status=5xx', storage, async () => ({ limit: 50, status: { statusClass: 5 } })),
     await time('status=429, code=rate_limit_exceeded', storage, async () => ({
       limit: 50,
       status: { exact: 429 },
@@ -100,9 +101,22 @@ async function measure(storage: Storage): Promise<number> {
     await time('api_key_id=key-7, last 7 days', storage, async () => ({ limit: 50, apiKeyId: 'key-7', from: now - 7 * day })),
     await time('cache_hit=true, endpoint=/v1/embeddings', storage, async () => ({ limit: 50, cacheHit: true, endpoint: '/v1/embeddings' })),
     await time('page after 10,000 rows', storage, async () => ({ limit: 50, ...(after === null ? {} : { after }) })),
+    await time('q=req-zz (request id prefix)', storage, async () => ({ limit: 50, text: 'req-zz' })),
   ];
-  await time('q=zz9 (request id substring, a scan)', storage, async () => ({ limit: 50, text: 'zz9' }));
+
   return Math.max(...p95s);
+}
+
+/** What autovacuum does on its own once a table has grown: planner statistics. */
+async function analyze(databaseUrl: string): Promise<void> {
+  const { Client } = await loadPg();
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('ANALYZE request_log');
+  } finally {
+    await client.end();
+  }
 }
 
 async function main(): Promise<void> {
@@ -124,6 +138,7 @@ async function main(): Promise<void> {
       const storage = await openStorage({ type: 'postgresql', databaseUrl: schema.databaseUrl });
       try {
         await fill(storage);
+        await analyze(schema.databaseUrl);
         worst = Math.max(worst, await measure(storage));
       } finally {
         await storage.close();

@@ -79,7 +79,7 @@ function status(value: string | undefined): StatusFilter | undefined {
   if (value === undefined) return undefined;
   if (/^[1-5]\d\d$/.test(value)) return { exact: Number(value) };
   const classMatch = /^([1-5])xx$/i.exec(value);
-  if (classMatch?.[1] !== undefined) return { from: Number(classMatch[1]) * 100, to: Number(classMatch[1]) * 100 + 100 };
+  if (classMatch?.[1] !== undefined) return { statusClass: Number(classMatch[1]) };
   throw invalidParameter('status', '`status` must be a status such as 200 or 429, or a class such as 4xx or 5xx');
 }
 

@@ -58,7 +58,7 @@ export interface RequestLogEntry {
 }
 
 /** `status` filter: one status, or a class. */
-export type StatusFilter = { readonly exact: number } | { readonly from: number; readonly to: number };
+export type StatusFilter = { readonly exact: number } | { readonly statusClass: number };
 
 /** Position after which a page continues (newest first). */
 export interface RequestLogCursor {
@@ -80,7 +80,7 @@ export interface RequestLogQuery {
   readonly errorCode?: string;
   readonly endpoint?: string;
   readonly cacheHit?: boolean;
-  /** Part of the request id. */
+  /** The start of the request id (case-sensitive). */
   readonly text?: string;
   readonly limit: number;
   readonly after?: RequestLogCursor;

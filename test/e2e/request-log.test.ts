@@ -242,7 +242,7 @@ describe('request log (SQLite, bodies on errors)', () => {
     expect(serverErrors.requests.every((entry) => entry.status >= 500)).toBe(true);
     const hits = await listRequests(gateway, { cache_hit: 'true', endpoint: '/v1/chat/completions' });
     expect(hits.requests.every((entry) => entry.cache_hit)).toBe(true);
-    const byText = await listRequests(gateway, { q: (ids[1] ?? '').slice(-10) });
+    const byText = await listRequests(gateway, { q: ids[1] ?? '' });
     expect(byText.requests.map((entry) => entry.id)).toEqual([ids[1]]);
     for (const [param, value] of [
       ['status', '6xx'],

@@ -22,7 +22,7 @@ export class SqlRequestLogStore implements RequestLogStore {
 
   async list(query: RequestLogQuery): Promise<RequestLogPage> {
     const parameters = new SqlParameters(this.#executor);
-    const where = requestLogWhere(query, parameters, this.#executor.dialect);
+    const where = requestLogWhere(query, parameters);
     const limit = parameters.add(query.limit + 1);
     const text = `SELECT ${listSelect} FROM request_log ${where} ORDER BY ts DESC, row_id DESC LIMIT ${limit}`;
     const rows = await this.#executor.query<RequestLogRow>(text, parameters.values);
@@ -50,7 +50,7 @@ export class SqlRequestLogStore implements RequestLogStore {
 }
 
 /** The WHERE clause (with its keyword) of a listing: filters, then the cursor. */
-function requestLogWhere(query: RequestLogQuery, parameters: SqlParameters, dialect: SqlExecutor['dialect']): string {
+function requestLogWhere(query: RequestLogQuery, parameters: SqlParameters): string {
   const conditions: string[] = [];
   const equal = (column: string, value: string | boolean | undefined): void => {
     if (value !== undefined) conditions.push(`${column} = ${parameters.add(value)}`);
@@ -67,11 +67,12 @@ function requestLogWhere(query: RequestLogQuery, parameters: SqlParameters, dial
   equal('cache_hit', query.cacheHit);
   const status = query.status;
   if (status !== undefined && 'exact' in status) conditions.push(`status = ${parameters.add(status.exact)}`);
-  if (status !== undefined && 'from' in status)
-    conditions.push(`status >= ${parameters.add(status.from)} AND status < ${parameters.add(status.to)}`);
+  // A class is an equality on its own column, so its index reads the page in (ts, row_id) order.
+  if (status !== undefined && 'statusClass' in status) conditions.push(`status_class = ${parameters.add(status.statusClass)}`);
   if (query.text !== undefined) {
-    const search = dialect === 'sqlite' ? 'instr' : 'strpos';
-    conditions.push(`${search}(lower(request_id), ${parameters.add(query.text.toLowerCase())}) > 0`);
+    // A prefix of the request id: a range over its index (ids are time-ordered, so few rows match).
+    const prefix = query.text;
+    conditions.push(`request_id >= ${parameters.add(prefix)} AND request_id < ${parameters.add(`${prefix}\uffff`)}`);
   }
   const after = query.after;
   if (after !== undefined) {
