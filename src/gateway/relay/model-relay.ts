@@ -36,7 +36,12 @@ export function defaultModelPlan(catalog: ModelCatalog, hint: string | undefined
       : invalidRequest(`unknown provider "${hint}": no configured instance has that name`, { code: 'unknown_provider', param: 'provider' });
   }
   const target = { adapter: listing.adapter, model: upstreamDefaultModel };
-  return { candidates: [target], virtualModel: null, cacheTarget: `${listing.adapter.name}/${upstreamDefaultModel}`, failoverOn: failoverTriggers };
+  return {
+    candidates: [target],
+    virtualModel: null,
+    cacheTarget: `${listing.adapter.name}/${upstreamDefaultModel}`,
+    failoverOn: failoverTriggers,
+  };
 }
 
 /** The `provider` hint of a JSON body or form: absent, or the name of an instance. */
