@@ -99,6 +99,24 @@ describe.each(backends)('RequestLogStore conformance: $name', (backend) => {
     expect(await ids(requestLog, { provider: 'openai', cacheHit: false, from: baseTime })).toHaveLength(5);
   });
 
+  it('combines filters: one drives the listing, the others still apply', async () => {
+    const { requestLog } = fresh().storage;
+    await requestLog.insertMany([
+      entry({ id: 'a-429', status: 429, errorCode: 'rate_limit_exceeded', userPath: '/team/app/x', cacheHit: false }),
+      entry({ id: 'b-429', status: 429, errorCode: 'rate_limit_exceeded', userPath: '/other', cacheHit: false }),
+      entry({ id: 'a-502', status: 502, errorCode: 'upstream_error', userPath: '/team/app', cacheHit: true }),
+      entry({ id: 'a-200', status: 200, userPath: '/team/app', cacheHit: true, apiKeyId: 'key-9' }),
+    ]);
+    const query = { status: { exact: 429 }, errorCode: 'rate_limit_exceeded', userPath: '/team' } as const;
+    expect(await ids(requestLog, { userPath: '/team/app', ...query })).toEqual(['a-429']);
+    expect(await ids(requestLog, { status: { statusClass: 5 }, cacheHit: true, userPath: '/team/app' })).toEqual(['a-502']);
+    expect(await ids(requestLog, { text: 'a-', cacheHit: true })).toEqual(['a-200', 'a-502']);
+    expect(await ids(requestLog, { apiKeyId: 'key-9', cacheHit: false })).toEqual([]);
+    expect(
+      await ids(requestLog, { apiKeyId: 'key-1', provider: 'openai', model: 'gpt-4o-mini', endpoint: '/v1/chat/completions' }),
+    ).toHaveLength(3);
+  });
+
   it('filters by status and status class', async () => {
     const { requestLog } = fresh().storage;
     await requestLog.insertMany([

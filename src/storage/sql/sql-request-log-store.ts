@@ -22,7 +22,7 @@ export class SqlRequestLogStore implements RequestLogStore {
 
   async list(query: RequestLogQuery): Promise<RequestLogPage> {
     const parameters = new SqlParameters(this.#executor);
-    const where = requestLogWhere(query, parameters);
+    const where = requestLogWhere(query, parameters, this.#executor.dialect);
     const limit = parameters.add(query.limit + 1);
     const text = `SELECT ${listSelect} FROM request_log ${where} ORDER BY ts DESC, row_id DESC LIMIT ${limit}`;
     const rows = await this.#executor.query<RequestLogRow>(text, parameters.values);
@@ -49,30 +49,58 @@ export class SqlRequestLogStore implements RequestLogStore {
   }
 }
 
-/** The WHERE clause (with its keyword) of a listing: filters, then the cursor. */
-function requestLogWhere(query: RequestLogQuery, parameters: SqlParameters): string {
+type ColumnKind = 'text' | 'integer' | 'boolean';
+
+/**
+ * A column the planner cannot match to an index: SQLite's unary `+`, an identity expression
+ * on PostgreSQL. Filters other than the driving one are written this way.
+ */
+function unindexed(column: string, kind: ColumnKind, dialect: SqlExecutor['dialect']): string {
+  if (dialect === 'sqlite') return `+${column}`;
+  if (kind === 'text') return `(${column} || '')`;
+  return kind === 'integer' ? `(${column} + 0)` : `(${column} IS TRUE)`;
+}
+
+/** Equality filters, the most selective first: the first one given drives the listing. */
+function equalityFilters(query: RequestLogQuery): [string, ColumnKind, string | number | boolean][] {
+  const filters: [string, ColumnKind, string | number | boolean | undefined][] = [
+    ['api_key_id', 'text', query.apiKeyId],
+    ['error_code', 'text', query.errorCode],
+    ['model', 'text', query.model],
+    ['provider', 'text', query.provider],
+    ['status', 'integer', query.status !== undefined && 'exact' in query.status ? query.status.exact : undefined],
+    ['status_class', 'integer', query.status !== undefined && 'statusClass' in query.status ? query.status.statusClass : undefined],
+    ['endpoint', 'text', query.endpoint],
+    ['cache_hit', 'boolean', query.cacheHit],
+  ];
+  return filters.filter((filter): filter is [string, ColumnKind, string | number | boolean] => filter[2] !== undefined);
+}
+
+/**
+ * The WHERE clause (with its keyword) of a listing. One filter drives it: a request id prefix,
+ * else the first equality filter (its `(column, ts, row_id)` index reads the page in order, at
+ * most until `limit` rows matched), else the user path subtree; the others are plain filters
+ * on the rows read. Left to itself a planner may combine two indexes and sort every match
+ * (correlated filters such as status 429 and code rate_limit_exceeded: 0.2 s at 1,000,000 rows).
+ */
+function requestLogWhere(query: RequestLogQuery, parameters: SqlParameters, dialect: SqlExecutor['dialect']): string {
   const conditions: string[] = [];
-  const equal = (column: string, value: string | boolean | undefined): void => {
-    if (value !== undefined) conditions.push(`${column} = ${parameters.add(value)}`);
-  };
   if (query.from !== undefined) conditions.push(`ts >= ${parameters.add(query.from)}`);
   if (query.to !== undefined) conditions.push(`ts < ${parameters.add(query.to)}`);
-  const subtree = query.userPath === undefined ? null : userPathSubtreeCondition(query.userPath, parameters);
-  if (subtree !== null) conditions.push(subtree);
-  equal('api_key_id', query.apiKeyId);
-  equal('provider', query.provider);
-  equal('model', query.model);
-  equal('error_code', query.errorCode);
-  equal('endpoint', query.endpoint);
-  equal('cache_hit', query.cacheHit);
-  const status = query.status;
-  if (status !== undefined && 'exact' in status) conditions.push(`status = ${parameters.add(status.exact)}`);
-  // A class is an equality on its own column, so its index reads the page in (ts, row_id) order.
-  if (status !== undefined && 'statusClass' in status) conditions.push(`status_class = ${parameters.add(status.statusClass)}`);
+  let driven = false;
   if (query.text !== undefined) {
-    // A prefix of the request id: a range over its index (ids are time-ordered, so few rows match).
-    const prefix = query.text;
-    conditions.push(`request_id >= ${parameters.add(prefix)} AND request_id < ${parameters.add(`${prefix}\uffff`)}`);
+    // A prefix of the request id: a range over its index (few rows match; they are sorted).
+    conditions.push(`request_id >= ${parameters.add(query.text)} AND request_id < ${parameters.add(`${query.text}\uffff`)}`);
+    driven = true;
+  }
+  for (const [column, kind, value] of equalityFilters(query)) {
+    conditions.push(`${driven ? unindexed(column, kind, dialect) : column} = ${parameters.add(value)}`);
+    driven = true;
+  }
+  if (query.userPath !== undefined) {
+    const column = driven ? unindexed('user_path_lower', 'text', dialect) : 'user_path_lower';
+    const subtree = userPathSubtreeCondition(query.userPath, parameters, column);
+    if (subtree !== null) conditions.push(subtree);
   }
   const after = query.after;
   if (after !== undefined) {
