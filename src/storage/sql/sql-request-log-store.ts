@@ -6,6 +6,8 @@ import { requestLogColumns, requestLogEntryFromRow, requestLogListColumns, reque
 import { userPathSubtreeCondition } from './user-path-subtree.ts';
 
 const listSelect = requestLogListColumns.join(', ');
+/** A subtree with at least this many rows is listed in time order rather than sorted. */
+const largeSubtreeRows = 5_000;
 
 /** RequestLogStore over any SQL dialect. Pages are keyset pages over (ts, row_id), newest first. */
 export class SqlRequestLogStore implements RequestLogStore {
@@ -22,7 +24,9 @@ export class SqlRequestLogStore implements RequestLogStore {
 
   async list(query: RequestLogQuery): Promise<RequestLogPage> {
     const parameters = new SqlParameters(this.#executor);
-    const where = requestLogWhere(query, parameters, this.#executor.dialect);
+    const subtreeDrives = query.userPath !== undefined && query.text === undefined && equalityFilters(query).length === 0;
+    const scanByTime = subtreeDrives && (await this.#largeSubtree(query.userPath ?? '/'));
+    const where = requestLogWhere(query, parameters, this.#executor.dialect, scanByTime);
     const limit = parameters.add(query.limit + 1);
     const text = `SELECT ${listSelect} FROM request_log ${where} ORDER BY ts DESC, row_id DESC LIMIT ${limit}`;
     const rows = await this.#executor.query<RequestLogRow>(text, parameters.values);
@@ -30,6 +34,22 @@ export class SqlRequestLogStore implements RequestLogStore {
     const last = entries[entries.length - 1];
     const next = rows.length > query.limit && last !== undefined ? { time: last.time, rowId: last.rowId } : null;
     return { entries, next };
+  }
+
+  /**
+   * Whether a user path subtree holds many rows. The (user_path_lower, ts, row_id) index cannot
+   * give a subtree's rows in time order (several paths), so its matches are sorted: cheap for a
+   * small subtree, not for one holding most of the log, which is read in time order instead
+   * (its rows are dense there). Counting up to the threshold on the index costs a millisecond.
+   */
+  async #largeSubtree(userPath: string): Promise<boolean> {
+    const parameters = new SqlParameters(this.#executor);
+    const subtree = userPathSubtreeCondition(userPath, parameters);
+    if (subtree === null) return false;
+    const limit = parameters.add(largeSubtreeRows);
+    const text = `SELECT COUNT(*) AS matched FROM (SELECT 1 FROM request_log WHERE ${subtree} LIMIT ${limit}) AS probe`;
+    const rows = await this.#executor.query<{ matched: number | string }>(text, parameters.values);
+    return toNumber(rows[0]?.matched ?? 0) >= largeSubtreeRows;
   }
 
   async find(requestId: string): Promise<RequestLogEntry | null> {
@@ -79,11 +99,12 @@ function equalityFilters(query: RequestLogQuery): [string, ColumnKind, string | 
 /**
  * The WHERE clause (with its keyword) of a listing. One filter drives it: a request id prefix,
  * else the first equality filter (its `(column, ts, row_id)` index reads the page in order, at
- * most until `limit` rows matched), else the user path subtree; the others are plain filters
+ * most until `limit` rows matched), else the user path subtree (or, for a large one, time
+ * order: `scanByTime`); the others are plain filters
  * on the rows read. Left to itself a planner may combine two indexes and sort every match
  * (correlated filters such as status 429 and code rate_limit_exceeded: 0.2 s at 1,000,000 rows).
  */
-function requestLogWhere(query: RequestLogQuery, parameters: SqlParameters, dialect: SqlExecutor['dialect']): string {
+function requestLogWhere(query: RequestLogQuery, parameters: SqlParameters, dialect: SqlExecutor['dialect'], scanByTime: boolean): string {
   const conditions: string[] = [];
   if (query.from !== undefined) conditions.push(`ts >= ${parameters.add(query.from)}`);
   if (query.to !== undefined) conditions.push(`ts < ${parameters.add(query.to)}`);
@@ -98,7 +119,7 @@ function requestLogWhere(query: RequestLogQuery, parameters: SqlParameters, dial
     driven = true;
   }
   if (query.userPath !== undefined) {
-    const column = driven ? unindexed('user_path_lower', 'text', dialect) : 'user_path_lower';
+    const column = driven || scanByTime ? unindexed('user_path_lower', 'text', dialect) : 'user_path_lower';
     const subtree = userPathSubtreeCondition(query.userPath, parameters, column);
     if (subtree !== null) conditions.push(subtree);
   }
