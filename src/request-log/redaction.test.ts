@@ -29,7 +29,8 @@ describe('request log redaction', () => {
   it('keeps JSON text as redacted JSON, other text by pattern, binary not at all', () => {
     expect(keptBody('{"password":"x","a":1}', 1000)).toBe(`{"password":"${redacted}","a":1}`);
     expect(keptBody('not json Bearer abcdefghijkl', 1000)).toBe(`not json Bearer ${redacted}`);
-    expect(keptBody(Buffer.from('x'), 1000)).toBeNull();
+    expect(keptBody(Buffer.from([0xff, 0x00]), 1000)).toBeNull();
+    expect(keptBody(Buffer.from(' {"token":"t"}'), 1000)).toBe(`{"token":"${redacted}"}`);
     expect(keptBody(undefined, 1000)).toBeNull();
   });
 

@@ -29,10 +29,11 @@ export function redactValue(value: unknown): unknown {
 /**
  * A body as kept in the log: JSON (a parsed value, or text that parses) redacted key by key,
  * other text redacted by pattern; capped at `maxBytes` (UTF-8) with a truncation marker.
- * Binary bodies are not kept.
+ * Raw bodies (passthrough) are kept when they are JSON; other binary bodies are not.
  */
 export function keptBody(body: unknown, maxBytes: number): string | null {
-  if (body === undefined || body === null || Buffer.isBuffer(body) || body instanceof Uint8Array) return null;
+  if (Buffer.isBuffer(body)) return isJsonBytes(body) ? keptBody(body.toString('utf8'), maxBytes) : null;
+  if (body === undefined || body === null || body instanceof Uint8Array) return null;
   let text: string;
   if (typeof body === 'string') {
     text = redactJsonText(body);
@@ -42,6 +43,14 @@ export function keptBody(body: unknown, maxBytes: number): string | null {
     text = String(body);
   }
   return capBytes(text, maxBytes);
+}
+
+function isJsonBytes(bytes: Buffer): boolean {
+  for (const byte of bytes) {
+    if (byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09) continue;
+    return byte === 0x7b || byte === 0x5b;
+  }
+  return false;
 }
 
 function redactJsonText(text: string): string {

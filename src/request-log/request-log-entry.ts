@@ -14,7 +14,10 @@ export interface BodyPolicy {
 /** The entry of a settled request, from what the request already carries (no extra work on its path). */
 export function buildEntry(request: FastifyRequest, reply: FastifyReply, trail: RequestTrail, policy: BodyPolicy): RequestLogEntry {
   const fields = request.logFields;
-  const body = typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>) : null;
+  const body =
+    typeof request.body === 'object' && request.body !== null && !Buffer.isBuffer(request.body)
+      ? (request.body as Record<string, unknown>)
+      : null;
   const status = trail.clientGone ? 499 : reply.raw.statusCode;
   const error = errorOf(trail, status, fields);
   const attempts = trail.attempts === null ? [] : trail.attempts.map(logAttempt);
@@ -29,7 +32,8 @@ export function buildEntry(request: FastifyRequest, reply: FastifyReply, trail: 
     userPath: request.userPath,
     apiKeyId: request.principal?.keyId ?? null,
     endpoint: endpointOf(request, trail.endpoint),
-    modelRequested: typeof body?.['model'] === 'string' ? body['model'] : null,
+    // A passthrough body stays raw: its route read the model for the log fields.
+    modelRequested: typeof body?.['model'] === 'string' ? body['model'] : textField(fields, 'model'),
     virtualModel: trail.virtualModel,
     attempts,
     provider: textField(fields, 'provider') ?? last?.provider ?? null,

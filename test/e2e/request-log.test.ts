@@ -222,6 +222,17 @@ describe('request log (SQLite, bodies on errors)', () => {
     expect(entry).toMatchObject({ status: 499, error_code: 'client_closed_request', model_requested: 'hang' });
   });
 
+  it('logs a passthrough call by its path, without the query or its credentials', async () => {
+    mocks[0]?.route('POST', '/things/*', (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+    const reply = await call(gateway, '/p/openai/things/echo?key=secret-123&x=1', { body: { model: 'mock-model', input: 'hi' } });
+    expect(reply.status, reply.text).toBe(200);
+    const entry = await loggedRequest(gateway, requestIdOf(reply));
+    expect(entry).toMatchObject({ endpoint: '/p/openai/things/echo', provider: 'openai', status: 200, model_requested: 'mock-model' });
+    expect(JSON.stringify(entry)).not.toContain('secret-123');
+  });
+
   it('lists newest first, filters, pages with the cursor, and refuses bad filters naming the parameter', async () => {
     const ids: string[] = [];
     for (let index = 0; index < 3; index += 1) {
