@@ -117,6 +117,16 @@ describe('request log (SQLite, bodies on errors)', () => {
     expect(entry.ttft_ms).toBeLessThanOrEqual(entry.latency_ms);
   });
 
+  it('logs an Anthropic Messages stream with its time to first byte', async () => {
+    const reply = await call(gateway, '/v1/messages', {
+      body: { model: 'mock-model', max_tokens: 16, stream: true, messages: [{ role: 'user', content: 'Say hello' }] },
+    });
+    expect(reply.status, reply.text).toBe(200);
+    const entry = await loggedRequest(gateway, requestIdOf(reply));
+    expect(entry).toMatchObject({ endpoint: '/v1/messages', status: 200, stream: true, provider: 'openai', total_tokens: 17 });
+    expect(entry.ttft_ms).toBeGreaterThan(0);
+  });
+
   it('logs a cache hit as such, at no cost', async () => {
     const first = await chat('cached-model', { extra: { temperature: 0 }, cache: true });
     expect(first.status).toBe(200);

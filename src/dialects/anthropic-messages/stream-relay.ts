@@ -48,9 +48,12 @@ export async function relayMessagesStream(
   const state: RelayState = { usage: null, done: false, upstreamError: null, capture: options.captureLimit === undefined ? null : '' };
   const limit = options.captureLimit ?? 0;
   const render = (events: SseEvent[]): string => translateEvents(events, translator, state, limit);
+  // When the first translated event went out (time to first token, for the request log).
+  let firstByteAt: number | null = null;
   try {
     for await (const chunk of upstream) {
       const text = render(parser.push(chunk as Buffer));
+      if (text !== '') firstByteAt ??= performance.now();
       if (text !== '' && !response.write(text)) await waitForDrain(response);
       if (signal.aborted || state.upstreamError !== null) break;
     }
@@ -58,18 +61,18 @@ export async function relayMessagesStream(
     if (state.upstreamError !== null) {
       upstream.destroy();
       response.end();
-      return { usage: state.usage, completed: false, clientClosed: false, error: state.upstreamError, captured: null };
+      return { usage: state.usage, completed: false, clientClosed: false, error: state.upstreamError, captured: null, firstByteAt };
     }
     response.end(render(parser.finish()) + translator.finish());
     const captured = state.capture === null || state.capture.endsWith(doneFrame) ? state.capture : state.capture + doneFrame;
-    return { usage: state.usage, completed: true, clientClosed: false, error: null, captured };
+    return { usage: state.usage, completed: true, clientClosed: false, error: null, captured, firstByteAt };
   } catch (error) {
     if (signal.aborted) return closed(response, state.usage);
     upstream.destroy();
     // An adapter that translates the stream (native Anthropic) fails it with the upstream's own error.
     const failure = error instanceof GatewayError ? error : toGatewayError(mapNetworkError(error, options.provider));
     response.end(translator.fail(anthropicErrorType(failure), failure.message));
-    return { usage: state.usage, completed: false, clientClosed: false, error, captured: null };
+    return { usage: state.usage, completed: false, clientClosed: false, error, captured: null, firstByteAt };
   }
 }
 
