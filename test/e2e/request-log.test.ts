@@ -127,6 +127,14 @@ describe('request log (SQLite, bodies on errors)', () => {
     expect(entry.ttft_ms).toBeGreaterThan(0);
   });
 
+  it('logs a Responses stream with its time to first byte', async () => {
+    const reply = await call(gateway, '/v1/responses', { body: { model: 'mock-model', input: 'Say hello', stream: true } });
+    expect(reply.status, reply.text).toBe(200);
+    const entry = await loggedRequest(gateway, requestIdOf(reply));
+    expect(entry).toMatchObject({ endpoint: '/v1/responses', status: 200, stream: true, provider: 'openai', total_tokens: 17 });
+    expect(entry.ttft_ms).toBeGreaterThan(0);
+  });
+
   it('logs a cache hit as such, at no cost', async () => {
     const first = await chat('cached-model', { extra: { temperature: 0 }, cache: true });
     expect(first.status).toBe(200);
