@@ -11,6 +11,7 @@ import { installShutdown } from './lifecycle/shutdown.ts';
 import { GatewayMetrics } from './observability/metrics.ts';
 import { redactLogLine } from './observability/redact-url.ts';
 import { createAdapters } from './providers/registry.ts';
+import type { ProviderAdapter } from './providers/provider.ts';
 import { UpstreamClient } from './providers/upstream-client.ts';
 import { CircuitBreakers } from './routing/circuit-breaker.ts';
 import { InFlightCounter } from './routing/in-flight.ts';
@@ -28,12 +29,7 @@ async function main(): Promise<void> {
 
   const client = createUpstreamClient(settings);
   const adapters = createAdapters(settings.providers, client);
-  const catalog = new ModelCatalog(adapters, {
-    refreshIntervalMs: settings.models.refreshIntervalSeconds * 1000,
-    recheckIntervalMs: settings.models.recheckIntervalSeconds * 1000,
-    configured: new Map(settings.providers.flatMap((provider) => (provider.models ? [[provider.name, provider.models] as const] : []))),
-    logger,
-  });
+  const catalog = createCatalog(settings, adapters, logger);
   const services = await startStatefulServices(settings, logger);
   const authenticator = new Authenticator(settings.server.masterKey, services.apiKeys);
   if (authenticator.openMode) {
@@ -70,6 +66,7 @@ async function main(): Promise<void> {
     mcp: services.mcp,
     responses: services.responses,
     runningHandlers,
+    requestLog: services.requestLog,
   });
   await app.listen({ host: settings.server.host, port: settings.server.port });
   logListening(app, settings, logger);
@@ -80,6 +77,15 @@ async function main(): Promise<void> {
     cleanups: [() => catalog.stop(), () => services.close(), () => client.close()],
     handlersIdle: (timeoutMs) => runningHandlers.idle(timeoutMs),
     flushLogs: (timeoutMs) => logDestination.waitUntilWritten(timeoutMs),
+  });
+}
+
+function createCatalog(settings: Settings, adapters: ProviderAdapter[], logger: Logger): ModelCatalog {
+  return new ModelCatalog(adapters, {
+    refreshIntervalMs: settings.models.refreshIntervalSeconds * 1000,
+    recheckIntervalMs: settings.models.recheckIntervalSeconds * 1000,
+    configured: new Map(settings.providers.flatMap((provider) => (provider.models ? [[provider.name, provider.models] as const] : []))),
+    logger,
   });
 }
 

@@ -19,10 +19,14 @@ import type { Storage } from './storage/storage.ts';
 import { Metering } from './usage/metering.ts';
 import { PriceBook } from './usage/pricing.ts';
 import { UsageRecorder } from './usage/usage-recorder.ts';
+import { RequestLogRecorder } from './request-log/request-log-recorder.ts';
+import { RetentionSweep } from './request-log/retention-sweep.ts';
 
 export interface StatefulServices {
   storage: Storage;
   recorder: UsageRecorder | null;
+  /** Null when REQUEST_LOG_ENABLED is off. */
+  requestLog: RequestLogRecorder | null;
   budgets: BudgetService | null;
   /** Null when RATE_LIMITS_ENABLED is off. */
   limiter: RateLimiter | null;
@@ -59,6 +63,7 @@ export async function startStatefulServices(settings: Settings, logger: Logger):
       })
     : null;
   recorder?.start();
+  const requestLog = startRequestLog(settings, storage, logger);
   const budgets = await createBudgets(settings, storage, recorder, logger);
   await budgets?.start();
   const apiKeys = new ApiKeyService({ store: storage.apiKeys, refreshIntervalMs: settings.reloadIntervalMs, logger });
@@ -77,6 +82,7 @@ export async function startStatefulServices(settings: Settings, logger: Logger):
   return {
     storage,
     recorder,
+    requestLog: requestLog?.recorder ?? null,
     budgets,
     limiter,
     rateLimitCounters: rateLimiting?.sharedCounters ?? null,
@@ -96,7 +102,7 @@ export async function startStatefulServices(settings: Settings, logger: Logger):
       virtualModels.stop();
       failoverRules.stop();
       await rateLimiting?.close();
-      await recorder?.stop();
+      await Promise.all([recorder?.stop(), requestLog?.stop()]);
       await storage.close();
       await cache?.close();
     },
@@ -112,6 +118,27 @@ async function startVirtualModels(settings: Settings, storage: Storage, logger: 
   });
   await models.start();
   return models;
+}
+
+/** The request log's batching recorder (same cadence as usage records) and its retention sweep. */
+function startRequestLog(
+  settings: Settings,
+  storage: Storage,
+  logger: Logger,
+): { recorder: RequestLogRecorder; stop(): Promise<void> } | null {
+  if (!settings.requestLog.enabled) return null;
+  const { flushIntervalMs, batchSize } = settings.usage;
+  const recorder = new RequestLogRecorder({ store: storage.requestLog, flushIntervalMs, batchSize, logger });
+  const sweep = new RetentionSweep({ store: storage.requestLog, retentionDays: settings.requestLog.retentionDays, logger });
+  recorder.start();
+  sweep.start();
+  return {
+    recorder,
+    async stop() {
+      await sweep.stop();
+      await recorder.stop();
+    },
+  };
 }
 
 async function startFailoverRules(settings: Settings, storage: Storage, logger: Logger): Promise<FailoverRules> {

@@ -4,7 +4,7 @@ import type { UsageBucket, UsageGroupBy, UsageQuery, UsageStore, UsageTotals } f
 import { featureUnavailable, invalidParameter, isoTime } from './admin-errors.ts';
 import { parseTimeRange } from './time-range.ts';
 
-const groupings: readonly UsageGroupBy[] = ['user_path', 'provider', 'model', 'day'];
+const groupings: readonly UsageGroupBy[] = ['user_path', 'provider', 'model', 'day', 'api_key'];
 const buckets: readonly UsageBucket[] = ['hour', 'day'];
 
 /** The optional `bucket` (a time series per group key, for the dashboard's charts). */
@@ -64,7 +64,8 @@ export function registerUsageRoutes(app: FastifyInstance, usage: UsageStore | nu
       ...(bucket === undefined ? {} : { bucket }),
       rows: rows.map((row) => ({
         ...(row.bucket === undefined ? {} : { bucket: isoTime(row.bucket) }),
-        key: row.key,
+        // Requests made without an API key (master key, open gateway) group under a null key.
+        key: groupBy === 'api_key' && row.key === '' ? null : row.key,
         ...renderTotals(row),
       })),
     };

@@ -97,6 +97,20 @@ describe('loadSettings', () => {
     expect(thrown(ConfigError, () => load({ CONFIG_FILE: 'missing.yaml' })).message).toContain('CONFIG_FILE');
   });
 
+  it('reads the request log settings: on, bodies off, 16 KiB bodies, 30 days by default', () => {
+    expect(load().settings.requestLog).toEqual({ enabled: true, bodies: 'off', bodyMaxBytes: 16_384, retentionDays: 30 });
+    const env = {
+      REQUEST_LOG_ENABLED: 'false',
+      REQUEST_LOG_BODIES: 'errors',
+      REQUEST_LOG_BODY_MAX_BYTES: '1024',
+      REQUEST_LOG_RETENTION_DAYS: '7',
+    };
+    expect(load(env).settings.requestLog).toEqual({ enabled: false, bodies: 'errors', bodyMaxBytes: 1024, retentionDays: 7 });
+    expect(load({}, 'request_log:\n  bodies: all\n').settings.requestLog.bodies).toBe('all');
+    expect(thrown(ConfigError, () => load({ REQUEST_LOG_BODIES: 'some' })).message).toContain('REQUEST_LOG_BODIES');
+    expect(thrown(ConfigError, () => load({ REQUEST_LOG_RETENTION_DAYS: '0' })).message).toContain('REQUEST_LOG_RETENTION_DAYS');
+  });
+
   it('parses body sizes in bytes, K and MB within 1KB..100MB', () => {
     expect(load({ BODY_SIZE_LIMIT: '2KB' }).settings.server.bodySizeLimit).toBe(2048);
     expect(load({ BODY_SIZE_LIMIT: '1048576' }).settings.server.bodySizeLimit).toBe(1048576);

@@ -51,6 +51,10 @@ const scalarVariables: ReadonlyArray<readonly [variable: string, path: readonly 
   ['USAGE_ENABLED', ['usage', 'enabled']],
   ['USAGE_FLUSH_INTERVAL_MS', ['usage', 'flush_interval_ms']],
   ['USAGE_BATCH_SIZE', ['usage', 'batch_size']],
+  ['REQUEST_LOG_ENABLED', ['request_log', 'enabled']],
+  ['REQUEST_LOG_BODIES', ['request_log', 'bodies']],
+  ['REQUEST_LOG_BODY_MAX_BYTES', ['request_log', 'body_max_bytes']],
+  ['REQUEST_LOG_RETENTION_DAYS', ['request_log', 'retention_days']],
   ['BUDGETS_ENABLED', ['budgets', 'enabled']],
   ['RATE_LIMITS_ENABLED', ['rate_limits', 'enabled']],
   ['RATE_LIMITS_STORE', ['rate_limits', 'store']],
@@ -202,6 +206,12 @@ function buildSettings(
       enabled: document.usage.enabled,
       flushIntervalMs: document.usage.flush_interval_ms,
       batchSize: document.usage.batch_size,
+    },
+    requestLog: {
+      enabled: document.request_log.enabled,
+      bodies: document.request_log.bodies,
+      bodyMaxBytes: document.request_log.body_max_bytes,
+      retentionDays: document.request_log.retention_days,
     },
     budgets: {
       enabled: document.budgets.enabled,

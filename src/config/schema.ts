@@ -124,6 +124,14 @@ export const configSchema = z.object({
       batch_size: integer(1, 10_000, 500),
     })
     .prefault({}),
+  request_log: z
+    .object({
+      enabled: booleanValue.default(true),
+      bodies: z.enum(['off', 'errors', 'all'], { error: 'expected off, errors or all' }).default('off'),
+      body_max_bytes: integer(256, 10_485_760, 16_384),
+      retention_days: integer(1, 3650, 30),
+    })
+    .prefault({}),
   budgets: z
     .object({
       enabled: booleanValue.default(true),

@@ -1,6 +1,7 @@
 import type { ProviderType } from '../providers/provider-types.ts';
 import type { StorageSettings } from '../storage/storage.ts';
 import type { ModelPrice } from '../usage/price-table.ts';
+import type { RequestLogSettings } from '../request-log/request-log-settings.ts';
 import type { RuleDraft } from '../ratelimit/rules.ts';
 import type { VirtualModelDefinition } from '../routing/virtual-model.ts';
 import type { FailoverRuleDefinition } from '../routing/failover-rule.ts';
@@ -62,6 +63,8 @@ export interface Settings {
   readonly metrics: { readonly enabled: boolean };
   readonly storage: StorageSettings;
   readonly usage: { readonly enabled: boolean; readonly flushIntervalMs: number; readonly batchSize: number };
+  /** The request log (src/request-log/); batches share the usage flush interval and batch size. */
+  readonly requestLog: RequestLogSettings;
   readonly budgets: {
     readonly enabled: boolean;
     readonly refreshIntervalMs: number;

@@ -48,6 +48,7 @@ export const errorCodes = {
   rate_limit_store_unavailable: 'The shared rate-limit counter store did not answer and the fail mode is closed (status 503).',
   virtual_model_not_found: 'No virtual model has that name.',
   failover_rule_not_found: 'No failover rule has that model.',
+  request_not_found: 'The request log holds no entry with that request id (never logged, or past retention).',
   virtual_model_read_only: 'The virtual model comes from configuration and cannot be changed through the API (status 409).',
   circuit_open: 'Every target of the request has an open circuit breaker after repeated upstream failures (status 503).',
   shutting_down: 'The gateway is shutting down and takes no new requests (status 503).',

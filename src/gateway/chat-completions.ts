@@ -115,6 +115,7 @@ export async function runChatCompletion(
     const store = cache !== null && cacheKey !== null && cacheMode.store;
     const chunkOptions = { ...result.chunkOptions, ...(store ? { captureLimit: cache.maxEntryBytes } : {}) };
     const finish = (relay: RelayResult): void => {
+      if (context.trail && relay.firstByteAt !== undefined) context.trail.firstByteAt = relay.firstByteAt;
       report(target, relay.clientClosed ? 499 : relay.error !== null ? 502 : 200, relay.usage);
       if (store && relay.completed && relay.captured !== null)
         cache.store(cacheKey, { kind: 'sse', body: relay.captured, provider: target.adapter.name, model: target.model });

@@ -16,6 +16,10 @@ export interface AttemptRecord {
   model: string;
   outcome: 'ok' | 'failed' | 'skipped_saturated' | 'skipped_circuit_open';
   status?: number;
+  /** Executed attempts: milliseconds from admission to the answer or failure (retries included). */
+  latencyMs?: number;
+  /** Failed or skipped attempts: the error's code. */
+  errorCode?: string | null;
 }
 
 export interface ExecutionDependencies {
@@ -54,7 +58,7 @@ export async function executePlan<T>(
   onFailedAttempt: (target: ResolvedTarget, error: unknown) => void,
   costOf: (target: ResolvedTarget) => number | null = () => null,
 ): Promise<Executed<T>> {
-  const attempts: AttemptRecord[] = [];
+  const attempts = attemptList(plan, context);
   // The request's own (user-path) admission: taken with the first candidate's route rules in
   // one atomic step, held across every attempt, given back when the response ends (with the
   // budget reservation).
@@ -63,7 +67,9 @@ export async function executePlan<T>(
   let lastError: unknown = null;
   try {
     for (const [index, target] of plan.candidates.entries()) {
-      const record = recorder(attempts, target);
+      const record = (outcome: AttemptRecord['outcome'], status?: number, error?: unknown): number =>
+        attempts.push(attemptOf(target, outcome, status, error, startedAt));
+      let startedAt: number | null = null;
       if (!dependencies.breakers.tryAcquire(target.adapter.name)) {
         record('skipped_circuit_open');
         lastError ??= circuitOpen(target);
@@ -72,25 +78,21 @@ export async function executePlan<T>(
       }
       // A saturated target ends the request unless another candidate follows and the plan moves on.
       const final = index === plan.candidates.length - 1 || !plan.failoverOn.includes('saturated');
-      let admitted: Admitted;
-      try {
-        admitted = await admitAttempt(target, context, dependencies, path, final, costOf);
-      } catch (error) {
+      const admitted: Admitted = await admitAttempt(target, context, dependencies, path, final, costOf).catch((error: unknown) => {
         dependencies.breakers.releaseProbe(target.adapter.name);
         throw error;
-      }
-      // The executed target pays: the hold follows the target tried.
-      if (reservation === null) reservation = admitted.reservation ?? null;
-      else if (reservation !== noReservation) reservation.move(costOf(target) ?? 0);
+      });
+      reservation = followReservation(reservation, admitted, () => costOf(target));
       path = admitted.path;
       const route = admitted.route;
       if (route === null) {
         dependencies.breakers.releaseProbe(target.adapter.name);
-        record('skipped_saturated', 429);
+        record('skipped_saturated', 429, admitted.rejection);
         lastError = admitted.rejection;
         continue;
       }
       const leave = dependencies.inFlight.enter(targetKey(target));
+      startedAt = performance.now();
       try {
         const result = await callWithRetries(target, context, dependencies, call);
         record('ok');
@@ -99,8 +101,9 @@ export async function executePlan<T>(
         leave();
         route.release();
         onFailedAttempt(target, error);
-        if (context.signal.aborted || !failsOver(error, plan.failoverOn)) throw error;
-        record('failed', attemptStatus(error, false));
+        const aborted = context.signal.aborted;
+        record('failed', attemptStatus(error, aborted), error);
+        if (aborted || !failsOver(error, plan.failoverOn)) throw error;
         lastError = error;
       }
     }
@@ -113,14 +116,36 @@ export async function executePlan<T>(
   }
 }
 
-/** Appends an attempt on `target` to `attempts`. */
-function recorder(attempts: AttemptRecord[], target: ResolvedTarget): (outcome: AttemptRecord['outcome'], status?: number) => number {
-  return (outcome, status) =>
-    attempts.push(
-      status === undefined
-        ? { provider: target.adapter.name, model: target.model, outcome }
-        : { provider: target.adapter.name, model: target.model, outcome, status },
-    );
+/** The executed target pays: the budget hold taken at the first admission follows each target tried. */
+function followReservation(current: BudgetReservation | null, admitted: Admitted, cost: () => number | null): BudgetReservation | null {
+  if (current === null) return admitted.reservation ?? null;
+  if (current !== noReservation) current.move(cost() ?? 0);
+  return current;
+}
+
+/** The request's attempt list; the request log reads the same array (filled as attempts are made) and the plan's virtual model. */
+function attemptList(plan: RoutePlan, context: RequestContext): AttemptRecord[] {
+  const attempts: AttemptRecord[] = [];
+  const trail = context.trail;
+  if (trail) {
+    trail.virtualModel = plan.virtualModel;
+    trail.attempts = attempts;
+  }
+  return attempts;
+}
+
+function attemptOf(
+  target: ResolvedTarget,
+  outcome: AttemptRecord['outcome'],
+  status: number | undefined,
+  error: unknown,
+  startedAt: number | null,
+): AttemptRecord {
+  const record: AttemptRecord = { provider: target.adapter.name, model: target.model, outcome };
+  if (status !== undefined) record.status = status;
+  if (startedAt !== null) record.latencyMs = Math.round((performance.now() - startedAt) * 10) / 10;
+  if (error !== undefined) record.errorCode = error instanceof GatewayError ? error.code : 'upstream_error';
+  return record;
 }
 
 type Admitted = { reservation?: BudgetReservation } & (

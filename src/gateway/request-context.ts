@@ -1,5 +1,6 @@
 import type { AbortSource } from '../core/abort-source.ts';
 import type { Principal } from '../http/auth.ts';
+import type { RequestTrail } from '../request-log/request-trail.ts';
 
 /** What the HTTP layer learned about a request before the pipeline runs. */
 export interface RequestContext {
@@ -13,4 +14,6 @@ export interface RequestContext {
   readonly signal: AbortSignal;
   /** The same, without making an AbortSignal (see ClientAbort), when the HTTP layer has it. */
   readonly abort?: AbortSource;
+  /** What the request log learns along the way; absent when the log is off. */
+  readonly trail?: RequestTrail | null;
 }

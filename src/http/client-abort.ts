@@ -12,6 +12,8 @@ export class ClientAbort implements AbortSource {
   #listeners: (() => void)[] | null = null;
   #onClose: (() => void) | null = null;
   #closed = false;
+  /** Told when the client leaves (the request log's trail); a field, not a listener, to spare an allocation. */
+  watcher: { gone(): void } | null = null;
 
   constructor(raw: ServerResponse) {
     // `on`, not `once`: 'close' comes once, and `once` wraps the listener (a cost per request).
@@ -54,6 +56,7 @@ export class ClientAbort implements AbortSource {
 
   #abort(): void {
     this.#aborted = true;
+    this.watcher?.gone();
     this.#controller?.abort();
     const listeners = this.#listeners;
     this.#listeners = null;

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from './auth.ts';
 import type { RequestContext } from '../gateway/request-context.ts';
+import type { RequestTrail } from '../request-log/request-trail.ts';
 import { ClientAbort } from './client-abort.ts';
 
 /** The pipeline's view of an authenticated `/v1` request; it aborts when the client leaves. */
@@ -10,6 +11,7 @@ class HttpRequestContext implements RequestContext {
   readonly userPath: string;
   readonly startedAt: number;
   readonly abort: ClientAbort;
+  readonly trail: RequestTrail | null;
 
   constructor(request: FastifyRequest, reply: FastifyReply) {
     this.requestId = request.id;
@@ -17,6 +19,10 @@ class HttpRequestContext implements RequestContext {
     this.userPath = request.userPath;
     this.startedAt = request.startedAt;
     this.abort = new ClientAbort(reply.raw);
+    const trail = request.trail ?? null;
+    this.trail = trail;
+    // No response hook runs for a client that left: the trail settles on its own then.
+    this.abort.watcher = trail;
   }
 
   /** Made on first read only (see ClientAbort). */

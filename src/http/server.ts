@@ -56,6 +56,9 @@ import { registerRealtimeRelay } from './routes/realtime.ts';
 import { registerResponsesRoutes } from './routes/responses.ts';
 import { registerSelfUsageRoute } from './routes/usage.ts';
 import { resolveUserPath } from './user-path.ts';
+import type { RequestLogRecorder } from '../request-log/request-log-recorder.ts';
+import { installRequestLog } from '../request-log/request-log-hooks.ts';
+import { registerRequestLogRoutes } from '../admin/requests-routes.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -100,6 +103,8 @@ export interface ServerDependencies {
   responses?: ResponseState | null;
   /** Counts running handlers, so that shutdown can wait for cut streams to report. */
   runningHandlers?: RunningHandlers;
+  /** Null when REQUEST_LOG_ENABLED is off. */
+  requestLog?: RequestLogRecorder | null;
 }
 
 export function buildServer(dependencies: ServerDependencies): FastifyInstance {
@@ -144,6 +149,12 @@ export function buildServer(dependencies: ServerDependencies): FastifyInstance {
 function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies): void {
   const { authenticator, settings } = dependencies;
   const userPathHeader = settings.server.userPathHeader;
+  // Before authentication, so that refused requests are logged too.
+  const requestLog = dependencies.requestLog ?? null;
+  if (requestLog !== null) {
+    const { bodies, bodyMaxBytes } = settings.requestLog;
+    installRequestLog(v1, { recorder: requestLog, bodies, maxBytes: bodyMaxBytes });
+  }
   v1.addHook(
     'onRequest',
     guard((request) => {
@@ -200,6 +211,7 @@ function registerAdminApi(admin: FastifyInstance, dependencies: ServerDependenci
   registerApiKeyRoutes(admin, dependencies.apiKeys);
   registerBudgetRoutes(admin, dependencies.budgets);
   registerUsageRoutes(admin, dependencies.usageEnabled ? dependencies.storage.usage : null);
+  registerRequestLogRoutes(admin, dependencies.requestLog ? dependencies.storage.requestLog : null);
   registerRateLimitRoutes(admin, dependencies.limiter);
   registerVirtualModelRoutes(
     admin,

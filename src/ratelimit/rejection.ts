@@ -13,10 +13,18 @@ function subjectLabel(rule: RateLimitRule): string {
 /** A rate-limit refusal; `scope` tells routing whether another target could serve instead. */
 export class RateLimitRejection extends GatewayError {
   readonly scope: RateLimitRule['scope'];
+  /** The breached rule, as the request log names it. */
+  readonly rule: { readonly scope: string; readonly subject: string; readonly period: string; readonly kind: Breach['kind'] };
 
   constructor(breach: Breach, message: string, headers: Record<string, string>) {
     super('rate_limit_error', message, { code: 'rate_limit_exceeded', provider: 'ratelimit', headers });
     this.scope = breach.rule.scope;
+    this.rule = {
+      scope: breach.rule.scope,
+      subject: breach.rule.subject,
+      period: periodLabel(breach.rule.periodSeconds),
+      kind: breach.kind,
+    };
   }
 }
 

@@ -6,6 +6,7 @@ import type { ResponseStore } from '../responses/response-store.ts';
 import type { VirtualModelStore } from '../routing/virtual-model.ts';
 import type { FailoverRuleStore } from '../routing/failover-rule.ts';
 import type { UsageStore } from '../usage/usage-store.ts';
+import type { RequestLogStore } from '../request-log/request-log-store.ts';
 
 /** Every durable store of the gateway, from one database. */
 export interface Storage {
@@ -20,6 +21,7 @@ export interface Storage {
   readonly mcpVirtualServers: McpVirtualServerStore;
   /** Responses API state (`/v1/responses` through the chat translation). */
   readonly responses: ResponseStore;
+  readonly requestLog: RequestLogStore;
   /** Cheap round trip for /health/ready; false when the database does not answer. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -94,6 +94,22 @@ describe.each(backends)('UsageStore conformance: $name', (backend) => {
     expect((await usage.summarize(everything, 'model')).map(({ key }) => key)).toEqual(['Zeta', 'claude', 'gpt-4o']);
   });
 
+  it('summarizes by API key, requests without one under the empty key', async () => {
+    const { usage } = fresh().storage;
+    await usage.insertMany([
+      usageRecord({ apiKeyId: 'key-b', costUsd: 0.5 }),
+      usageRecord({ apiKeyId: 'key-a', costUsd: 0.25 }),
+      usageRecord({ apiKeyId: 'key-b', costUsd: 0.5 }),
+      usageRecord({ apiKeyId: null, costUsd: 1 }),
+    ]);
+    const rows = await usage.summarize(everything, 'api_key');
+    expect(rows.map((row) => [row.key, row.requests, row.costUsd])).toEqual([
+      ['', 1, 1],
+      ['key-a', 1, 0.25],
+      ['key-b', 2, 1],
+    ]);
+  });
+
   it('summarizes by UTC day', async () => {
     const { usage } = fresh().storage;
     await usage.insertMany([

@@ -19,6 +19,8 @@ export interface RelayResult {
   error: unknown;
   /** Everything written to the client, when capture was asked for and stayed under its limit. */
   captured: string | null;
+  /** `performance.now()` of the first body write (time to first token, for the request log). */
+  firstByteAt?: number | null;
 }
 
 export interface RelayOptions extends ChunkOptions {
@@ -50,13 +52,16 @@ export async function relayChatStream(
     if (capture.text !== null) capture.text = capture.text.length + text.length > capture.limit ? null : capture.text + text;
     return text;
   };
+  let firstByteAt: number | null = null;
   try {
     for await (const chunk of upstream) {
       const text = render(parser.push(chunk as Buffer));
+      if (text !== '') firstByteAt ??= performance.now();
       if (text !== '' && !response.write(text)) await waitForDrain(response);
       if (signal.aborted) break;
     }
-    if (signal.aborted) return finish(response, state.usage, { completed: false, clientClosed: true, error: null, captured: null });
+    if (signal.aborted)
+      return finish(response, state.usage, { completed: false, clientClosed: true, error: null, captured: null, firstByteAt });
     let tail = render(parser.finish());
     if (!state.end.complete(parser.truncated)) {
       const failure = incompleteStream(options.provider);
@@ -66,13 +71,14 @@ export async function relayChatStream(
     if (!state.done) tail += doneFrame;
     response.end(tail);
     const captured = capture.text === null || state.done ? capture.text : capture.text + doneFrame;
-    return { usage: state.usage, completed: true, clientClosed: false, error: null, captured };
+    return { usage: state.usage, completed: true, clientClosed: false, error: null, captured, firstByteAt };
   } catch (error) {
-    if (signal.aborted) return finish(response, state.usage, { completed: false, clientClosed: true, error: null, captured: null });
+    if (signal.aborted)
+      return finish(response, state.usage, { completed: false, clientClosed: true, error: null, captured: null, firstByteAt });
     upstream.destroy();
     const failure = toGatewayError(mapNetworkError(error, options.provider));
     response.end(errorFrame(failure));
-    return { usage: state.usage, completed: false, clientClosed: false, error, captured: null };
+    return { usage: state.usage, completed: false, clientClosed: false, error, captured: null, firstByteAt };
   }
 }
 

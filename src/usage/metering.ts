@@ -50,10 +50,14 @@ export class Metering {
 
   report(report: ExecutionReport): void {
     const { recorder, budgets, limiter, prices } = this.options;
-    if (recorder === null) return;
+    const trail = report.context.trail;
+    if (recorder === null && !trail) return;
     const tokens = readTokenCounts(report.usage);
     // A cache hit costs nothing (SEED-SPEC function 6); its tokens are recorded as saved.
     const costUsd = report.cacheHit === true ? 0 : prices.costOf(report.provider, report.model, tokens);
+    // The request log copies the metered numbers here: one source for tokens and cost (ADR 15).
+    trail?.metered(tokens.promptTokens, tokens.completionTokens, tokens.totalTokens, costUsd, report.cacheHit === true);
+    if (recorder === null) return;
     const timestamp = this.now();
     const seq = recorder.record({
       id: timeOrderedUuid(timestamp),

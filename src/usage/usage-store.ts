@@ -27,7 +27,7 @@ export interface UsageRecord {
   readonly latencyMs: number;
 }
 
-export type UsageGroupBy = 'user_path' | 'provider' | 'model' | 'day';
+export type UsageGroupBy = 'user_path' | 'provider' | 'model' | 'day' | 'api_key';
 
 /** Time buckets of a usage series (`GET /admin/usage?bucket=`), aligned to UTC hours or days. */
 export type UsageBucket = 'hour' | 'day';
@@ -55,7 +55,7 @@ export interface UsageTotals {
 }
 
 export interface UsageGroup extends UsageTotals {
-  /** The group's key: a user path, provider, model, or a UTC day `YYYY-MM-DD`. */
+  /** The group's key: a user path, provider, model, API key id (`''` for none), or a UTC day `YYYY-MM-DD`. */
   key: string;
   /** With a bucket: the start of the group's time bucket, epoch ms. */
   bucket?: number;

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { CachedResponse } from '../../cache/response-cache.ts';
 import { attemptStatus } from '../../errors/envelope.ts';
-import { GatewayError, providerError } from '../../errors/gateway-error.ts';
+import { providerError } from '../../errors/gateway-error.ts';
 import { messagesApiFor } from '../../providers/provider.ts';
 import { callTarget, type CacheMode, type ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
 import { readChatRequest } from '../../gateway/chat-request.ts';

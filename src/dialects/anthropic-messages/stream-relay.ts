@@ -58,9 +58,12 @@ export async function relayMessagesStream(
     if (state.capture !== null) state.capture = state.capture.length + text.length > limit ? null : state.capture + text;
     return text;
   };
+  // When the first translated event went out (time to first token, for the request log).
+  let firstByteAt: number | null = null;
   try {
     for await (const chunk of upstream) {
       const text = keep(render(parser.push(chunk as Buffer)));
+      if (text !== '') firstByteAt ??= performance.now();
       if (text !== '' && !response.write(text)) await waitForDrain(response);
       if (signal.aborted || state.upstreamError !== null) break;
     }
@@ -68,24 +71,24 @@ export async function relayMessagesStream(
     if (state.upstreamError !== null) {
       upstream.destroy();
       response.end();
-      return { usage: state.usage, completed: false, clientClosed: false, error: state.upstreamError, captured: null };
+      return { usage: state.usage, completed: false, clientClosed: false, error: state.upstreamError, captured: null, firstByteAt };
     }
     const tail = render(parser.finish());
     if (!state.end.complete(parser.truncated)) {
       // Ended before its final chunk: an `error` event, not a message_stop the client would trust.
       const failure = incompleteStream(options.provider);
       response.end(tail + translator.fail(anthropicErrorType(failure), failure.message));
-      return { usage: state.usage, completed: false, clientClosed: false, error: failure, captured: null };
+      return { usage: state.usage, completed: false, clientClosed: false, error: failure, captured: null, firstByteAt };
     }
     response.end(keep(tail + translator.finish()));
-    return { usage: state.usage, completed: true, clientClosed: false, error: null, captured: state.capture };
+    return { usage: state.usage, completed: true, clientClosed: false, error: null, captured: state.capture, firstByteAt };
   } catch (error) {
     if (signal.aborted) return closed(response, state.usage);
     upstream.destroy();
     // An adapter that translates the stream fails it with the upstream's own error.
     const failure = error instanceof GatewayError ? error : toGatewayError(mapNetworkError(error, options.provider));
     response.end(translator.fail(anthropicErrorType(failure), failure.message));
-    return { usage: state.usage, completed: false, clientClosed: false, error, captured: null };
+    return { usage: state.usage, completed: false, clientClosed: false, error, captured: null, firstByteAt };
   }
 }
 

@@ -15,6 +15,8 @@ export interface ResponsesRelayResult {
   clientClosed: boolean;
   /** What broke the stream, if the upstream failed mid-way. */
   error: unknown;
+  /** `performance.now()` of the first upstream event written (time to first token, for the request log). */
+  firstByteAt?: number | null;
 }
 
 /**
@@ -33,11 +35,13 @@ export async function relayResponsesStream(
     if (!response.destroyed) response.destroy();
     return { usage: translator.usage(), completed: false, clientClosed: true, error: null };
   };
+  let firstByteAt: number | null = null;
   try {
     const head = translator.start();
     if (head !== '') response.write(head);
     for await (const chunk of upstream) {
       const text = translator.push(chunk as Buffer);
+      if (text.length > 0) firstByteAt ??= performance.now();
       if (text.length > 0 && !response.write(text)) await waitForDrain(response);
       if (signal.aborted) break;
     }
@@ -45,12 +49,12 @@ export async function relayResponsesStream(
     const tail = translator.end();
     await translator.settle?.();
     response.end(tail);
-    return { usage: translator.usage(), completed: true, clientClosed: false, error: null };
+    return { usage: translator.usage(), completed: true, clientClosed: false, error: null, firstByteAt };
   } catch (error) {
     if (signal.aborted) return closed();
     upstream.destroy();
     const failure = error instanceof GatewayError ? error : toGatewayError(mapNetworkError(error, provider));
     response.end(translator.fail(failure));
-    return { usage: translator.usage(), completed: false, clientClosed: false, error };
+    return { usage: translator.usage(), completed: false, clientClosed: false, error, firstByteAt };
   }
 }

@@ -57,6 +57,7 @@ export async function relaySseAnswer(
   reply.hijack();
   reply.raw.writeHead(200, { ...(reply.getHeaders() as OutgoingHttpHeaders), ...streamHeaders });
   const result = await relayChatStream(stream.body, reply.raw, stream.chunkOptions, abort.signal);
+  if (request.trail) request.trail.firstByteAt = result.firstByteAt ?? null;
   outcome.report(result.clientClosed ? 499 : result.error !== null ? 502 : 200, result.usage);
   const ending = result.error !== null ? 'upstream_error' : result.clientClosed ? 'client_closed' : 'completed';
   request.logFields = { ...request.logFields, stream: true, stream_end: ending };

@@ -46,6 +46,7 @@ export function registerResponsesRoutes(
     reply.hijack();
     reply.raw.writeHead(200, { ...(reply.getHeaders() as OutgoingHttpHeaders), ...streamHeaders });
     const relay = await relayResponsesStream(result.upstream, reply.raw, result.translator, provider, context.signal);
+    if (request.trail) request.trail.firstByteAt = relay.firstByteAt ?? null;
     outcome.report(relay.clientClosed ? 499 : relay.error !== null ? 502 : 200, relay.usage);
     const ending = relay.error !== null ? 'upstream_error' : relay.clientClosed ? 'client_closed' : 'completed';
     request.logFields = { ...request.logFields, stream: true, stream_end: ending };

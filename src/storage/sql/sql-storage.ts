@@ -9,6 +9,7 @@ import { SqlResponseStore } from './sql-response-store.ts';
 import { SqlUsageStore } from './sql-usage-store.ts';
 import { SqlVirtualModelStore } from './sql-virtual-model-store.ts';
 import { SqlFailoverRuleStore } from './sql-failover-rule-store.ts';
+import { SqlRequestLogStore } from './sql-request-log-store.ts';
 
 /** The stores of one database, sharing its executor. Closing twice is harmless. */
 export function createSqlStorage(raw: SqlExecutor): Storage {
@@ -25,6 +26,7 @@ export function createSqlStorage(raw: SqlExecutor): Storage {
     mcpServers: new SqlMcpServerStore(executor),
     mcpVirtualServers: new SqlMcpVirtualServerStore(executor),
     responses: new SqlResponseStore(executor),
+    requestLog: new SqlRequestLogStore(executor),
     ping: () => executor.ping(),
     close: () => (closing ??= executor.close()),
   };

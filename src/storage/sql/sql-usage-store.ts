@@ -17,6 +17,7 @@ const groupKeyExpressions: Record<UsageGroupBy, string> = {
   provider: 'provider',
   model: 'model',
   day: `ts / ${millisecondsPerDay}`,
+  api_key: "COALESCE(api_key_id, '')",
 };
 
 const totalsSelect = `COUNT(*) AS requests,

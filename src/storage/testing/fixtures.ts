@@ -1,5 +1,6 @@
 import { afterEach, beforeEach } from 'vitest';
 import type { UsageRecord } from '../../usage/usage-store.ts';
+import type { RequestLogEntry } from '../../request-log/request-log-store.ts';
 import type { Storage } from '../storage.ts';
 import type { StorageBackend, StorageLocation } from './storage-backends.ts';
 
@@ -54,5 +55,42 @@ export function useFreshStorage(backend: StorageBackend): () => FreshStorage {
   return () => {
     if (current === undefined) throw new Error('useFreshStorage: no storage outside a test');
     return current;
+  };
+}
+
+let logSequence = 0;
+
+/** A complete entry; every field can be overridden. Row ids sort with their time. */
+export function requestLogEntry(overrides: Partial<RequestLogEntry> = {}): RequestLogEntry {
+  logSequence += 1;
+  const time = overrides.time ?? baseTime + logSequence;
+  return {
+    rowId: `${String(time).padStart(15, '0')}-${String(logSequence).padStart(6, '0')}`,
+    id: `request-${logSequence}`,
+    time,
+    userPath: '/team/app',
+    apiKeyId: 'key-1',
+    endpoint: '/v1/chat/completions',
+    modelRequested: 'gpt-4o-mini',
+    virtualModel: null,
+    attempts: [{ provider: 'openai', model: 'gpt-4o-mini', status: 200, latencyMs: 12.5, errorCode: null }],
+    provider: 'openai',
+    model: 'gpt-4o-mini',
+    status: 200,
+    errorType: null,
+    errorCode: null,
+    rateLimit: null,
+    latencyMs: 15.25,
+    ttftMs: null,
+    promptTokens: 10,
+    completionTokens: 5,
+    totalTokens: 15,
+    costUsd: 0.001,
+    cacheHit: false,
+    stream: false,
+    userAgent: 'test/1.0',
+    requestBody: null,
+    responseBody: null,
+    ...overrides,
   };
 }

@@ -1,0 +1,86 @@
+import type { Logger } from 'pino';
+import type { RequestLogEntry, RequestLogStore } from './request-log-store.ts';
+
+export interface RequestLogRecorderOptions {
+  store: RequestLogStore;
+  flushIntervalMs: number;
+  batchSize: number;
+  /** Entries kept in memory while the database is down; beyond it new entries are dropped (logged). */
+  maxBuffered?: number;
+  logger: Logger;
+}
+
+const defaultMaxBuffered = 100_000;
+
+/**
+ * Request log entries leave the request path here, as usage records do (UsageRecorder): `record`
+ * only queues; a timer writes batches in one transaction each, in order, retrying after a
+ * failure; `stop` flushes what is left. On a SQLite file the batches go through the same writer
+ * thread as usage records (SqliteExecutor.insertRows).
+ */
+export class RequestLogRecorder {
+  private readonly options: RequestLogRecorderOptions;
+  private buffer: RequestLogEntry[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> | null = null;
+  private failing = false;
+
+  constructor(options: RequestLogRecorderOptions) {
+    this.options = options;
+  }
+
+  start(): void {
+    this.timer = setInterval(() => void this.flush(), this.options.flushIntervalMs);
+    this.timer.unref();
+  }
+
+  record(entry: RequestLogEntry): void {
+    if (this.buffer.length >= (this.options.maxBuffered ?? defaultMaxBuffered)) {
+      this.options.logger.error({ request_id: entry.id }, 'request log buffer full: entry dropped');
+      return;
+    }
+    this.buffer.push(entry);
+    if (this.buffer.length >= this.options.batchSize && this.flushing === null) void this.flush();
+  }
+
+  get pending(): number {
+    return this.buffer.length;
+  }
+
+  /** Writes everything queued so far; concurrent callers share the running flush. */
+  async flush(): Promise<void> {
+    while (this.flushing !== null) await this.flushing;
+    if (this.buffer.length === 0) return;
+    this.flushing = this.writeAll().finally(() => {
+      this.flushing = null;
+    });
+    await this.flushing;
+  }
+
+  /** Stops the timer and writes what is left, retrying a few times. */
+  async stop(): Promise<void> {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    for (let attempt = 0; attempt < 5 && this.pending > 0; attempt += 1) {
+      await this.flush();
+      if (this.buffer.length > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    if (this.pending > 0) this.options.logger.error({ lost: this.pending }, 'request log entries could not be written before exit');
+  }
+
+  private async writeAll(): Promise<void> {
+    while (this.buffer.length > 0) {
+      const batch = this.buffer.splice(0, this.options.batchSize);
+      try {
+        await this.options.store.insertMany(batch);
+        if (this.failing) this.options.logger.info('request log writes recovered');
+        this.failing = false;
+      } catch (error) {
+        this.buffer = batch.concat(this.buffer);
+        if (!this.failing) this.options.logger.error({ err: error, pending: this.buffer.length }, 'request log write failed; will retry');
+        this.failing = true;
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,106 @@
+/** One upstream attempt of a request, in the order they were made. */
+export interface RequestLogAttempt {
+  readonly provider: string;
+  readonly model: string;
+  /** The attempt's HTTP status (429 for a saturated target passed over); null when none was received. */
+  readonly status: number | null;
+  readonly latencyMs: number | null;
+  /** The error code of a failed or skipped attempt; null for the one that served. */
+  readonly errorCode: string | null;
+}
+
+/** The rate-limit rule that refused a request. */
+export interface RateLimitRuleRef {
+  readonly scope: string;
+  readonly subject: string;
+  /** `minute`, `hour`, `day`, `concurrent` or `<n>s`. */
+  readonly period: string;
+  /** `requests`, `tokens` or `concurrent`. */
+  readonly kind: string;
+}
+
+/** One request that reached a model endpoint, whatever its outcome. Times are epoch ms. */
+export interface RequestLogEntry {
+  /** Unique key of the row (a time-ordered UUID); request ids may repeat (inbound X-Request-ID). */
+  readonly rowId: string;
+  /** The request id. */
+  readonly id: string;
+  /** When the request arrived. */
+  readonly time: number;
+  readonly userPath: string;
+  readonly apiKeyId: string | null;
+  readonly endpoint: string;
+  readonly modelRequested: string | null;
+  readonly virtualModel: string | null;
+  readonly attempts: readonly RequestLogAttempt[];
+  /** The instance and model that executed (or last tried) the request. */
+  readonly provider: string | null;
+  readonly model: string | null;
+  /** The HTTP status the client got; 499 when it went away first. */
+  readonly status: number;
+  readonly errorType: string | null;
+  readonly errorCode: string | null;
+  readonly rateLimit: RateLimitRuleRef | null;
+  readonly latencyMs: number;
+  /** Streams: milliseconds to the first byte of the body. */
+  readonly ttftMs: number | null;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly totalTokens: number;
+  /** The metered cost (the usage records' sum); null when no price was known. */
+  readonly costUsd: number | null;
+  readonly cacheHit: boolean;
+  readonly stream: boolean;
+  readonly userAgent: string | null;
+  /** Kept per REQUEST_LOG_BODIES, capped and redacted. */
+  readonly requestBody: string | null;
+  readonly responseBody: string | null;
+}
+
+/** `status` filter: one status, or a class. */
+export type StatusFilter = { readonly exact: number } | { readonly statusClass: number };
+
+/** Position after which a page continues (newest first). */
+export interface RequestLogCursor {
+  readonly time: number;
+  readonly rowId: string;
+}
+
+export interface RequestLogQuery {
+  /** Inclusive lower bound. */
+  readonly from?: number;
+  /** Exclusive upper bound. */
+  readonly to?: number;
+  /** This user path and its descendants, case-insensitive. */
+  readonly userPath?: string;
+  readonly apiKeyId?: string;
+  readonly provider?: string;
+  readonly model?: string;
+  readonly status?: StatusFilter;
+  readonly errorCode?: string;
+  readonly endpoint?: string;
+  readonly cacheHit?: boolean;
+  /** The start of the request id (case-sensitive). */
+  readonly text?: string;
+  readonly limit: number;
+  readonly after?: RequestLogCursor;
+}
+
+export interface RequestLogPage {
+  /** Newest first, without bodies. */
+  readonly entries: RequestLogEntry[];
+  /** Where the next page starts; null on the last page. */
+  readonly next: RequestLogCursor | null;
+}
+
+/** Durable request log. Implementations: SQLite and PostgreSQL (src/storage/sql/). */
+export interface RequestLogStore {
+  /** Writes entries in one transaction; all or nothing. */
+  insertMany(entries: readonly RequestLogEntry[]): Promise<void>;
+  /** One page, newest first (time, then row id, descending). */
+  list(query: RequestLogQuery): Promise<RequestLogPage>;
+  /** The newest entry with this request id, bodies included; null when none. */
+  find(requestId: string): Promise<RequestLogEntry | null>;
+  /** Deletes at most `limit` entries older than `before` (oldest first); returns how many. */
+  deleteOlderThan(before: number, limit: number): Promise<number>;
+}

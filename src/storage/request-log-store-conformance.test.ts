@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import type { RequestLogEntry, RequestLogQuery, RequestLogStore } from '../request-log/request-log-store.ts';
+import { baseTime, requestLogEntry as entry, useFreshStorage } from './testing/fixtures.ts';
+import { defaultTestDatabaseUrl, storageBackends } from './testing/storage-backends.ts';
+
+const backends = storageBackends(process.env.DATABASE_URL_TEST ?? defaultTestDatabaseUrl);
+
+const withoutBodies = (value: RequestLogEntry): RequestLogEntry => ({ ...value, requestBody: null, responseBody: null });
+
+async function ids(store: RequestLogStore, query: Partial<RequestLogQuery>): Promise<string[]> {
+  const page = await store.list({ limit: 500, ...query });
+  return page.entries.map((found) => found.id);
+}
+
+describe.each(backends)('RequestLogStore conformance: $name', (backend) => {
+  const fresh = useFreshStorage(backend);
+
+  it('round-trips full entries; a listing leaves the bodies out, find keeps them', async () => {
+    const { requestLog } = fresh().storage;
+    const full = entry({
+      virtualModel: 'smart',
+      attempts: [
+        { provider: 'a', model: 'm1', status: 503, latencyMs: 3, errorCode: 'upstream_error' },
+        { provider: 'b', model: 'm2', status: 200, latencyMs: 9.5, errorCode: null },
+      ],
+      rateLimit: { scope: 'user_path', subject: '/team', period: 'minute', kind: 'requests' },
+      ttftMs: 4.5,
+      costUsd: null,
+      cacheHit: true,
+      stream: true,
+      userAgent: null,
+      apiKeyId: null,
+      requestBody: '{"model":"m","note":"ü ✓"}',
+      responseBody: '{"ok":true}',
+    });
+    await requestLog.insertMany([full]);
+    expect((await requestLog.list({ limit: 10 })).entries).toEqual([withoutBodies(full)]);
+    expect(await requestLog.find(full.id)).toEqual(full);
+    expect(await requestLog.find('unknown')).toBeNull();
+  });
+
+  it('find answers the newest entry of a repeated request id', async () => {
+    const { requestLog } = fresh().storage;
+    await requestLog.insertMany([entry({ id: 'same', status: 500 }), entry({ id: 'same', status: 200 })]);
+    expect((await requestLog.find('same'))?.status).toBe(200);
+  });
+
+  it('insertMany is all or nothing', async () => {
+    const { requestLog } = fresh().storage;
+    const first = entry();
+    await expect(requestLog.insertMany([entry({ id: 'batch' }), first, { ...first }])).rejects.toThrow();
+    expect(await requestLog.find('batch')).toBeNull();
+  });
+
+  it('pages newest first with a keyset cursor, ties on time broken by row id, nothing lost or repeated', async () => {
+    const { requestLog } = fresh().storage;
+    // Three entries share each millisecond.
+    const entries = Array.from({ length: 30 }, (_, index) => entry({ time: baseTime + Math.floor(index / 3), id: `page-${index}` }));
+    await requestLog.insertMany(entries);
+    const seen: string[] = [];
+    let after: RequestLogQuery['after'];
+    for (let page = 0; page < 10; page += 1) {
+      const result = await requestLog.list({ limit: 7, ...(after === undefined ? {} : { after }) });
+      seen.push(...result.entries.map((found) => found.id));
+      if (result.next === null) break;
+      after = result.next;
+    }
+    expect(seen).toEqual(entries.map((found) => found.id).reverse());
+    const exact = await requestLog.list({ limit: 30 });
+    expect(exact.next).toBeNull();
+  });
+
+  it('filters by time range, user path subtree, key, provider, model, endpoint, code, cache hit and request id prefix', async () => {
+    const { requestLog } = fresh().storage;
+    await requestLog.insertMany([
+      entry({ id: 'early', time: baseTime - 10_000 }),
+      entry({ id: 'team-sub', userPath: '/Team/App/Sub' }),
+      entry({ id: 'team-alpha', userPath: '/team-alpha' }),
+      entry({ id: 'key-2', apiKeyId: 'key-2' }),
+      entry({ id: 'anthropic', provider: 'anthropic', model: 'claude' }),
+      entry({ id: 'embed', endpoint: '/v1/embeddings' }),
+      entry({ id: 'limited', status: 429, errorCode: 'rate_limit_exceeded', errorType: 'rate_limit_error' }),
+      entry({ id: 'hit-ABC', cacheHit: true }),
+    ]);
+    expect(await ids(requestLog, { from: baseTime })).not.toContain('early');
+    expect(await ids(requestLog, { to: baseTime })).toEqual(['early']);
+    expect(await ids(requestLog, { userPath: '/team/app' })).toEqual(expect.arrayContaining(['team-sub', 'early']));
+    expect(await ids(requestLog, { userPath: '/team/app' })).not.toContain('team-alpha');
+    expect(await ids(requestLog, { userPath: '/TEAM/app/sub' })).toEqual(['team-sub']);
+    expect(await ids(requestLog, { apiKeyId: 'key-2' })).toEqual(['key-2']);
+    expect(await ids(requestLog, { provider: 'anthropic' })).toEqual(['anthropic']);
+    expect(await ids(requestLog, { model: 'claude' })).toEqual(['anthropic']);
+    expect(await ids(requestLog, { endpoint: '/v1/embeddings' })).toEqual(['embed']);
+    expect(await ids(requestLog, { errorCode: 'rate_limit_exceeded' })).toEqual(['limited']);
+    expect(await ids(requestLog, { cacheHit: true })).toEqual(['hit-ABC']);
+    expect(await ids(requestLog, { text: 'hit-A' })).toEqual(['hit-ABC']);
+    expect(await ids(requestLog, { text: 'team-' })).toEqual(['team-alpha', 'team-sub']);
+    expect(await ids(requestLog, { text: 'ABC' })).toEqual([]);
+    expect(await ids(requestLog, { provider: 'openai', cacheHit: false, from: baseTime })).toHaveLength(5);
+  });
+
+  it('combines filters: one drives the listing, the others still apply', async () => {
+    const { requestLog } = fresh().storage;
+    await requestLog.insertMany([
+      entry({ id: 'a-429', status: 429, errorCode: 'rate_limit_exceeded', userPath: '/team/app/x', cacheHit: false }),
+      entry({ id: 'b-429', status: 429, errorCode: 'rate_limit_exceeded', userPath: '/other', cacheHit: false }),
+      entry({ id: 'a-502', status: 502, errorCode: 'upstream_error', userPath: '/team/app', cacheHit: true }),
+      entry({ id: 'a-200', status: 200, userPath: '/team/app', cacheHit: true, apiKeyId: 'key-9' }),
+    ]);
+    const query = { status: { exact: 429 }, errorCode: 'rate_limit_exceeded', userPath: '/team/app' } as const;
+    expect(await ids(requestLog, query)).toEqual(['a-429']);
+    expect(await ids(requestLog, { status: { statusClass: 5 }, cacheHit: true, userPath: '/team/app' })).toEqual(['a-502']);
+    expect(await ids(requestLog, { text: 'a-', cacheHit: true })).toEqual(['a-200', 'a-502']);
+    expect(await ids(requestLog, { apiKeyId: 'key-9', cacheHit: false })).toEqual([]);
+    expect(
+      await ids(requestLog, { apiKeyId: 'key-1', provider: 'openai', model: 'gpt-4o-mini', endpoint: '/v1/chat/completions' }),
+    ).toHaveLength(3);
+  });
+
+  it('lists a large user path subtree (read in time order) like a small one (sorted)', async () => {
+    const { requestLog } = fresh().storage;
+    const big = Array.from({ length: 5_100 }, (_, index) => entry({ id: `big-${index}`, userPath: `/big/p${index % 3}` }));
+    await requestLog.insertMany([...big, entry({ id: 'big-root', userPath: '/BIG' }), entry({ id: 'bigger', userPath: '/bigger' })]);
+    const first = await requestLog.list({ limit: 3, userPath: '/big' });
+    expect(first.entries.map((found) => found.id)).toEqual(['big-root', 'big-5099', 'big-5098']);
+    const second = await requestLog.list({ limit: 2, userPath: '/big', ...(first.next === null ? {} : { after: first.next }) });
+    expect(second.entries.map((found) => found.id)).toEqual(['big-5097', 'big-5096']);
+    expect((await requestLog.list({ limit: 2, userPath: '/big/p1' })).entries.map((found) => found.id)).toEqual(['big-5098', 'big-5095']);
+  });
+
+  it('filters by status and status class', async () => {
+    const { requestLog } = fresh().storage;
+    await requestLog.insertMany([
+      entry({ id: 's200', status: 200 }),
+      entry({ id: 's401', status: 401 }),
+      entry({ id: 's429', status: 429 }),
+      entry({ id: 's499', status: 499 }),
+      entry({ id: 's502', status: 502 }),
+      entry({ id: 's503', status: 503 }),
+    ]);
+    expect(await ids(requestLog, { status: { exact: 429 } })).toEqual(['s429']);
+    expect(await ids(requestLog, { status: { statusClass: 4 } })).toEqual(['s499', 's429', 's401']);
+    expect(await ids(requestLog, { status: { statusClass: 5 } })).toEqual(['s503', 's502']);
+    expect(await ids(requestLog, { status: { exact: 200 } })).toEqual(['s200']);
+  });
+
+  it('a filtered listing pages with its cursor too', async () => {
+    const { requestLog } = fresh().storage;
+    await requestLog.insertMany(
+      Array.from({ length: 12 }, (_, index) => entry({ id: `f-${index}`, provider: index % 2 === 0 ? 'even' : 'odd' })),
+    );
+    const first = await requestLog.list({ limit: 4, provider: 'even' });
+    expect(first.entries.map((found) => found.id)).toEqual(['f-10', 'f-8', 'f-6', 'f-4']);
+    const second = await requestLog.list({ limit: 4, provider: 'even', ...(first.next === null ? {} : { after: first.next }) });
+    expect(second.entries.map((found) => found.id)).toEqual(['f-2', 'f-0']);
+    expect(second.next).toBeNull();
+  });
+
+  it('deletes entries older than a time in bounded batches, oldest first', async () => {
+    const { requestLog } = fresh().storage;
+    const old = Array.from({ length: 25 }, (_, index) => entry({ id: `old-${index}`, time: baseTime + index }));
+    const recent = Array.from({ length: 5 }, (_, index) => entry({ id: `new-${index}`, time: baseTime + 1_000 + index }));
+    await requestLog.insertMany([...recent, ...old]);
+    expect(await requestLog.deleteOlderThan(baseTime + 1_000, 10)).toBe(10);
+    expect(await requestLog.find('old-9')).toBeNull();
+    expect(await requestLog.find('old-10')).not.toBeNull();
+    expect(await requestLog.deleteOlderThan(baseTime + 1_000, 10)).toBe(10);
+    expect(await requestLog.deleteOlderThan(baseTime + 1_000, 10)).toBe(5);
+    expect(await requestLog.deleteOlderThan(baseTime + 1_000, 10)).toBe(0);
+    expect(await ids(requestLog, {})).toEqual(['new-4', 'new-3', 'new-2', 'new-1', 'new-0']);
+  });
+});

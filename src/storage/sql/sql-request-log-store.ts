@@ -1,0 +1,132 @@
+import type { RequestLogEntry, RequestLogPage, RequestLogQuery, RequestLogStore } from '../../request-log/request-log-store.ts';
+import type { SqlExecutor } from './sql-executor.ts';
+import { SqlParameters, toNumber } from './sql-executor.ts';
+import type { RequestLogRow } from './request-log-row.ts';
+import { requestLogColumns, requestLogEntryFromRow, requestLogListColumns, requestLogRowValues } from './request-log-row.ts';
+import { userPathSubtreeCondition } from './user-path-subtree.ts';
+
+const listSelect = requestLogListColumns.join(', ');
+/** A subtree with at least this many rows is listed in time order rather than sorted. */
+const largeSubtreeRows = 5_000;
+
+/** RequestLogStore over any SQL dialect. Pages are keyset pages over (ts, row_id), newest first. */
+export class SqlRequestLogStore implements RequestLogStore {
+  readonly #executor: SqlExecutor;
+
+  constructor(executor: SqlExecutor) {
+    this.#executor = executor;
+  }
+
+  async insertMany(entries: readonly RequestLogEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.#executor.insertRows('request_log', requestLogColumns, entries.map(requestLogRowValues));
+  }
+
+  async list(query: RequestLogQuery): Promise<RequestLogPage> {
+    const parameters = new SqlParameters(this.#executor);
+    const subtreeDrives = query.userPath !== undefined && query.text === undefined && equalityFilters(query).length === 0;
+    const scanByTime = subtreeDrives && (await this.#largeSubtree(query.userPath ?? '/'));
+    const where = requestLogWhere(query, parameters, this.#executor.dialect, scanByTime);
+    const limit = parameters.add(query.limit + 1);
+    const text = `SELECT ${listSelect} FROM request_log ${where} ORDER BY ts DESC, row_id DESC LIMIT ${limit}`;
+    const rows = await this.#executor.query<RequestLogRow>(text, parameters.values);
+    const entries = rows.slice(0, query.limit).map(requestLogEntryFromRow);
+    const last = entries[entries.length - 1];
+    const next = rows.length > query.limit && last !== undefined ? { time: last.time, rowId: last.rowId } : null;
+    return { entries, next };
+  }
+
+  /**
+   * Whether a user path subtree holds many rows. The (user_path_lower, ts, row_id) index cannot
+   * give a subtree's rows in time order (several paths), so its matches are sorted: cheap for a
+   * small subtree, not for one holding most of the log, which is read in time order instead
+   * (its rows are dense there). Counting up to the threshold on the index costs a millisecond.
+   */
+  async #largeSubtree(userPath: string): Promise<boolean> {
+    const parameters = new SqlParameters(this.#executor);
+    const subtree = userPathSubtreeCondition(userPath, parameters);
+    if (subtree === null) return false;
+    const limit = parameters.add(largeSubtreeRows);
+    const text = `SELECT COUNT(*) AS matched FROM (SELECT 1 FROM request_log WHERE ${subtree} LIMIT ${limit}) AS probe`;
+    const rows = await this.#executor.query<{ matched: number | string }>(text, parameters.values);
+    return toNumber(rows[0]?.matched ?? 0) >= largeSubtreeRows;
+  }
+
+  async find(requestId: string): Promise<RequestLogEntry | null> {
+    const parameters = new SqlParameters(this.#executor);
+    const text = `SELECT ${requestLogColumns.join(', ')} FROM request_log WHERE request_id = ${parameters.add(requestId)}
+      ORDER BY ts DESC, row_id DESC LIMIT 1`;
+    const rows = await this.#executor.query<RequestLogRow>(text, parameters.values);
+    const row = rows[0];
+    return row === undefined ? null : requestLogEntryFromRow(row);
+  }
+
+  async deleteOlderThan(before: number, limit: number): Promise<number> {
+    const parameters = new SqlParameters(this.#executor);
+    const text = `DELETE FROM request_log WHERE row_id IN
+      (SELECT row_id FROM request_log WHERE ts < ${parameters.add(before)} ORDER BY ts LIMIT ${parameters.add(limit)})`;
+    return toNumber(await this.#executor.execute(text, parameters.values));
+  }
+}
+
+type ColumnKind = 'text' | 'integer' | 'boolean';
+
+/**
+ * A column the planner cannot match to an index: SQLite's unary `+`, an identity expression
+ * on PostgreSQL. Filters other than the driving one are written this way.
+ */
+function unindexed(column: string, kind: ColumnKind, dialect: SqlExecutor['dialect']): string {
+  if (dialect === 'sqlite') return `+${column}`;
+  if (kind === 'text') return `(${column} || '')`;
+  return kind === 'integer' ? `(${column} + 0)` : `(${column} IS TRUE)`;
+}
+
+/** Equality filters, the most selective first: the first one given drives the listing. */
+function equalityFilters(query: RequestLogQuery): [string, ColumnKind, string | number | boolean][] {
+  const filters: [string, ColumnKind, string | number | boolean | undefined][] = [
+    ['api_key_id', 'text', query.apiKeyId],
+    ['error_code', 'text', query.errorCode],
+    ['model', 'text', query.model],
+    ['provider', 'text', query.provider],
+    ['status', 'integer', query.status !== undefined && 'exact' in query.status ? query.status.exact : undefined],
+    ['status_class', 'integer', query.status !== undefined && 'statusClass' in query.status ? query.status.statusClass : undefined],
+    ['endpoint', 'text', query.endpoint],
+    ['cache_hit', 'boolean', query.cacheHit],
+  ];
+  return filters.filter((filter): filter is [string, ColumnKind, string | number | boolean] => filter[2] !== undefined);
+}
+
+/**
+ * The WHERE clause (with its keyword) of a listing. One filter drives it: a request id prefix,
+ * else the first equality filter (its `(column, ts, row_id)` index reads the page in order, at
+ * most until `limit` rows matched), else the user path subtree (or, for a large one, time
+ * order: `scanByTime`); the others are plain filters
+ * on the rows read. Left to itself a planner may combine two indexes and sort every match
+ * (correlated filters such as status 429 and code rate_limit_exceeded: 0.2 s at 1,000,000 rows).
+ */
+function requestLogWhere(query: RequestLogQuery, parameters: SqlParameters, dialect: SqlExecutor['dialect'], scanByTime: boolean): string {
+  const conditions: string[] = [];
+  if (query.from !== undefined) conditions.push(`ts >= ${parameters.add(query.from)}`);
+  if (query.to !== undefined) conditions.push(`ts < ${parameters.add(query.to)}`);
+  let driven = false;
+  if (query.text !== undefined) {
+    // A prefix of the request id: a range over its index (few rows match; they are sorted).
+    conditions.push(`request_id >= ${parameters.add(query.text)} AND request_id < ${parameters.add(`${query.text}\uffff`)}`);
+    driven = true;
+  }
+  for (const [column, kind, value] of equalityFilters(query)) {
+    conditions.push(`${driven ? unindexed(column, kind, dialect) : column} = ${parameters.add(value)}`);
+    driven = true;
+  }
+  if (query.userPath !== undefined) {
+    const column = driven || scanByTime ? unindexed('user_path_lower', 'text', dialect) : 'user_path_lower';
+    const subtree = userPathSubtreeCondition(query.userPath, parameters, column);
+    if (subtree !== null) conditions.push(subtree);
+  }
+  const after = query.after;
+  if (after !== undefined) {
+    // A row-value comparison: both dialects walk the (…, ts, row_id) indexes with it.
+    conditions.push(`(ts, row_id) < (${parameters.add(after.time)}, ${parameters.add(after.rowId)})`);
+  }
+  return conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
+}
