@@ -215,7 +215,7 @@ describe('upstream answers and streams that misbehave', () => {
     expect(big.provider).toBe('openai');
     // The quadratic parser spent ~12 s of CPU on this frame; linear work is about 0.5 s.
     expect(cpuSeconds(pid) - cpuBefore).toBeLessThan(4);
-    expect(Math.max(...healthLatencies)).toBeLessThan(1_500);
+    expect(Math.max(...healthLatencies)).toBeLessThan(3_000);
   });
 
   it('a frame over the 32 MiB bound ends the stream with an upstream_event_too_large error event', async () => {

@@ -68,27 +68,32 @@ export async function relayNativeMessagesStream(
   const limit = options.captureLimit ?? 0;
   let capture: string | null = options.captureLimit === undefined ? null : '';
   const usage = (): RelayResult['usage'] => (observer.usage === null ? null : meteredUsage(observer.usage));
+  // When the first bytes went out (time to first token, for the request log).
+  let firstByteAt: number | null = null;
+  const withFirstByte = (result: RelayResult): RelayResult => ({ ...result, firstByteAt });
   try {
     for await (const chunk of upstream) {
       const bytes = chunk as Buffer;
       observer.observe(parser.push(bytes));
       if (capture !== null) capture = capture.length + bytes.length > limit ? null : capture + decoder.decode(bytes, { stream: true });
+      firstByteAt ??= performance.now();
       if (!response.write(bytes)) await waitForDrain(response);
       if (signal.aborted || observer.error !== null) break;
     }
-    if (signal.aborted) return closed(response, usage());
+    if (signal.aborted) return withFirstByte(closed(response, usage()));
     observer.observe(parser.finish());
-    if (observer.error !== null) return failed(upstream, response, usage(), upstreamFailure(observer.error, options.provider), false);
+    if (observer.error !== null)
+      return withFirstByte(failed(upstream, response, usage(), upstreamFailure(observer.error, options.provider), false));
     if (!observer.stopped) {
       const cut = providerError(`upstream ${options.provider} ended the stream before message_stop`, { provider: options.provider });
-      return failed(upstream, response, usage(), cut, true);
+      return withFirstByte(failed(upstream, response, usage(), cut, true));
     }
     response.end();
-    return { usage: usage(), completed: true, clientClosed: false, error: null, captured: capture };
+    return { usage: usage(), completed: true, clientClosed: false, error: null, captured: capture, firstByteAt };
   } catch (error) {
-    if (signal.aborted) return closed(response, usage());
+    if (signal.aborted) return withFirstByte(closed(response, usage()));
     const failure = error instanceof GatewayError ? error : toGatewayError(mapNetworkError(error, options.provider));
-    return failed(upstream, response, usage(), failure, true);
+    return withFirstByte(failed(upstream, response, usage(), failure, true));
   }
 }
 

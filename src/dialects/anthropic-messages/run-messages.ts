@@ -100,6 +100,7 @@ export async function runMessages(
     return { kind: 'json', ...execution, body: result.body };
   }
   const finish = (relay: RelayResult): void => {
+    if (context.trail && relay.firstByteAt !== undefined) context.trail.firstByteAt = relay.firstByteAt;
     report(dependencies, context, request, served, relay.clientClosed ? 499 : relay.error !== null ? 502 : 200, relay.usage);
     if (store && relay.completed && relay.captured !== null) cache.store(cacheKey, { kind: 'sse', body: relay.captured, ...served });
   };
