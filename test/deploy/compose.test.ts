@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -60,6 +60,7 @@ describe.skipIf(!testServices.postgres || !testServices.redis)('docker-compose.y
   let database: GatewayDatabase;
   let mock: ChildProcess;
   const gateways: GatewayProcess[] = [];
+  const configDir = mkdtempSync(join(tmpdir(), 'compose-config-'));
 
   beforeAll(async () => {
     database = await createGatewayDatabase('postgresql');
@@ -72,6 +73,7 @@ describe.skipIf(!testServices.postgres || !testServices.redis)('docker-compose.y
     await Promise.all(gateways.map((gateway) => gateway.stop()));
     if (mock) await stopChild(mock, 'SIGTERM', 10_000);
     await database?.dispose();
+    rmSync(configDir, { recursive: true, force: true });
   });
 
   async function startMock(): Promise<number> {
@@ -94,7 +96,6 @@ describe.skipIf(!testServices.postgres || !testServices.redis)('docker-compose.y
     const composeEnv = firstGateway.environment ?? {};
     const mount = (firstGateway.volumes ?? []).find((volume) => volume.includes(composeEnv['CONFIG_FILE'] ?? '\u0000')) ?? '';
     const configSource = join(root, mount.split(':')[0] ?? '');
-    const configDir = mkdtempSync(join(tmpdir(), 'compose-config-'));
     const configFile = join(configDir, 'config.yaml');
     writeFileSync(configFile, readFileSync(configSource, 'utf8').replaceAll('mock-upstream:9000', `127.0.0.1:${mockPort}`));
     const env: Record<string, string> = {};
