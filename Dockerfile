@@ -12,10 +12,9 @@ RUN apt-get update \
   && apt-get install -y --no-install-recommends python3 make g++ \
   && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json .npmrc ./
-# --ignore-scripts: `prepare` would build before the sources are here; the native addons are
-# built explicitly instead.
-RUN npm ci --ignore-scripts --no-audit --no-fund \
-  && npm rebuild better-sqlite3 esbuild
+# --ignore-scripts: `prepare` would build before the sources are here, and the compiler needs
+# no native addon; better-sqlite3's is built below, for the production dependencies.
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build \
