@@ -1,0 +1,58 @@
+{{/* Name of the chart's objects: the release name, plus the chart name unless it contains it. */}}
+{{- define "model-gateway.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "model-gateway.selectorLabels" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "model-gateway.labels" -}}
+{{ include "model-gateway.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- end -}}
+
+{{/* More than one pod, now or through the autoscaler. */}}
+{{- define "model-gateway.replicated" -}}
+{{- if or (gt (int .Values.replicaCount) 1) .Values.autoscaling.enabled -}}true{{- end -}}
+{{- end -}}
+
+{{/* RATE_LIMITS_STORE: the value given, else redis when replicated, else memory. */}}
+{{- define "model-gateway.rateLimitsStore" -}}
+{{- if .Values.rateLimits.store -}}
+{{- .Values.rateLimits.store -}}
+{{- else if include "model-gateway.replicated" . -}}
+redis
+{{- else -}}
+memory
+{{- end -}}
+{{- end -}}
+
+{{/* Refuses settings that cannot work: no master key, replicas without PostgreSQL or Redis. */}}
+{{- define "model-gateway.validate" -}}
+{{- if not .Values.masterKey.existingSecret -}}
+{{- fail "masterKey.existingSecret is required: a Secret holding MASTER_KEY (without it every route is open)" -}}
+{{- end -}}
+{{- if and (include "model-gateway.replicated" .) (not .Values.postgresql.enabled) -}}
+{{- fail "more than one replica (or autoscaling) needs postgresql.enabled=true: SQLite cannot be shared by pods" -}}
+{{- end -}}
+{{- if and (eq (include "model-gateway.rateLimitsStore" .) "redis") (not .Values.redis.enabled) -}}
+{{- fail "rate-limit counters in Redis (the default with more than one replica) need redis.enabled=true" -}}
+{{- end -}}
+{{- if and (eq .Values.responseCache.store "redis") (not .Values.redis.enabled) -}}
+{{- fail "responseCache.store=redis needs redis.enabled=true" -}}
+{{- end -}}
+{{- if and .Values.postgresql.enabled (not .Values.postgresql.existingSecret) -}}
+{{- fail "postgresql.existingSecret is required: a Secret holding DATABASE_URL" -}}
+{{- end -}}
+{{- if and .Values.redis.enabled (not .Values.redis.existingSecret) -}}
+{{- fail "redis.existingSecret is required: a Secret holding REDIS_URL" -}}
+{{- end -}}
+{{- end -}}
