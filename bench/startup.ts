@@ -62,11 +62,16 @@ async function startOnce(entry: string): Promise<Sample> {
     OPENAI_BASE_URL: `http://127.0.0.1:${deadPort}/v1`,
   };
   const started = process.hrtime.bigint();
-  const child = trackChild(spawn(process.execPath, [join(PROJECT_ROOT, entry)], { cwd: dir, env, stdio: 'ignore' }), entry);
+  const child = trackChild(
+    spawn(process.execPath, [join(PROJECT_ROOT, entry)], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] }),
+    entry,
+  );
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   try {
     const url = `http://127.0.0.1:${port}/health`;
     while (!(await healthy(url))) {
-      if (child.exitCode !== null) throw new Error(`${entry} exited with ${String(child.exitCode)}`);
+      if (child.exitCode !== null) throw new Error(`${entry} exited with ${String(child.exitCode)}: ${stderr}`);
       if (process.hrtime.bigint() - started > 30_000_000_000n) throw new Error(`${entry}: no /health 200 in 30 s`);
       await sleep(2);
     }
