@@ -8,7 +8,7 @@ import { buildServer } from './http/server.ts';
 import { LogDestination } from './lifecycle/log-destination.ts';
 import { RunningHandlers } from './lifecycle/running-handlers.ts';
 import { installShutdown } from './lifecycle/shutdown.ts';
-import { GatewayMetrics } from './observability/metrics.ts';
+import type { GatewayMetrics } from './observability/metrics.ts';
 import { redactLogLine } from './observability/redact-url.ts';
 import { createAdapters } from './providers/registry.ts';
 import type { ProviderAdapter } from './providers/provider.ts';
@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   }
   await catalog.start(initialListingWaitMs);
 
-  const metrics = settings.metrics.enabled ? new GatewayMetrics() : null;
+  const metrics = settings.metrics.enabled ? await createMetrics() : null;
   const runningHandlers = new RunningHandlers();
   const sharedCounters = services.rateLimitCounters;
   if (sharedCounters !== null) metrics?.watchRateLimitStore(() => sharedCounters.status());
@@ -87,6 +87,12 @@ function createCatalog(settings: Settings, adapters: ProviderAdapter[], logger: 
     configured: new Map(settings.providers.flatMap((provider) => (provider.models ? [[provider.name, provider.models] as const] : []))),
     logger,
   });
+}
+
+/** prom-client is loaded only with METRICS_ENABLED. */
+async function createMetrics(): Promise<GatewayMetrics> {
+  const { GatewayMetrics: Metrics } = await import('./observability/metrics.ts');
+  return new Metrics();
 }
 
 function createUpstreamClient(settings: Settings): UpstreamClient {

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { CachedResponse, ResponseCacheStore } from './response-cache.ts';
 
@@ -124,7 +124,9 @@ export interface CreateRedisCacheStoreOptions {
  */
 export async function createRedisCacheStore(options: CreateRedisCacheStoreOptions): Promise<RedisCacheStore> {
   const connectTimeoutMs = options.connectTimeoutMs ?? defaultConnectTimeoutMs;
-  const client = new Redis(options.url, {
+  // ioredis is loaded only when a Redis store is configured, not at every start-up.
+  const { Redis: RedisClient } = await import('ioredis');
+  const client = new RedisClient(options.url, {
     lazyConnect: false,
     // Fail fast instead of queueing while disconnected: a request must not wait for Redis.
     enableOfflineQueue: false,

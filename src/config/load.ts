@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import type * as Yaml from 'yaml';
 import type { z } from 'zod';
 import { providerTypes, type ProviderTypeProfile } from '../providers/provider-types.ts';
 import { ConfigError } from './config-error.ts';
@@ -119,6 +120,12 @@ function findConfigFile({ argv, env, cwd }: LoadOptions): string | null {
 function requireFile(key: string, path: string): string {
   if (!existsSync(path)) throw new ConfigError(key, `file not found: ${path}`);
   return path;
+}
+
+/** The YAML parser, loaded only when a config file is given (not at every start-up). */
+function parseYaml(text: string): unknown {
+  const yaml = createRequire(import.meta.url)('yaml') as typeof Yaml;
+  return yaml.parse(text);
 }
 
 function readConfigFile(path: string, env: Env): RawDocument {

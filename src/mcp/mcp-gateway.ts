@@ -4,7 +4,7 @@ import type { Storage } from '../storage/storage.ts';
 import { McpRegistry } from './mcp-registry.ts';
 import { McpSessions } from './mcp-sessions.ts';
 import { UpstreamManager } from './upstream-manager.ts';
-import { defaultUpstreamTimings, type UpstreamTimings } from './upstream-connection.ts';
+import { defaultUpstreamTimings, type UpstreamTimings } from './upstream-timings.ts';
 
 export interface McpGatewayOptions {
   settings: McpSettings;
@@ -49,6 +49,7 @@ export class McpGateway {
     gateway.registry.onChanged(() => gateway.sessions.closeWhere((binding) => !gateway.registry.serves(binding.endpoint)));
     await gateway.registry.reload();
     gateway.upstreams.apply(gateway.registry.serverList());
+    await gateway.upstreams.loaded();
     gateway.logProblems();
     const interval = options.reloadIntervalMs ?? defaultReloadIntervalMs;
     gateway.timer = setInterval(() => {

@@ -13,26 +13,11 @@ import type { Logger } from 'pino';
 import type { McpServerDefinition } from './mcp-definitions.ts';
 import { emptyCatalog, listCatalog, type UpstreamCatalog } from './upstream-catalog.ts';
 import { createUpstreamTransport, describeUpstreamError } from './upstream-transport.ts';
+import { defaultUpstreamTimings, type UpstreamTimings } from './upstream-timings.ts';
+
+export { defaultUpstreamTimings, type UpstreamTimings };
 
 export type UpstreamStatus = 'connecting' | 'connected' | 'error';
-
-export interface UpstreamTimings {
-  /** Connect and initialize. */
-  connectTimeoutMs: number;
-  /** One full catalog listing. */
-  listTimeoutMs: number;
-  /** Re-list a connected server this often (list_changed notifications re-list at once). */
-  refreshIntervalMs: number;
-  /** Reconnect backoff: 1 s, doubling up to this. */
-  maxBackoffMs: number;
-}
-
-export const defaultUpstreamTimings: UpstreamTimings = {
-  connectTimeoutMs: 15_000,
-  listTimeoutMs: 30_000,
-  refreshIntervalMs: 5 * 60_000,
-  maxBackoffMs: 60_000,
-};
 
 const listChangedDebounceMs = 100;
 /** How long a closing connection waits for the upstream to acknowledge the end of its session. */

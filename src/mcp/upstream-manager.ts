@@ -1,6 +1,18 @@
 import type { Logger } from 'pino';
 import { sameConnection, type McpServerDefinition } from './mcp-definitions.ts';
-import { defaultUpstreamTimings, UpstreamConnection, type UpstreamTimings } from './upstream-connection.ts';
+import type { UpstreamConnection } from './upstream-connection.ts';
+import { defaultUpstreamTimings, type UpstreamTimings } from './upstream-timings.ts';
+
+/**
+ * The connection class, and with it the MCP client SDK: loaded when the first enabled server is
+ * declared, not at start-up (a gateway without MCP servers never loads it).
+ */
+let connectionClass: Promise<typeof UpstreamConnection> | null = null;
+
+function loadConnectionClass(): Promise<typeof UpstreamConnection> {
+  connectionClass ??= import('./upstream-connection.ts').then((module) => module.UpstreamConnection);
+  return connectionClass;
+}
 
 /**
  * The upstream connections, one per enabled server. `apply` reconciles them with the declarations:
@@ -12,6 +24,11 @@ export class UpstreamManager {
   private readonly logger: Logger;
   private readonly timings: UpstreamTimings;
   private closed = false;
+  /** Set once the connection class is loaded. */
+  private Connection: typeof UpstreamConnection | null = null;
+  /** The latest declarations while the connection class loads (applied once it has). */
+  private declared: readonly McpServerDefinition[] = [];
+  private loading: Promise<void> | null = null;
 
   constructor(logger: Logger, timings: UpstreamTimings = defaultUpstreamTimings) {
     this.logger = logger;
@@ -21,6 +38,17 @@ export class UpstreamManager {
   apply(declared: readonly McpServerDefinition[]): void {
     if (this.closed) return;
     const definitions = declared.filter((definition) => definition.enabled);
+    const Connection = this.Connection;
+    if (Connection === null) {
+      this.declared = declared;
+      if (definitions.length > 0) {
+        this.loading ??= this.load().then(
+          () => this.apply(this.declared),
+          (error: unknown) => this.logger.error({ err: error }, 'the MCP client could not be loaded'),
+        );
+      }
+      return;
+    }
     const wanted = new Map(definitions.map((definition) => [definition.slug, definition]));
     for (const [slug, connection] of this.connections) {
       const definition = wanted.get(slug);
@@ -33,7 +61,7 @@ export class UpstreamManager {
     }
     for (const definition of definitions) {
       if (this.connections.has(definition.slug)) continue;
-      const connection = new UpstreamConnection(definition, this.logger, this.timings);
+      const connection = new Connection(definition, this.logger, this.timings);
       this.connections.set(definition.slug, connection);
       void connection.start();
     }
@@ -45,11 +73,23 @@ export class UpstreamManager {
    */
   async reconnect(definition: McpServerDefinition): Promise<void> {
     if (this.closed || !definition.enabled) return;
+    const Connection = await this.load();
+    if (this.closed) return;
     const previous = this.connections.get(definition.slug);
-    const connection = new UpstreamConnection(definition, this.logger, this.timings);
+    const connection = new Connection(definition, this.logger, this.timings);
     this.connections.set(definition.slug, connection);
     if (previous !== undefined) await previous.close();
     await connection.start();
+  }
+
+  /** Resolves once the declarations given to `apply` so far have connections (started, not connected). */
+  async loaded(): Promise<void> {
+    await this.loading;
+  }
+
+  private async load(): Promise<typeof UpstreamConnection> {
+    this.Connection ??= await loadConnectionClass();
+    return this.Connection;
   }
 
   get(slug: string): UpstreamConnection | undefined {

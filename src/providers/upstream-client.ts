@@ -1,6 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import requestOn from 'undici/lib/api/api-request.js';
+import undiciErrors from 'undici/lib/core/errors.js';
+import Pool from 'undici/lib/dispatcher/pool.js';
 import { abortSourceOf, type AbortSource } from '../core/abort-source.ts';
 import { GatewayError, providerError } from '../errors/gateway-error.ts';
 import { SseEventTooLargeError } from '../streaming/sse-parser.ts';
@@ -68,7 +71,7 @@ export class UpstreamClient {
 
   async request(request: UpstreamRequest): Promise<UpstreamResponse> {
     try {
-      const response: UpstreamResponse = await this.poolFor(request.url.origin).request({
+      const response: UpstreamResponse = await requestOn.call(this.poolFor(request.url.origin), {
         path: request.url.pathname + request.url.search,
         method: request.method as Dispatcher.HttpMethod,
         headers: request.headers,

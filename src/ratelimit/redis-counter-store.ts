@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type {
   AdmissionOptions,
   AdmissionResult,
@@ -283,7 +283,9 @@ export interface RedisClientOptions {
  */
 export async function connectRedisForCounters(options: RedisClientOptions): Promise<Redis> {
   const connectTimeoutMs = options.connectTimeoutMs ?? 1_000;
-  const client = new Redis(options.url, {
+  // ioredis is loaded only when a Redis store is configured, not at every start-up.
+  const { Redis: RedisClient } = await import('ioredis');
+  const client = new RedisClient(options.url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,

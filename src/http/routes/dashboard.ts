@@ -45,7 +45,7 @@ interface Asset {
   readonly etag: string;
 }
 
-/** Reads every servable file once at startup (a few dozen kilobytes), keyed by URL path. */
+/** Reads every servable file once (a few dozen kilobytes), keyed by URL path. */
 export function loadDashboardAssets(directory: string): Map<string, Asset> {
   const assets = new Map<string, Asset>();
   if (!existsSync(directory)) return assets;
@@ -66,8 +66,10 @@ export function loadDashboardAssets(directory: string): Map<string, Asset> {
  * types. Files revalidate on every load (ETag), since their names carry no version.
  */
 export function registerDashboardRoutes(app: FastifyInstance, directory = defaultDashboardDirectory): void {
-  const assets = loadDashboardAssets(directory);
+  // Read on the first dashboard request, not at start-up (a gateway nobody opens it on never does).
+  let assets: Map<string, Asset> | null = null;
   const serve = (name: string, request: FastifyRequest, reply: FastifyReply) => {
+    assets ??= loadDashboardAssets(directory);
     const asset = assets.get(name);
     if (asset === undefined) throw notFound(`no dashboard file ${name}`, { code: 'unknown_route' });
     void reply

@@ -1,6 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { registerFeatureRoutes } from '../../admin/admin-errors.ts';
 import type { BudgetService } from '../../budgets/budget-service.ts';
@@ -10,10 +7,17 @@ import type { ToolDiscoveryMode } from '../../mcp/mcp-definitions.ts';
 import type { McpGateway } from '../../mcp/mcp-gateway.ts';
 import { endpointKey } from '../../mcp/mcp-registry.ts';
 import type { McpSession, SessionBinding } from '../../mcp/mcp-sessions.ts';
+import type * as SessionOpening from '../../mcp/session-open.ts';
 import { canonicalMcpName } from '../../mcp/mcp-validation.ts';
-import { withPlainErrorMessages } from '../../mcp/plain-error-messages.ts';
-import { createSessionServer } from '../../mcp/session-server.ts';
 import { noAdmission, type Admission, type RateLimiter } from '../../ratelimit/rate-limiter.ts';
+
+/** The MCP server SDK, loaded on the first /mcp request rather than at start-up. */
+let sessionOpening: Promise<typeof SessionOpening> | null = null;
+
+function loadSessionOpening(): Promise<typeof SessionOpening> {
+  sessionOpening ??= import('../../mcp/session-open.ts');
+  return sessionOpening;
+}
 
 export interface McpRouteDependencies {
   /** Null when MCP_ENABLED is off: every /mcp route then answers 503 `feature_unavailable`. */
@@ -52,6 +56,7 @@ async function serveMcp(
   reply: FastifyReply,
 ): Promise<void> {
   checkOrigin(mcp, request);
+  const { openSession, startsSession } = await loadSessionOpening();
   const name = canonicalMcpName(request.params.name ?? '');
   const endpoint = mcp.registry.endpointFor(name, request.userPath);
   const binding: SessionBinding = { credential: credentialOf(request), userPath: request.userPath, endpoint: endpointKey(endpoint) };
@@ -94,37 +99,6 @@ async function admit(dependencies: McpRouteDependencies, userPath: string): Prom
   return admission;
 }
 
-/** A new transport and session server; the session is registered once the SDK has given it an id. */
-async function openSession(
-  mcp: McpGateway,
-  binding: SessionBinding,
-  name: string,
-  override: ToolDiscoveryMode | null,
-): Promise<StreamableHTTPServerTransport> {
-  const initial = mcp.registry.resolveEndpoint(name);
-  const toolDiscovery = override ?? initial?.toolDiscovery ?? mcp.registry.defaultToolDiscovery;
-  const server = createSessionServer({
-    endpoint: () => {
-      const current = mcp.registry.resolveEndpoint(name);
-      return current !== null && endpointKey(current) === binding.endpoint ? current : null;
-    },
-    upstreams: mcp.upstreams,
-    visible: (slug) => mcp.registry.visibleTo(slug, binding.userPath),
-    toolDiscovery,
-  });
-  const transport: StreamableHTTPServerTransport = withPlainErrorMessages(
-    new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => mcp.sessions.add({ id, binding, transport, server, lastSeen: Date.now() }),
-    }),
-  );
-  transport.onclose = () => {
-    if (transport.sessionId !== undefined) mcp.sessions.forget(transport.sessionId);
-  };
-  await server.connect(transport);
-  return transport;
-}
-
 /**
  * A page in a browser must not drive the gateway's MCP sessions (DNS rebinding, a local gateway in
  * open mode): a request carrying an Origin that MCP_ALLOWED_ORIGINS does not list is refused.
@@ -134,10 +108,6 @@ function checkOrigin(mcp: McpGateway, request: FastifyRequest): void {
   if (origin === undefined || mcp.allowedOrigins.includes('*')) return;
   if (mcp.allowedOrigins.includes(origin.replace(/\/+$/, '').toLowerCase())) return;
   throw permissionError(`origin ${origin} is not allowed to call /mcp (MCP_ALLOWED_ORIGINS)`, { code: 'origin_not_allowed' });
-}
-
-function startsSession(body: unknown): boolean {
-  return Array.isArray(body) ? body.some((message) => isInitializeRequest(message)) : isInitializeRequest(body);
 }
 
 function credentialOf(request: FastifyRequest): string {

@@ -2,12 +2,12 @@ import { STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage } from 'no
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import { renderEnvelope, toGatewayError } from '../../errors/envelope.ts';
 import { GatewayError, invalidRequest, notFound } from '../../errors/gateway-error.ts';
 import type { ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
 import { runModelCall, type ModelCallOutcome } from '../../gateway/model-call.ts';
-import { connectUpstream, maxFramePayload, relaySession } from '../../gateway/relay/realtime-relay.ts';
+import type * as Relay from '../../gateway/relay/realtime-relay.ts';
 import { RealtimeUsage } from '../../gateway/relay/realtime-usage.ts';
 import type { RequestContext } from '../../gateway/request-context.ts';
 import type { Authenticator } from '../auth.ts';
@@ -24,6 +24,23 @@ export interface RealtimeDependencies extends ChatPipelineDependencies {
 }
 
 const endpoint = '/v1/realtime';
+
+interface RealtimeModules {
+  relay: typeof Relay;
+  Server: typeof WebSocketServer;
+}
+
+/** `ws` and the relay, loaded on the first upgrade rather than at start-up. */
+let realtimeModules: Promise<RealtimeModules> | null = null;
+
+function loadRealtime(): Promise<RealtimeModules> {
+  realtimeModules ??= Promise.all([import('../../gateway/relay/realtime-relay.ts'), import('ws')]).then(([relay, ws]) => ({
+    relay,
+    Server: ws.WebSocketServer,
+  }));
+  return realtimeModules;
+}
+
 /** The subprotocol OpenAI's browser clients carry their key in. */
 const keyProtocol = 'openai-insecure-api-key.';
 const betaProtocol = 'openai-beta.realtime-v1';
@@ -39,10 +56,7 @@ export function registerRealtimeRelay(app: FastifyInstance, dependencies: Realti
   /** Open sessions: client socket -> upstream socket. */
   const sessions = new Map<WebSocket, WebSocket>();
   const upgradeHeaders = new WeakMap<IncomingMessage, Record<string, string>>();
-  const server = new WebSocketServer({ noServer: true, maxPayload: maxFramePayload, perMessageDeflate: false, handleProtocols });
-  server.on('headers', (lines, request) => {
-    for (const [name, value] of Object.entries(upgradeHeaders.get(request) ?? {})) lines.push(`${name}: ${value}`);
-  });
+  const serverOf = lazyServer(upgradeHeaders);
   let closing = false;
   app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (!wantsWebSocket(request)) {
@@ -55,7 +69,7 @@ export function registerRealtimeRelay(app: FastifyInstance, dependencies: Realti
       refuse(socket, new GatewayError('provider_error', 'the gateway is shutting down', { status: 503, code: 'shutting_down' }), requestId);
       return;
     }
-    const open = (outcome: ModelCallOutcome<WebSocket>): void => {
+    const open = (outcome: ModelCallOutcome<WebSocket>, server: WebSocketServer): void => {
       upgradeHeaders.set(request, { 'x-request-id': requestId, ...outcome.admission.headers });
       let started = false;
       // A handshake the WebSocket server refuses never starts a session: give everything back.
@@ -71,15 +85,20 @@ export function registerRealtimeRelay(app: FastifyInstance, dependencies: Realti
         void runSession(client, outcome, dependencies.logger, requestId).finally(() => sessions.delete(client));
       });
     };
-    void admitSession(request, socket, requestId, dependencies).then(
-      (outcome) => outcome && open(outcome),
-      (error: unknown) => {
-        const gatewayError = toGatewayError(error);
-        if (gatewayError.type === 'internal_error') dependencies.logger.error({ request_id: requestId, err: error }, 'unhandled error');
-        refuse(socket, gatewayError, requestId);
-        logRefusal(dependencies.logger, requestId, request, gatewayError.status);
-      },
-    );
+    void serverOf()
+      .then(async (server) => {
+        const outcome = await admitSession(request, socket, requestId, dependencies);
+        return outcome === null ? null : { outcome, server };
+      })
+      .then(
+        (ready) => ready && open(ready.outcome, ready.server),
+        (error: unknown) => {
+          const gatewayError = toGatewayError(error);
+          if (gatewayError.type === 'internal_error') dependencies.logger.error({ request_id: requestId, err: error }, 'unhandled error');
+          refuse(socket, gatewayError, requestId);
+          logRefusal(dependencies.logger, requestId, request, gatewayError.status);
+        },
+      );
   });
   // A plain GET (no Upgrade header) reaches Fastify: say what the endpoint expects.
   app.get(endpoint, async () => {
@@ -96,6 +115,21 @@ export function registerRealtimeRelay(app: FastifyInstance, dependencies: Realti
   });
 }
 
+/** The WebSocket server, created on the first upgrade (with `ws`, loaded then). */
+function lazyServer(upgradeHeaders: WeakMap<IncomingMessage, Record<string, string>>): () => Promise<WebSocketServer> {
+  let created: WebSocketServer | null = null;
+  return async () => {
+    const { relay, Server } = await loadRealtime();
+    if (created !== null) return created;
+    const server = new Server({ noServer: true, maxPayload: relay.maxFramePayload, perMessageDeflate: false, handleProtocols });
+    server.on('headers', (lines, request) => {
+      for (const [name, value] of Object.entries(upgradeHeaders.get(request) ?? {})) lines.push(`${name}: ${value}`);
+    });
+    created = server;
+    return server;
+  };
+}
+
 /**
  * Everything before the upgrade: route, credentials, user path, model, admission and the
  * upstream session. Resolves null when the client left meanwhile (all given back).
@@ -106,6 +140,7 @@ async function admitSession(
   requestId: string,
   dependencies: RealtimeDependencies,
 ): Promise<ModelCallOutcome<WebSocket> | null> {
+  const { relay } = await loadRealtime();
   const url = new URL(request.url ?? '/', 'http://gateway.invalid');
   if (url.pathname !== endpoint) throw notFound(`unknown route: ${request.method ?? 'GET'} ${url.pathname}`, { code: 'unknown_route' });
   if (request.method !== 'GET' || request.headers.upgrade?.toLowerCase() !== 'websocket' || !request.headers['sec-websocket-key']) {
@@ -124,7 +159,13 @@ async function admitSession(
   query.delete('provider');
   const options = { query, headers: betaHeadersOf(request), handshakeTimeoutMs: dependencies.handshakeTimeoutMs };
   const outcome = await runModelCall(
-    { endpoint, selector, hint: hint === '' ? undefined : hint, stream: true, call: (target) => connectUpstream(target, options, context) },
+    {
+      endpoint,
+      selector,
+      hint: hint === '' ? undefined : hint,
+      stream: true,
+      call: (target) => relay.connectUpstream(target, options, context),
+    },
     context,
     dependencies,
   );
@@ -138,7 +179,8 @@ async function admitSession(
 /** Relays one upgraded session to its end, then gives its slot back and records its usage. */
 async function runSession(client: WebSocket, outcome: ModelCallOutcome<WebSocket>, logger: Logger, requestId: string): Promise<void> {
   const usage = new RealtimeUsage();
-  const end = await relaySession(client, outcome.result, usage);
+  const { relay } = await loadRealtime();
+  const end = await relay.relaySession(client, outcome.result, usage);
   outcome.admission.release();
   const broken = end.by === 'upstream' && ![1000, 1001, 1005].includes(end.code);
   outcome.report(broken ? 502 : 200, usage.summary());

@@ -1,5 +1,21 @@
-import { Hash } from '@smithy/hash-node';
-import { SignatureV4 } from '@smithy/signature-v4';
+import type { Hash as HashClass } from '@smithy/hash-node';
+import type { SignatureV4 as SignatureV4Class } from '@smithy/signature-v4';
+
+interface Signing {
+  Hash: typeof HashClass;
+  SignatureV4: typeof SignatureV4Class;
+}
+
+/** The @smithy signing packages, loaded on the first signed request (not at start-up). */
+let signing: Promise<Signing> | null = null;
+
+function loadSigning(): Promise<Signing> {
+  signing ??= Promise.all([import('@smithy/hash-node'), import('@smithy/signature-v4')]).then(([hash, signature]) => ({
+    Hash: hash.Hash,
+    SignatureV4: signature.SignatureV4,
+  }));
+  return signing;
+}
 
 export interface AwsCredentials {
   accessKeyId: string;
@@ -30,6 +46,7 @@ export interface SignOptions {
  * result (the HTTP client sends the same value).
  */
 export async function signRequest(request: SignableRequest, options: SignOptions): Promise<Record<string, string>> {
+  const { Hash, SignatureV4 } = await loadSigning();
   const signer = new SignatureV4({
     service: options.service,
     region: options.region,

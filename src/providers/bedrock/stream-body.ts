@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { mapNetworkError } from '../upstream-client.ts';
 import { BedrockStreamConverter, type StreamOptions } from './convert-stream.ts';
-import { EventStreamDecoder } from './event-stream.ts';
+import type { EventStreamDecoder } from './event-stream.ts';
 
 /**
  * The upstream's binary event stream as OpenAI chat chunk SSE bytes, so the gateway's stream
@@ -12,7 +12,9 @@ import { EventStreamDecoder } from './event-stream.ts';
  * error event.
  */
 export async function openConvertedStream(upstream: Readable, options: StreamOptions, signal: AbortSignal): Promise<Readable> {
-  const frames = convertFrames(upstream, new EventStreamDecoder(options.provider), new BedrockStreamConverter(options));
+  // The event-stream codec (@smithy) is loaded on the first Bedrock stream, not at start-up.
+  const { EventStreamDecoder: Decoder } = await import('./event-stream.ts');
+  const frames = convertFrames(upstream, new Decoder(options.provider), new BedrockStreamConverter(options));
   let first: IteratorResult<Buffer> | null;
   try {
     first = await frames.next();

@@ -1,4 +1,4 @@
-import { GoogleAuth, type AuthClient } from 'google-auth-library';
+import type { AuthClient, GoogleAuth } from 'google-auth-library';
 import { GatewayError, providerError } from '../../errors/gateway-error.ts';
 import { readErrorDetails } from '../upstream-errors.ts';
 
@@ -33,13 +33,14 @@ export interface TokenSourceOptions {
  */
 export function createTokenSource(options: TokenSourceOptions): VertexTokenSource {
   const credentials = parseCredentials(options.credentialsJson, options.provider);
-  const auth =
-    credentials === null
-      ? new GoogleAuth({ scopes: [CLOUD_PLATFORM_SCOPE] })
-      : new GoogleAuth({ credentials, scopes: [CLOUD_PLATFORM_SCOPE] });
+  // google-auth-library (and gaxios under it) is loaded on the first token, not at start-up.
+  let auth: Promise<GoogleAuth> | null = null;
+  const authOf = (): Promise<GoogleAuth> => (auth ??= createGoogleAuth(credentials));
   let client: Promise<AuthClient> | null = null;
   const clientOf = (): Promise<AuthClient> => {
-    client ??= auth.getClient().then((created) => honourTokenUri(created, credentials));
+    client ??= authOf()
+      .then((created) => created.getClient())
+      .then((created) => honourTokenUri(created, credentials));
     client.catch(() => (client = null));
     return client;
   };
@@ -64,12 +65,19 @@ export function createTokenSource(options: TokenSourceOptions): VertexTokenSourc
     async projectId(): Promise<string | null> {
       const fromJson = credentials?.['project_id'];
       if (typeof fromJson === 'string' && fromJson !== '') return fromJson;
-      return auth.getProjectId().catch(() => null);
+      return authOf()
+        .then((created) => created.getProjectId())
+        .catch(() => null);
     },
   };
 }
 
 type CredentialsJson = Record<string, unknown>;
+
+async function createGoogleAuth(credentials: CredentialsJson | null): Promise<GoogleAuth> {
+  const { GoogleAuth: Auth } = await import('google-auth-library');
+  return credentials === null ? new Auth({ scopes: [CLOUD_PLATFORM_SCOPE] }) : new Auth({ credentials, scopes: [CLOUD_PLATFORM_SCOPE] });
+}
 
 function parseCredentials(text: string | undefined, provider: string): CredentialsJson | null {
   if (text === undefined) return null;
