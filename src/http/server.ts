@@ -194,7 +194,7 @@ function registerAdminApi(admin: FastifyInstance, dependencies: ServerDependenci
   admin.addHook(
     'onRequest',
     guard((request) => {
-      request.principal = dependencies.authenticator.authenticateAdmin(request.headers);
+      request.principal = dependencies.authenticator.authenticateAdmin(request.headers, request.method);
     }),
   );
   registerApiKeyRoutes(admin, dependencies.apiKeys);
