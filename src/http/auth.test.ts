@@ -81,18 +81,18 @@ describe('scoped admin roles', () => {
     },
   };
 
-  it.each([
-    ['secret-master', null],
-    [null, 'no master key'],
-  ])('admin may do anything, viewer only GET/HEAD, user nothing (master key %s)', (masterKey) => {
-    const authenticator = new Authenticator(masterKey, keys);
-    const as = (token: string, method: string) => () => authenticator.authenticateAdmin({ authorization: `Bearer ${token}` }, method);
-    expect(as('sk-gw-admin', 'DELETE')().keyId).toBe('sk-gw-admin');
-    expect(as('sk-gw-viewer', 'GET')().keyId).toBe('sk-gw-viewer');
-    expect(as('sk-gw-viewer', 'HEAD')().keyId).toBe('sk-gw-viewer');
-    for (const method of ['PUT', 'POST', 'PATCH', 'DELETE']) expect(thrown(GatewayError, as('sk-gw-viewer', method)).status).toBe(403);
-    expect(thrown(GatewayError, as('sk-gw-user', 'GET')).code).toBe('admin_required');
-  });
+  it.each([{ masterKey: 'secret-master' }, { masterKey: null }])(
+    'admin may do anything, viewer only GET/HEAD, user nothing (master key $masterKey)',
+    ({ masterKey }) => {
+      const authenticator = new Authenticator(masterKey, keys);
+      const as = (token: string, method: string) => () => authenticator.authenticateAdmin({ authorization: `Bearer ${token}` }, method);
+      expect(as('sk-gw-admin', 'DELETE')().keyId).toBe('sk-gw-admin');
+      expect(as('sk-gw-viewer', 'GET')().keyId).toBe('sk-gw-viewer');
+      expect(as('sk-gw-viewer', 'HEAD')().keyId).toBe('sk-gw-viewer');
+      for (const method of ['PUT', 'POST', 'PATCH', 'DELETE']) expect(thrown(GatewayError, as('sk-gw-viewer', method)).status).toBe(403);
+      expect(thrown(GatewayError, as('sk-gw-user', 'GET')).code).toBe('admin_required');
+    },
+  );
 });
 
 describe('open mode and browsers', () => {
