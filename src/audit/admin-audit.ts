@@ -34,7 +34,8 @@ export function installAdminAudit(admin: FastifyInstance, options: AdminAuditOpt
 
   admin.addHook('preHandler', async (request) => {
     if (readMethods.has(request.method)) return;
-    const collection = collectionOf(routeOf(request));
+    const route = request.routeOptions.url;
+    const collection = route === undefined ? null : collectionOf(route);
     if (collection === null || collection === 'audit') return;
     pending.set(request, { collection, before: await snapshot(admin, request, collection) });
   });
@@ -46,9 +47,10 @@ export function installAdminAudit(admin: FastifyInstance, options: AdminAuditOpt
     try {
       const after = await snapshot(admin, request, change.collection);
       const diff = changedItems(change.before, after);
+      const time = now();
       await options.store.insert({
-        id: timeOrderedUuid(now()),
-        time: now(),
+        id: timeOrderedUuid(time),
+        time,
         actor: actorOf(request.principal),
         action: actionOf(request.method, routeOf(request)),
         resource: resourceOf(change.collection, request.params, diff.identity),
@@ -62,7 +64,7 @@ export function installAdminAudit(admin: FastifyInstance, options: AdminAuditOpt
   });
 }
 
-const routeOf = (request: FastifyRequest): string => request.routeOptions.url ?? request.url.split('?')[0] ?? '';
+const routeOf = (request: FastifyRequest): string => request.routeOptions.url ?? '';
 
 /** `/admin/budgets` -> `budgets`; `/admin/api-keys/:id/rotate` -> `api-keys`. */
 function collectionOf(route: string): string | null {
