@@ -5,6 +5,7 @@ import type { ApiKeyRow } from '../keys/api-key-store.ts';
 import type { ApiKeyChanges, ApiKeyService } from '../keys/api-key-service.ts';
 import { invalidParameter, isoTime, objectBody } from './admin-errors.ts';
 import { readAllowList, readGraceSeconds, readRole } from './api-key-access.ts';
+import { applyKeyShorthand } from './api-key-shorthand.ts';
 
 const maximumNameLength = 200;
 
@@ -34,13 +35,20 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: ApiKeyService):
     const userPath = body['user_path'];
     if (userPath !== undefined && userPath !== null && typeof userPath !== 'string')
       throw invalidParameter('user_path', 'user_path must be a string');
-    const created = await keys.create({
-      name,
-      userPath: typeof userPath === 'string' ? normalizeUserPathOrThrow(userPath, 'user_path') : null,
-      expiresAt: parseExpiry(body['expires_at']),
+    const boundPath = typeof userPath === 'string' ? normalizeUserPathOrThrow(userPath, 'user_path') : null;
+    const access = {
       allowedModels: readAllowList(body, 'allowed_models') ?? null,
       allowedEndpoints: readAllowList(body, 'allowed_endpoints') ?? null,
-      role: readRole(body) ?? 'user',
+    };
+    const role = readRole(body) ?? 'user';
+    const expiresAt = parseExpiry(body['expires_at']);
+    await applyKeyShorthand(app, request, body, boundPath);
+    const created = await keys.create({
+      name,
+      userPath: boundPath,
+      expiresAt,
+      ...access,
+      role,
     });
     return reply.code(201).send({ ...render(created.row), key: created.key });
   });

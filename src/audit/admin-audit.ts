@@ -94,13 +94,18 @@ export function actorOf(principal: Principal | null): string {
   return principal.kind;
 }
 
-async function snapshot(admin: FastifyInstance, request: FastifyRequest, collection: string): Promise<unknown[] | null> {
+/** The caller's credentials (and host and origin, for open mode), to make an inner admin call as them. */
+export function forwardedCredentials(request: FastifyRequest): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const name of forwardedHeaders) {
     const value = request.headers[name];
     if (typeof value === 'string') headers[name] = value;
   }
-  const response = await admin.inject({ method: 'GET', url: `/admin/${collection}`, headers });
+  return headers;
+}
+
+async function snapshot(admin: FastifyInstance, request: FastifyRequest, collection: string): Promise<unknown[] | null> {
+  const response = await admin.inject({ method: 'GET', url: `/admin/${collection}`, headers: forwardedCredentials(request) });
   if (response.statusCode !== 200) return null;
   return listItems(response.json());
 }

@@ -134,4 +134,31 @@ describe('managed key access, rotation and scoped admin', () => {
     });
     expect(await modelsStatus(viewer.key)).toBe(200);
   });
+
+  it('the rate_limit and budget shorthand makes rules on the key user path, validated and audited like the admin calls', async () => {
+    const key = await create({
+      name: 'limited',
+      user_path: '/team/svc',
+      rate_limit: { period: 'minute', max_requests: 2 },
+      budget: { period: 'daily', amount: 3 },
+    });
+    const rules = (await callJson(gateway, '/admin/rate-limits', 200))['rate_limits'] as Array<Record<string, unknown>>;
+    expect(rules.find((rule) => rule.subject === '/team/svc')).toMatchObject({ period_seconds: 60, max_requests: 2 });
+    const budgets = (await callJson(gateway, '/admin/budgets', 200))['budgets'] as Array<Record<string, unknown>>;
+    expect(budgets.find((budget) => budget.user_path === '/team/svc')).toMatchObject({ period: 'daily', amount: 3 });
+    const audit = (await callJson(gateway, '/admin/audit?limit=3', 200))['entries'] as Array<Record<string, unknown>>;
+    expect(audit.map((entry) => entry.resource)).toEqual([`api-keys/${key.id}`, 'budgets', 'rate-limits']);
+
+    const noPath = await call(gateway, '/admin/api-keys', { body: { name: 'x', budget: { period: 'daily', amount: 1 } } });
+    expectEnvelope(noPath, { status: 400, type: 'invalid_request_error', param: 'user_path' });
+    const badBudget = await call(gateway, '/admin/api-keys', {
+      body: { name: 'x', user_path: '/b', budget: { period: 'daily', amount: -1 } },
+    });
+    expectEnvelope(badBudget, { status: 400, type: 'invalid_request_error', param: 'budget.amount' });
+    const badLimit = await call(gateway, '/admin/api-keys', { body: { name: 'x', user_path: '/b', rate_limit: { period: 'fortnight' } } });
+    expectEnvelope(badLimit, { status: 400, type: 'invalid_request_error' });
+    expect(JSON.parse(badLimit.text).error.param).toMatch(/^rate_limit/);
+    const listed = JSON.parse((await call(gateway, '/admin/api-keys')).text) as Array<{ name: string }>;
+    expect(listed.filter((row) => row.name === 'x')).toEqual([]);
+  });
 });
