@@ -5,8 +5,8 @@ import type { GatewayProcess } from '../support/gateway-process.ts';
 import { startMockUpstream } from '../support/mock-upstream.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
 import { expectEnvelope, gatewayEnv } from './helpers.ts';
-import { call, callJson } from './storage-helpers.ts';
-import type { AdminCall } from './storage-helpers.ts';
+import { backendNames, call, callJson, createGatewayDatabase } from './storage-helpers.ts';
+import type { AdminCall, GatewayDatabase } from './storage-helpers.ts';
 
 // Issue 19: every change through the admin API is in GET /admin/audit with who, when, what,
 // before and after (secrets redacted), filtered and paged by cursor; kept across restarts.
@@ -26,8 +26,9 @@ interface Page {
   next_cursor: string | null;
 }
 
-describe('admin audit trail', () => {
+describe.each(backendNames)('admin audit trail (%s)', (backendName) => {
   let mock: MockUpstream;
+  let database: GatewayDatabase;
   let gateway: GatewayProcess;
   let env: Record<string, string>;
   const secrets: string[] = [];
@@ -46,13 +47,15 @@ describe('admin audit trail', () => {
 
   beforeAll(async () => {
     mock = await startMockUpstream();
-    env = gatewayEnv(mock, { OPENAI_MODELS: 'mock-model,mock-model-2' });
+    database = await createGatewayDatabase(backendName);
+    env = gatewayEnv(mock, { OPENAI_MODELS: 'mock-model,mock-model-2', ...database.env });
     gateway = await startGateway({ env });
   });
 
   afterAll(async () => {
     await gateway?.stop();
     await mock?.close();
+    await database?.dispose();
   });
 
   it('records key changes by master and by an admin key, with before/after and no secrets', async () => {
