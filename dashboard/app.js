@@ -4,6 +4,7 @@ import { api, forgetKey, onUnauthorized, storedKey, storeKey } from './lib/api.j
 import { h, replace } from './lib/dom.js';
 import { errorLine } from './lib/ui.js';
 import { apiKeysPage } from './pages/api-keys.js';
+import { auditPage } from './pages/audit.js';
 import { mcpPage } from './pages/mcp.js';
 import { modelsPage } from './pages/models.js';
 import { rateLimitsPage } from './pages/rate-limits.js';
@@ -16,6 +17,7 @@ const pages = [
   { hash: 'mcp', title: 'MCP', mount: mcpPage },
   { hash: 'usage', title: 'Usage & budgets', mount: usagePage },
   { hash: 'api-keys', title: 'API keys', mount: apiKeysPage },
+  { hash: 'audit', title: 'Audit', mount: auditPage },
 ];
 
 /** Any admin route that always exists answers the sign-in probe (401 for a wrong key). */

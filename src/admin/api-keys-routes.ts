@@ -2,12 +2,17 @@ import type { FastifyInstance } from 'fastify';
 import { invalidRequest } from '../errors/gateway-error.ts';
 import { normalizeUserPathOrThrow } from '../http/user-path.ts';
 import type { ApiKeyRow } from '../keys/api-key-store.ts';
-import type { ApiKeyService } from '../keys/api-key-service.ts';
+import type { ApiKeyChanges, ApiKeyService } from '../keys/api-key-service.ts';
 import { invalidParameter, isoTime, objectBody } from './admin-errors.ts';
+import { readAllowList, readGraceSeconds, readRole } from './api-key-access.ts';
+import { applyKeyShorthand } from './api-key-shorthand.ts';
 
 const maximumNameLength = 200;
 
-/** `POST|GET /admin/api-keys`, `POST /admin/api-keys/{id}/deactivate` (CONTRACT section 3). */
+/**
+ * `POST|GET /admin/api-keys`, `PATCH /admin/api-keys/{id}`, `POST /admin/api-keys/{id}/rotate`,
+ * `POST /admin/api-keys/{id}/deactivate` (CONTRACT section 3, issue 19).
+ */
 export function registerApiKeyRoutes(app: FastifyInstance, keys: ApiKeyService): void {
   const render = (row: ApiKeyRow) => ({
     id: row.id,
@@ -18,33 +23,70 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: ApiKeyService):
     created_at: isoTime(row.createdAt),
     expires_at: isoTime(row.expiresAt),
     deactivated_at: isoTime(row.deactivatedAt),
+    allowed_models: row.allowedModels,
+    allowed_endpoints: row.allowedEndpoints,
+    role: row.role,
+    previous_key_expires_at: row.previousExpiresAt !== null && row.previousExpiresAt > Date.now() ? isoTime(row.previousExpiresAt) : null,
   });
 
   app.post('/admin/api-keys', async (request, reply) => {
     const body = objectBody(request.body);
-    const name = body['name'];
-    if (typeof name !== 'string' || name.trim() === '' || name.length > maximumNameLength) {
-      throw invalidRequest(`name must be a non-empty string of at most ${maximumNameLength} characters`, {
-        code: 'invalid_body',
-        param: 'name',
-      });
-    }
+    const name = readName(body['name']);
     const userPath = body['user_path'];
     if (userPath !== undefined && userPath !== null && typeof userPath !== 'string')
       throw invalidParameter('user_path', 'user_path must be a string');
+    const boundPath = typeof userPath === 'string' ? normalizeUserPathOrThrow(userPath, 'user_path') : null;
+    const access = {
+      allowedModels: readAllowList(body, 'allowed_models') ?? null,
+      allowedEndpoints: readAllowList(body, 'allowed_endpoints') ?? null,
+    };
+    const role = readRole(body) ?? 'user';
+    const expiresAt = parseExpiry(body['expires_at']);
+    await applyKeyShorthand(app, request, body, boundPath);
     const created = await keys.create({
-      name: name.trim(),
-      userPath: typeof userPath === 'string' ? normalizeUserPathOrThrow(userPath, 'user_path') : null,
-      expiresAt: parseExpiry(body['expires_at']),
+      name,
+      userPath: boundPath,
+      expiresAt,
+      ...access,
+      role,
     });
     return reply.code(201).send({ ...render(created.row), key: created.key });
   });
 
   app.get('/admin/api-keys', async () => (await keys.list()).map(render));
 
+  app.patch<{ Params: { id: string } }>('/admin/api-keys/:id', async (request) => {
+    const body = objectBody(request.body);
+    const changes: ApiKeyChanges = {};
+    if (body['name'] !== undefined) changes.name = readName(body['name']);
+    const allowedModels = readAllowList(body, 'allowed_models');
+    if (allowedModels !== undefined) changes.allowedModels = allowedModels;
+    const allowedEndpoints = readAllowList(body, 'allowed_endpoints');
+    if (allowedEndpoints !== undefined) changes.allowedEndpoints = allowedEndpoints;
+    const role = readRole(body);
+    if (role !== undefined) changes.role = role;
+    return render(await keys.update(request.params.id, changes));
+  });
+
+  app.post<{ Params: { id: string } }>('/admin/api-keys/:id/rotate', async (request) => {
+    const body = request.body === undefined || request.body === null ? {} : objectBody(request.body);
+    const rotated = await keys.rotate(request.params.id, readGraceSeconds(body));
+    return { ...render(rotated.row), key: rotated.key };
+  });
+
   app.post<{ Params: { id: string } }>('/admin/api-keys/:id/deactivate', async (request) =>
     render(await keys.deactivate(request.params.id)),
   );
+}
+
+function readName(name: unknown): string {
+  if (typeof name !== 'string' || name.trim() === '' || name.length > maximumNameLength) {
+    throw invalidRequest(`name must be a non-empty string of at most ${maximumNameLength} characters`, {
+      code: 'invalid_body',
+      param: 'name',
+    });
+  }
+  return name.trim();
 }
 
 function parseExpiry(value: unknown): number | null {

@@ -19,7 +19,7 @@ export const errorCodes = {
   invalid_path: 'A `/p/{instance}/...` path segment or a file or batch id is `.` or `..`, encoded or not.',
   missing_credentials: 'No `Authorization: Bearer` or `x-api-key` credential was sent.',
   invalid_credentials: 'The credential is not the master key nor an active API key.',
-  admin_required: 'The route needs the master key; API keys cannot call it.',
+  admin_required: 'The route needs the master key or a key whose role allows it (admin: all of /admin; viewer: GET only).',
   cross_origin_refused: 'Without credentials configured, requests from another web origin (a browser page) are refused (status 403).',
   upstream_error: 'The upstream provider answered with an error; its message is kept.',
   content_filter: "The upstream's content filter refused the prompt (Azure OpenAI, status 400); its message is kept.",

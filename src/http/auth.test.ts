@@ -71,6 +71,30 @@ describe('admin without a master key', () => {
   });
 });
 
+describe('scoped admin roles', () => {
+  const roles = { 'sk-gw-admin': 'admin', 'sk-gw-viewer': 'viewer', 'sk-gw-user': 'user' } as const;
+  const keys: ApiKeyAuthenticator = {
+    hasKeys: () => true,
+    authenticate: (token) => {
+      const role = roles[token as keyof typeof roles];
+      return role === undefined ? null : { kind: 'api_key', keyId: token, boundUserPath: null, role };
+    },
+  };
+
+  it.each([{ masterKey: 'secret-master' }, { masterKey: null }])(
+    'admin may do anything, viewer only GET/HEAD, user nothing (master key $masterKey)',
+    ({ masterKey }) => {
+      const authenticator = new Authenticator(masterKey, keys);
+      const as = (token: string, method: string) => () => authenticator.authenticateAdmin({ authorization: `Bearer ${token}` }, method);
+      expect(as('sk-gw-admin', 'DELETE')().keyId).toBe('sk-gw-admin');
+      expect(as('sk-gw-viewer', 'GET')().keyId).toBe('sk-gw-viewer');
+      expect(as('sk-gw-viewer', 'HEAD')().keyId).toBe('sk-gw-viewer');
+      for (const method of ['PUT', 'POST', 'PATCH', 'DELETE']) expect(thrown(GatewayError, as('sk-gw-viewer', method)).status).toBe(403);
+      expect(thrown(GatewayError, as('sk-gw-user', 'GET')).code).toBe('admin_required');
+    },
+  );
+});
+
 describe('open mode and browsers', () => {
   const open = new Authenticator(null);
 

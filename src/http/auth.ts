@@ -82,11 +82,12 @@ export class Authenticator {
   }
 
   /**
-   * For /admin: only the master key. Without a master key the admin API stays reachable
-   * (the gateway then binds loopback unless HOST says otherwise), but a managed key is
-   * still refused there.
+   * For /admin: the master key, or a credential whose role allows the method (`admin`: any,
+   * `viewer`: GET and HEAD; `user`: none). Without a master key the admin API stays reachable
+   * (the gateway then binds loopback unless HOST says otherwise), but a presented credential
+   * must still be valid and its role must allow the call.
    */
-  authenticateAdmin(headers: IncomingHttpHeaders): Principal {
+  authenticateAdmin(headers: IncomingHttpHeaders, method = 'GET'): Principal {
     if (this.masterDigest === null) {
       // No master key: the admin API is open (loopback by default), but a credential that is
       // presented must be valid, and a managed key is still refused.
@@ -95,11 +96,9 @@ export class Authenticator {
       if (!presented || this.openMode) return openPrincipalFor(headers);
       const principal = this.apiKeys?.authenticate(extractToken(headers)) ?? null;
       if (principal === null) throw authenticationError('invalid credentials', { code: 'invalid_credentials', headers: bearerChallenge() });
-      throw adminRequired();
+      return checkAdminRole(principal, method);
     }
-    const principal = this.authenticate(headers);
-    if (principal.kind === 'api_key') throw adminRequired();
-    return principal;
+    return checkAdminRole(this.authenticate(headers), method);
   }
 
   private isMasterKey(token: string): boolean {
@@ -139,8 +138,18 @@ function bearerChallenge(): Record<string, string> {
   return { 'WWW-Authenticate': 'Bearer' };
 }
 
+/** The master key (and open mode) may do anything; other credentials by their role. */
+function checkAdminRole(principal: Principal, method: string): Principal {
+  if (principal.kind === 'master' || principal.kind === 'open') return principal;
+  if (principal.role === 'admin') return principal;
+  if (principal.role === 'viewer' && (method === 'GET' || method === 'HEAD')) return principal;
+  if (principal.role === 'viewer')
+    throw permissionError('this key has the viewer role: it may only read /admin (GET)', { code: 'admin_required' });
+  throw adminRequired();
+}
+
 function adminRequired() {
-  return permissionError('admin routes need the master key; API keys cannot call them', { code: 'admin_required' });
+  return permissionError('admin routes need the master key or a key with the admin (or, for GET, viewer) role', { code: 'admin_required' });
 }
 
 /**

@@ -8,6 +8,8 @@ import Fastify, {
 import type { ServerOptions } from 'node:http';
 import type { Logger } from 'pino';
 import { registerApiKeyRoutes } from '../admin/api-keys-routes.ts';
+import { registerAuditRoutes } from '../admin/audit-routes.ts';
+import { installAdminAudit } from '../audit/admin-audit.ts';
 import { registerBudgetRoutes } from '../admin/budgets-routes.ts';
 import { registerRateLimitRoutes } from '../admin/rate-limits-routes.ts';
 import { registerUsageRoutes } from '../admin/usage-routes.ts';
@@ -205,9 +207,11 @@ function registerAdminApi(admin: FastifyInstance, dependencies: ServerDependenci
   admin.addHook(
     'onRequest',
     guard((request) => {
-      request.principal = dependencies.authenticator.authenticateAdmin(request.headers);
+      request.principal = dependencies.authenticator.authenticateAdmin(request.headers, request.method);
     }),
   );
+  installAdminAudit(admin, { store: dependencies.storage.audit, logger: dependencies.logger });
+  registerAuditRoutes(admin, dependencies.storage.audit);
   registerApiKeyRoutes(admin, dependencies.apiKeys);
   registerBudgetRoutes(admin, dependencies.budgets);
   registerUsageRoutes(admin, dependencies.usageEnabled ? dependencies.storage.usage : null);

@@ -11,7 +11,17 @@ export interface ApiKeyRow {
   readonly createdAt: number;
   readonly expiresAt: number | null;
   readonly deactivatedAt: number | null;
+  /** Models the key may ask for; null: any. */
+  readonly allowedModels: readonly string[] | null;
+  /** Endpoints (model endpoints, `/mcp`, MCP server names) the key may call; null: all. */
+  readonly allowedEndpoints: readonly string[] | null;
+  readonly role: ApiKeyRole;
+  /** After a rotation: the hash of the replaced secret, accepted until `previousExpiresAt`. */
+  readonly previousKeyHash: string | null;
+  readonly previousExpiresAt: number | null;
 }
+
+export type ApiKeyRole = 'user' | 'viewer' | 'admin';
 
 /** Durable managed keys. Implementations: SQLite and PostgreSQL (src/storage/). */
 export interface ApiKeyStore {
@@ -20,4 +30,6 @@ export interface ApiKeyStore {
   list(): Promise<ApiKeyRow[]>;
   /** Sets `deactivatedAt` if it is not set yet; returns the row after the change, or null if unknown. */
   deactivate(id: string, at: number): Promise<ApiKeyRow | null>;
+  /** Replaces the row with the same id (every field but id and createdAt); returns it, or null if unknown. */
+  update(row: ApiKeyRow): Promise<ApiKeyRow | null>;
 }

@@ -15,6 +15,11 @@ function apiKey(id: string, overrides: Partial<ApiKeyRow> = {}): ApiKeyRow {
     createdAt: baseTime,
     expiresAt: null,
     deactivatedAt: null,
+    allowedModels: null,
+    allowedEndpoints: null,
+    role: 'user',
+    previousKeyHash: null,
+    previousExpiresAt: null,
     ...overrides,
   };
 }
@@ -57,5 +62,27 @@ describe.each(backends)('ApiKeyStore conformance: $name', (backend) => {
     await expect(apiKeys.insert(apiKey('key-2', { keyHash: apiKey('key-1').keyHash }))).rejects.toThrow();
     await expect(apiKeys.insert(apiKey('key-1', { keyHash: 'f'.repeat(64) }))).rejects.toThrow();
     expect((await apiKeys.list()).map((row) => row.id)).toEqual(['key-1']);
+  });
+
+  it('stores allowlists, role and rotation state, and updates them by id', async () => {
+    const { apiKeys } = fresh().storage;
+    const row = apiKey('key-1', {
+      allowedModels: ['openai/*', 'smart'],
+      allowedEndpoints: ['/v1/chat/completions', '/mcp'],
+      role: 'viewer',
+    });
+    await apiKeys.insert(row);
+    expect(await apiKeys.list()).toEqual([row]);
+    const rotated = {
+      ...row,
+      keyHash: 'e'.repeat(64),
+      redacted: 'sk-gw-…eeee',
+      previousKeyHash: row.keyHash,
+      previousExpiresAt: baseTime + 60_000,
+    };
+    const changed = { ...rotated, name: 'renamed', allowedModels: [], allowedEndpoints: null, role: 'admin' as const };
+    expect(await apiKeys.update(changed)).toEqual(changed);
+    expect(await apiKeys.list()).toEqual([changed]);
+    expect(await apiKeys.update({ ...changed, id: 'key-unknown' })).toBeNull();
   });
 });

@@ -1,4 +1,5 @@
 import type { ApiKeyStore } from '../keys/api-key-store.ts';
+import type { AuditStore } from '../audit/audit-store.ts';
 import type { BudgetStore } from '../budgets/budget-store.ts';
 import type { McpServerStore, McpVirtualServerStore } from '../mcp/mcp-definitions.ts';
 import type { RateLimitRuleStore } from '../ratelimit/rule-store.ts';
@@ -22,6 +23,8 @@ export interface Storage {
   /** Responses API state (`/v1/responses` through the chat translation). */
   readonly responses: ResponseStore;
   readonly requestLog: RequestLogStore;
+  /** The admin audit trail (`GET /admin/audit`). */
+  readonly audit: AuditStore;
   /** Cheap round trip for /health/ready; false when the database does not answer. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

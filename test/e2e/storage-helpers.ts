@@ -103,7 +103,7 @@ export async function usageRecordOf(storage: Storage, requestId: string, timeout
 }
 
 export interface AdminCall {
-  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** JSON-encoded when present. */
   body?: unknown;
   /** Defaults to the master key; null sends no credentials. */

@@ -234,4 +234,27 @@ export const postgresMigrations: readonly Migration[] = [
       'CREATE INDEX request_log_cache_hit ON request_log (cache_hit, ts, row_id)',
     ],
   },
+  {
+    version: 11,
+    name: 'api_key_access_and_admin_audit',
+    statements: [
+      // Managed keys: what they may call, their role, and the previous secret during a rotation's grace.
+      'ALTER TABLE api_keys ADD COLUMN allowed_models_json TEXT',
+      'ALTER TABLE api_keys ADD COLUMN allowed_endpoints_json TEXT',
+      "ALTER TABLE api_keys ADD COLUMN role TEXT NOT NULL DEFAULT 'user'",
+      'ALTER TABLE api_keys ADD COLUMN previous_key_hash TEXT',
+      'ALTER TABLE api_keys ADD COLUMN previous_expires_at BIGINT',
+      // Every change made through the admin API (src/audit/).
+      `CREATE TABLE admin_audit (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        time BIGINT NOT NULL,
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        resource TEXT NOT NULL,
+        before_json TEXT,
+        after_json TEXT
+      )`,
+      'CREATE INDEX admin_audit_time ON admin_audit (time)',
+    ],
+  },
 ];

@@ -2,6 +2,7 @@ import type { Storage } from '../storage.ts';
 import { guardExecutor } from './guarded-executor.ts';
 import type { SqlExecutor } from './sql-executor.ts';
 import { SqlApiKeyStore } from './sql-api-key-store.ts';
+import { SqlAuditStore } from './sql-audit-store.ts';
 import { SqlBudgetStore } from './sql-budget-store.ts';
 import { SqlMcpServerStore, SqlMcpVirtualServerStore } from './sql-mcp-stores.ts';
 import { SqlRateLimitRuleStore } from './sql-rate-limit-rule-store.ts';
@@ -27,6 +28,7 @@ export function createSqlStorage(raw: SqlExecutor): Storage {
     mcpVirtualServers: new SqlMcpVirtualServerStore(executor),
     responses: new SqlResponseStore(executor),
     requestLog: new SqlRequestLogStore(executor),
+    audit: new SqlAuditStore(executor),
     ping: () => executor.ping(),
     close: () => (closing ??= executor.close()),
   };
