@@ -142,6 +142,7 @@ function startsSession(body: unknown): boolean {
 
 function credentialOf(request: FastifyRequest): string {
   const { principal } = request;
+  if (principal.kind === 'jwt') return `jwt:${principal.subject ?? ''}`;
   return principal.kind === 'api_key' ? `api_key:${principal.keyId ?? ''}` : principal.kind;
 }
 
