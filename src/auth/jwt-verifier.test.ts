@@ -56,7 +56,7 @@ describe('JwtVerifier', () => {
     expect(error).toMatchObject({ status: 401, code: 'invalid_token' });
   });
 
-  it('caches the verdict until exp, bounded (least recently used out first)', async () => {
+  it('caches the verdict until exp, bounded (oldest out first)', async () => {
     let clock = Date.now();
     const { verifier, sign } = await fixture(() => clock);
     const [first, second, third] = await Promise.all([sign({ sub: 'a' }), sign({ sub: 'b' }), sign({ sub: 'c' })]);
