@@ -34,7 +34,14 @@ const issuerSchema = z
       .min(1)
       .default(['RS256', 'ES256']),
     clock_skew_seconds: z.coerce.number().int().min(0).max(600).default(60),
-    user_path: z.string().trim().min(1).optional(),
+    user_path: z
+      .string()
+      .trim()
+      .min(1)
+      .refine((template) => !/[{}]/.test(template.replace(/\{claims\.[A-Za-z0-9_.-]+\}/g, '')), {
+        error: 'expected a user path with {claims.NAME} placeholders, e.g. /orgs/{claims.org}/users/{claims.sub}',
+      })
+      .optional(),
     allowed_models_claim: z.string().trim().min(1).optional(),
   })
   .refine((issuer) => (issuer.jwks_url === undefined) !== (issuer.keys === undefined), {
