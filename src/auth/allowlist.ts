@@ -80,3 +80,15 @@ function safeDecode(segment: string): string {
     return segment;
   }
 }
+
+/**
+ * `/p/{instance}/...` under a model allowlist: allowed when the list names `<instance>/*`, or
+ * names the body's `model` on that instance; a request without a model needs the wildcard.
+ */
+export function assertPassthroughAllowed(principal: Principal, instance: string, model: string | undefined): void {
+  const allowed = principal.allowedModels;
+  if (allowed === undefined || allowed === null) return;
+  if (allowed.includes(`${instance}/*`) || (model !== undefined && modelAllowed(allowed, { instance, model }))) return;
+  const what = model === undefined ? `the passthrough to ${instance} (needs ${instance}/*)` : `model ${instance}/${model}`;
+  throw permissionError(`this credential may not use ${what}`, { code: 'model_not_allowed' });
+}

@@ -99,6 +99,17 @@ virtual_models:
     expect(upstreamModels()).toEqual([]);
   });
 
+  it('passthrough needs <instance>/* or an allowed body model', async () => {
+    mock.reset();
+    const refused = await call(gateway, '/p/openai/chat/completions', { token: narrow, body: chatBody('mock-other') });
+    expectEnvelope(refused, { status: 403, type: 'permission_error', code: 'model_not_allowed' });
+    expect(upstreamModels()).toEqual([]);
+    const allowed = await call(gateway, '/p/openai/chat/completions', { token: narrow, body: chatBody('mock-model') });
+    expect(allowed.status, allowed.text).toBe(200);
+    const any = await call(gateway, '/p/openai/chat/completions', { token: wildcard, body: chatBody('mock-other') });
+    expect(any.status, any.text).toBe(200);
+  });
+
   it('/v1/models lists only what the caller may use', async () => {
     const listed = parseJson((await call(gateway, '/v1/models', { token: narrow })).text)['data'] as Array<{ id: string }>;
     expect(listed.map((model) => model.id).sort()).toEqual(['openai/mock-model', 'smart']);
