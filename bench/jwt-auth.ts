@@ -20,6 +20,7 @@ const verifier = new JwtVerifier(
         clockSkewSeconds: 60,
         userPath: '/orgs/{claims.org}/users/{claims.sub}',
         allowedModelsClaim: 'models',
+        allowedEndpointsClaim: null,
       },
     ],
     cacheMaxEntries: 10_000,

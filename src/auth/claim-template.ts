@@ -52,7 +52,7 @@ function claimSegment(payload: JWTPayload, claim: string): string {
   return text;
 }
 
-/** The allowed-models claim: an array of strings, or one string separated by spaces or commas. */
+/** An allowlist claim (models, endpoints): an array of strings, or one string separated by spaces or commas. */
 export function modelsOfClaim(payload: JWTPayload, claim: string): readonly string[] {
   const value = payload[claim];
   if (Array.isArray(value)) return value.filter((item): item is string => typeof item === 'string' && item.trim() !== '');

@@ -20,6 +20,7 @@ async function fixture(now: () => number) {
         clockSkewSeconds: 0,
         userPath: '/teams/{claims.team}/{claims.sub}',
         allowedModelsClaim: 'models',
+        allowedEndpointsClaim: null,
       },
     ],
     cacheMaxEntries: 2,

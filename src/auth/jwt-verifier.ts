@@ -100,13 +100,14 @@ export class JwtVerifier {
 function principalOf(payload: JWTPayload, issuer: TrustedIssuer): Principal {
   const subject = typeof payload.sub === 'string' && payload.sub !== '' ? payload.sub : null;
   if (subject === null) throw invalidToken('the token has no "sub" claim');
-  const { allowedModelsClaim } = issuer.settings;
+  const { allowedModelsClaim, allowedEndpointsClaim } = issuer.settings;
   return Object.freeze({
     kind: 'jwt',
     keyId: null,
     subject,
     boundUserPath: issuer.userPath === null ? null : boundPathOf(payload, issuer.userPath),
     allowedModels: allowedModelsClaim === null ? null : Object.freeze([...modelsOfClaim(payload, allowedModelsClaim)]),
+    allowedEndpoints: allowedEndpointsClaim === null ? null : Object.freeze([...modelsOfClaim(payload, allowedEndpointsClaim)]),
   });
 }
 

@@ -33,6 +33,7 @@ describe('auth.jwt configuration', () => {
         clockSkewSeconds: 60,
         userPath: null,
         allowedModelsClaim: null,
+        allowedEndpointsClaim: null,
       },
     ]);
   });

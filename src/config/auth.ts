@@ -43,6 +43,7 @@ const issuerSchema = z
       })
       .optional(),
     allowed_models_claim: z.string().trim().min(1).optional(),
+    allowed_endpoints_claim: z.string().trim().min(1).optional(),
   })
   .refine((issuer) => (issuer.jwks_url === undefined) !== (issuer.keys === undefined), {
     error: 'expected exactly one of jwks_url or keys (an inline JWKS)',
@@ -79,6 +80,8 @@ export interface JwtIssuerSettings {
   /** Template such as `/orgs/{claims.org}/users/{claims.sub}`; null: the user-path header applies. */
   readonly userPath: string | null;
   readonly allowedModelsClaim: string | null;
+  /** Optional claim naming the endpoints, `/mcp` and MCP servers the caller may call. */
+  readonly allowedEndpointsClaim: string | null;
 }
 
 export interface JwtSettings {
@@ -101,6 +104,7 @@ export function buildAuthSettings(document: z.output<typeof authSchema>): { read
         clockSkewSeconds: issuer.clock_skew_seconds,
         userPath: issuer.user_path ?? null,
         allowedModelsClaim: issuer.allowed_models_claim ?? null,
+        allowedEndpointsClaim: issuer.allowed_endpoints_claim ?? null,
       })),
       cacheMaxEntries: jwt.cache_max_entries,
       jwksCooldownMs: jwt.jwks_cooldown_seconds * 1000,
