@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { JwtSettings } from '../config/auth.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { rejected } from '../testing/thrown.ts';
+import { Authenticator } from '../http/auth.ts';
 import { JwtVerifier, looksLikeJwt } from './jwt-verifier.ts';
 
 const issuer = 'https://idp.example.test/';
@@ -78,5 +79,17 @@ describe('JwtVerifier', () => {
     expect(looksLikeJwt('sk-gw-abc')).toBe(false);
     expect(looksLikeJwt('a..c')).toBe(false);
     expect(looksLikeJwt('a.b.c.d')).toBe(false);
+  });
+});
+
+describe('Authenticator with JWT issuers', () => {
+  it('a master key shaped like a JWT is still the master key; a JWT is verified', async () => {
+    const { verifier, sign } = await fixture(Date.now);
+    const authenticator = new Authenticator('mk.with.dots', null, verifier);
+    expect(authenticator.openMode).toBe(false);
+    expect(await authenticator.authenticateRequest({ authorization: 'Bearer mk.with.dots' })).toMatchObject({ kind: 'master' });
+    const token = await sign({ models: ['a'] });
+    expect(await authenticator.authenticateRequest({ authorization: `Bearer ${token}` })).toMatchObject({ kind: 'jwt', subject: 'ann' });
+    expect(authenticator.authenticateRequest({ authorization: `Bearer ${token}` })).not.toBeInstanceOf(Promise);
   });
 });
