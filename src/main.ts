@@ -4,6 +4,7 @@ import { ConfigError } from './config/config-error.ts';
 import { loadProcessSettings } from './config/load.ts';
 import type { LoadedSettings, Settings } from './config/settings.ts';
 import { Authenticator } from './http/auth.ts';
+import { JwtVerifier } from './auth/jwt-verifier.ts';
 import { buildServer } from './http/server.ts';
 import { LogDestination } from './lifecycle/log-destination.ts';
 import { RunningHandlers } from './lifecycle/running-handlers.ts';
@@ -31,7 +32,7 @@ async function main(): Promise<void> {
   const adapters = createAdapters(settings.providers, client);
   const catalog = createCatalog(settings, adapters, logger);
   const services = await startStatefulServices(settings, logger);
-  const authenticator = new Authenticator(settings.server.masterKey, services.apiKeys);
+  const authenticator = new Authenticator(settings.server.masterKey, services.apiKeys, new JwtVerifier(settings.auth.jwt, logger));
   if (authenticator.openMode) {
     logger.warn({ host: settings.server.host }, 'no MASTER_KEY is set: every route is open to anyone who can reach the gateway');
   }

@@ -11,6 +11,7 @@ import { buildRateLimitRules } from './rate-limits.ts';
 import { buildVirtualModels } from './virtual-models.ts';
 import { buildFailoverRules } from './failover.ts';
 import { buildMcpSettings } from './mcp.ts';
+import { buildAuthSettings } from './auth.ts';
 import { discoverEnvProviders } from './env-providers.ts';
 import { applyAzureEnvironment } from './azure-env.ts';
 import { configSchema, instanceName, type ConfigDocument } from './schema.ts';
@@ -239,6 +240,7 @@ function buildSettings(
     responseCache: buildResponseCache(document, origins),
     mcp: buildMcpSettings(document.mcp, env, origins, warnings),
     responses: { retentionDays: document.responses.retention_days },
+    auth: buildAuthSettings(document.auth),
   };
 }
 

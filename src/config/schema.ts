@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { providerTypeNames } from '../providers/provider-types.ts';
 import { parseByteSize } from './values.ts';
+import { authSchema } from './auth.ts';
 
 /**
  * The configuration schema. YAML and environment variables are merged into one raw document
@@ -191,6 +192,8 @@ export const configSchema = z.object({
       virtual_servers: z.unknown().optional(),
     })
     .prefault({}),
+  /** JWT bearer tokens from trusted issuers (config/auth.ts). */
+  auth: authSchema,
 });
 
 export type ConfigDocument = z.output<typeof configSchema>;

@@ -7,6 +7,7 @@ import type { VirtualModelDefinition } from '../routing/virtual-model.ts';
 import type { FailoverRuleDefinition } from '../routing/failover-rule.ts';
 import type { BudgetRuleSettings } from './budgets.ts';
 import type { McpSettings } from './mcp.ts';
+import type { JwtSettings } from './auth.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -123,6 +124,8 @@ export interface Settings {
   readonly mcp: McpSettings;
   /** Responses the gateway stores (`/v1/responses` through the chat translation). */
   readonly responses: { readonly retentionDays: number };
+  /** Trusted JWT issuers (YAML `auth.jwt`); none: JWT bearer tokens are not accepted. */
+  readonly auth: { readonly jwt: JwtSettings };
 }
 
 export interface LoadedSettings {

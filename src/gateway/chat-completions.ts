@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { assertModelAllowed } from '../auth/allowlist.ts';
 import type { BudgetService } from '../budgets/budget-service.ts';
 import type { CachedResponse } from '../cache/response-cache.ts';
 import type { ResponseCache } from '../cache/response-cache-service.ts';
@@ -83,6 +84,7 @@ export async function runChatCompletion(
 ): Promise<ChatOutcome> {
   const request = readChatRequest(body);
   const plan = await planRoute(request.selector, request.hint, dependencies);
+  assertModelAllowed(context.principal, plan);
   const cache = dependencies.cache;
   const cacheKey = cache === null ? null : cache.keyFor(endpoint, plan.cacheTarget, request.body);
   if (cache !== null && cacheKey !== null && cacheMode.lookup) {

@@ -1,4 +1,5 @@
 import { estimateTokens, type TokenEstimate } from '../budgets/estimate.ts';
+import { assertModelAllowed } from '../auth/allowlist.ts';
 import { attemptStatus } from '../errors/envelope.ts';
 import { invalidRequest } from '../errors/gateway-error.ts';
 import type { ResolvedTarget } from '../routing/resolve-model.ts';
@@ -46,6 +47,7 @@ export async function runModelCall<T>(
   dependencies: ChatPipelineDependencies,
 ): Promise<ModelCallOutcome<T>> {
   const planned = request.plan ?? (await planRoute(request.selector, request.hint, dependencies));
+  assertModelAllowed(context.principal, planned);
   const plan = request.serves === undefined ? planned : servedPart(planned, request.serves, request.endpoint);
   const report = (target: ResolvedTarget, status: number, usage: UsageObject | null): void =>
     dependencies.metering.report({

@@ -2,6 +2,7 @@ import { hash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isGeminiDialectUrl } from '../dialects/gemini/errors.ts';
 import { authenticationError, permissionError } from '../errors/gateway-error.ts';
+import { looksLikeJwt, type JwtVerifier } from '../auth/jwt-verifier.ts';
 
 export interface Principal {
   /** `open`: no credentials are configured; `master`: the master key; `api_key`: a managed key; `jwt`: a trusted issuer's token. */
@@ -61,20 +62,39 @@ function sameHost(origin: string, host: string | undefined): boolean {
 export class Authenticator {
   private readonly masterDigest: Buffer | null;
   private readonly apiKeys: ApiKeyAuthenticator | null;
+  private readonly jwt: JwtVerifier | null;
 
-  constructor(masterKey: string | null, apiKeys: ApiKeyAuthenticator | null = null) {
+  constructor(masterKey: string | null, apiKeys: ApiKeyAuthenticator | null = null, jwt: JwtVerifier | null = null) {
     this.masterDigest = masterKey === null ? null : sha256(masterKey);
     this.apiKeys = apiKeys;
+    this.jwt = jwt !== null && jwt.enabled ? jwt : null;
   }
 
   get openMode(): boolean {
-    return this.masterDigest === null && !(this.apiKeys?.hasKeys() ?? false);
+    return this.masterDigest === null && this.jwt === null && !(this.apiKeys?.hasKeys() ?? false);
   }
 
-  /** For model endpoints and /mcp: the master key or an active managed key. */
-  authenticate(headers: IncomingHttpHeaders): Principal {
+  /**
+   * For model endpoints and /mcp: the master key, a trusted issuer's JWT or an active managed
+   * key. A JWT seen before answers from the verdict cache at once; a new one is verified (async).
+   */
+  authenticateRequest(headers: IncomingHttpHeaders): Principal | Promise<Principal> {
     if (this.openMode) return openPrincipalFor(headers);
     const token = extractToken(headers);
+    if (this.jwt !== null && looksLikeJwt(token)) {
+      // A master key that happens to contain two dots still works.
+      return this.jwt.cached(token) ?? (this.isMasterKey(token) ? masterPrincipal : this.jwt.verify(token));
+    }
+    return this.authenticateKey(token);
+  }
+
+  /** The master key or an active managed key (no JWT). */
+  authenticate(headers: IncomingHttpHeaders): Principal {
+    if (this.openMode) return openPrincipalFor(headers);
+    return this.authenticateKey(extractToken(headers));
+  }
+
+  private authenticateKey(token: string): Principal {
     if (this.isMasterKey(token)) return masterPrincipal;
     const principal = this.apiKeys?.authenticate(token) ?? null;
     if (principal === null) throw authenticationError('invalid credentials', { code: 'invalid_credentials', headers: bearerChallenge() });
@@ -98,7 +118,10 @@ export class Authenticator {
       if (principal === null) throw authenticationError('invalid credentials', { code: 'invalid_credentials', headers: bearerChallenge() });
       return checkAdminRole(principal, method);
     }
-    return checkAdminRole(this.authenticate(headers), method);
+    // JWTs are for model endpoints: one presented here is not the master key, so it is refused.
+    const principal = this.authenticate(headers);
+    if (principal.kind === 'jwt') throw adminRequired();
+    return checkAdminRole(principal, method);
   }
 
   private isMasterKey(token: string): boolean {

@@ -36,6 +36,7 @@ import type { Metering } from '../usage/metering.ts';
 import type { RunningHandlers } from '../lifecycle/running-handlers.ts';
 import type { PriceBook } from '../usage/pricing.ts';
 import { withGoogleQueryKey, type Authenticator, type Principal } from './auth.ts';
+import { assertEndpointAllowed } from '../auth/allowlist.ts';
 import { clientErrorHandler } from './client-errors.ts';
 import { installErrorHandlers, installRequestHooks } from './hooks.ts';
 import { registerBodyParsers } from './json-body.ts';
@@ -159,10 +160,20 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
   }
   v1.addHook(
     'onRequest',
-    guard((request) => {
-      const principal = authenticator.authenticate(withGoogleQueryKey(request.headers, request.url));
-      request.principal = principal;
-      request.userPath = resolveUserPath(principal.boundUserPath, request.headers[userPathHeader]);
+    guard((request, done) => {
+      const principal = authenticator.authenticateRequest(withGoogleQueryKey(request.headers, request.url));
+      const admit = (admitted: Principal): void => {
+        request.principal = admitted;
+        assertEndpointAllowed(admitted, request.method, request.url);
+        request.userPath = resolveUserPath(admitted.boundUserPath, request.headers[userPathHeader]);
+      };
+      if (!(principal instanceof Promise)) return admit(principal);
+      // A JWT seen for the first time: verified once (JWKS), then answered from the verdict cache.
+      principal.then(admit).then(
+        () => done(),
+        (error: unknown) => done(error as Error),
+      );
+      return 'async';
     }),
   );
   registerModelRoutes(v1, dependencies.catalog, dependencies.virtualModels);
@@ -241,12 +252,11 @@ function requestTimeouts(settings: Settings): { requestTimeout: number; http: Se
   return { requestTimeout, http: { headersTimeout, requestTimeout, connectionsCheckingInterval } };
 }
 
-/** A synchronous onRequest check whose exceptions become the request's error. */
-function guard(check: (request: FastifyRequest) => void): onRequestHookHandler {
+/** An onRequest check whose exceptions become the request's error; one that answers `'async'` calls `done` itself. */
+function guard(check: (request: FastifyRequest, done: (error?: Error) => void) => void | 'async'): onRequestHookHandler {
   return (request, _reply, done) => {
     try {
-      check(request);
-      done();
+      if (check(request, done) !== 'async') done();
     } catch (error) {
       done(error as Error);
     }

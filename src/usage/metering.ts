@@ -64,7 +64,8 @@ export class Metering {
       requestId: report.context.requestId,
       timestamp,
       userPath: report.context.userPath,
-      apiKeyId: report.context.principal.keyId,
+      // A JWT identity is recorded by its subject where a key id would be: `jwt:<sub>`.
+      apiKeyId: report.context.principal.kind === 'jwt' ? `jwt:${report.context.principal.subject ?? ''}` : report.context.principal.keyId,
       endpoint: report.endpoint,
       provider: report.provider,
       model: report.model,

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { assertModelAllowed } from '../../auth/allowlist.ts';
 import type { CachedResponse } from '../../cache/response-cache.ts';
 import { attemptStatus } from '../../errors/envelope.ts';
 import { providerError } from '../../errors/gateway-error.ts';
@@ -73,6 +74,7 @@ export async function runMessages(
   cacheMode: CacheMode,
 ): Promise<MessagesOutcome> {
   const plan = await planRoute(request.selector, request.hint, dependencies);
+  assertModelAllowed(context.principal, plan);
   // A request no candidate can take natively fails on its translation before anything counts it.
   if (plan.candidates.every((target) => messagesApiFor(target.adapter, target.model) === undefined)) request.translate();
   const cache = dependencies.cache;

@@ -1,4 +1,5 @@
 import type { OutgoingHttpHeaders } from 'node:http';
+import { listedModelAllowed } from '../../auth/allowlist.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { cacheDirectives } from '../../cache/cache-key.ts';
 import type { CachedResponse } from '../../cache/response-cache.ts';
@@ -59,7 +60,11 @@ export function registerGeminiRoutes(app: FastifyInstance, dependencies: ChatPip
 
 /** `GET /v1beta/models` and `/v1beta/models/{model}`: the gateway's models as Gemini `Model` resources. */
 function registerGeminiModelRoutes(app: FastifyInstance, catalog: ModelCatalog, virtualModels: VirtualModels): void {
-  app.get('/v1beta/models', async () => ({ models: listModels(catalog, virtualModels).map(toGeminiModel) }));
+  app.get('/v1beta/models', async (request) => ({
+    models: listModels(catalog, virtualModels)
+      .filter((entry) => listedModelAllowed(request.principal, entry))
+      .map(toGeminiModel),
+  }));
   app.get('/v1beta/models/*', async (request) => {
     const id = modelIdOf(request.url, '/v1beta/models/');
     return toGeminiModel(await lookUpModel(id.startsWith('models/') ? id.slice('models/'.length) : id, catalog, virtualModels));

@@ -112,6 +112,7 @@ function checkOrigin(mcp: McpGateway, request: FastifyRequest): void {
 
 function credentialOf(request: FastifyRequest): string {
   const { principal } = request;
+  if (principal.kind === 'jwt') return `jwt:${principal.subject ?? ''}`;
   return principal.kind === 'api_key' ? `api_key:${principal.keyId ?? ''}` : principal.kind;
 }
 

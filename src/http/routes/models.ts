@@ -1,14 +1,19 @@
 import type { FastifyInstance } from 'fastify';
+import { listedModelAllowed } from '../../auth/allowlist.ts';
 import { listModels, lookUpModel, modelIdOf } from '../../gateway/model-lookup.ts';
 import type { ModelCatalog } from '../../routing/model-catalog.ts';
 import type { VirtualModels } from '../../routing/virtual-models.ts';
 
 /**
  * `GET /v1/models`: every instance's models as `<instance>/<model>`, in configuration order,
- * then every virtual model by its name, whatever the state of its targets.
+ * then every virtual model by its name, whatever the state of its targets; only what the
+ * caller's model allowlist allows.
  */
 export function registerModelRoutes(app: FastifyInstance, catalog: ModelCatalog, virtualModels: VirtualModels): void {
-  app.get('/v1/models', async () => ({ object: 'list', data: listModels(catalog, virtualModels) }));
+  app.get('/v1/models', async (request) => ({
+    object: 'list',
+    data: listModels(catalog, virtualModels).filter((entry) => listedModelAllowed(request.principal, entry)),
+  }));
   // `GET /v1/models/{id}` (openai `models.retrieve`): the id may hold `/`, raw or as %2F.
   app.get('/v1/models/*', async (request) => lookUpModel(modelIdOf(request.url, '/v1/models/'), catalog, virtualModels));
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { assertPassthroughAllowed } from '../../auth/allowlist.ts';
 import type { BudgetService } from '../../budgets/budget-service.ts';
 import { attemptStatus } from '../../errors/envelope.ts';
 import { notFound } from '../../errors/gateway-error.ts';
@@ -64,6 +65,7 @@ async function passthrough(
   const path = passthroughPath(rawRestOf(request.url), queryOf(request.url), adapter.baseUrl);
   const body = Buffer.isBuffer(request.body) && request.body.length > 0 ? request.body : undefined;
   const model = modelOfBody(body, request.headers['content-type']);
+  assertPassthroughAllowed(request.principal, instance, model);
   const context = requestContextOf(request, reply);
   const admission = await admitRequest(context, dependencies, model === undefined ? { provider: instance } : { provider: instance, model });
   // A client that left while being admitted (a Redis round trip) has had its 'close' already.

@@ -11,6 +11,7 @@ import type * as Relay from '../../gateway/relay/realtime-relay.ts';
 import { RealtimeUsage } from '../../gateway/relay/realtime-usage.ts';
 import type { RequestContext } from '../../gateway/request-context.ts';
 import type { Authenticator } from '../auth.ts';
+import { assertEndpointAllowed } from '../../auth/allowlist.ts';
 import { serveAsPlainHttp, wantsWebSocket } from '../plain-upgrade.ts';
 import { requestIdFor } from '../request-id.ts';
 import { resolveUserPath } from '../user-path.ts';
@@ -148,7 +149,8 @@ async function admitSession(
   }
   const controller = new AbortController();
   socket.once('close', () => controller.abort());
-  const principal = dependencies.authenticator.authenticate(credentialsOf(request));
+  const principal = await dependencies.authenticator.authenticateRequest(credentialsOf(request));
+  assertEndpointAllowed(principal, 'GET', url.pathname);
   const userPath = resolveUserPath(principal.boundUserPath, request.headers[dependencies.userPathHeader]);
   const context: RequestContext = { requestId, principal, userPath, startedAt: performance.now(), signal: controller.signal };
   const selector = url.searchParams.get('model');

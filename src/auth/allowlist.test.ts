@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import type { Principal } from '../http/auth.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+import { thrown } from '../testing/thrown.ts';
+import { assertEndpointAllowed, assertModelAllowed, endpointAllowed, listedModelAllowed, modelAllowed } from './allowlist.ts';
+
+const principal = (allowedModels: string[] | null, allowedEndpoints: string[] | null = null): Principal => ({
+  kind: 'jwt',
+  keyId: null,
+  boundUserPath: null,
+  allowedModels,
+  allowedEndpoints,
+});
+
+describe('model allowlist', () => {
+  const allowed = ['openai/gpt-4o', 'claude-sonnet', 'local/*', 'smart'];
+
+  it('matches concrete selectors, bare ids on any instance, instance wildcards and virtual names', () => {
+    expect(modelAllowed(allowed, { instance: 'openai', model: 'gpt-4o' })).toBe(true);
+    expect(modelAllowed(allowed, { instance: 'azure', model: 'gpt-4o' })).toBe(false);
+    expect(modelAllowed(allowed, { instance: 'anthropic', model: 'claude-sonnet' })).toBe(true);
+    expect(modelAllowed(allowed, { instance: 'local', model: 'llama3' })).toBe(true);
+    expect(modelAllowed(allowed, { instance: 'localx', model: 'llama3' })).toBe(false);
+    expect(modelAllowed(allowed, { virtual: 'smart' })).toBe(true);
+    expect(modelAllowed(allowed, { virtual: 'cheap' })).toBe(false);
+  });
+
+  it('a virtual model is asked for by name only: a wildcard covering its targets does not allow it', () => {
+    expect(modelAllowed(['openai/*'], { virtual: 'smart' })).toBe(false);
+  });
+
+  it('refuses with 403 model_not_allowed, and lets anything through without an allowlist', () => {
+    const plan = { virtualModel: null, cacheTarget: 'openai/gpt-4o-mini' };
+    const error = thrown(GatewayError, () => assertModelAllowed(principal(allowed), plan));
+    expect(error).toMatchObject({ status: 403, type: 'permission_error', code: 'model_not_allowed' });
+    expect(() => assertModelAllowed(principal(null), plan)).not.toThrow();
+    expect(() => assertModelAllowed(principal(allowed), { virtualModel: 'smart', cacheTarget: 'virtual:smart' })).not.toThrow();
+  });
+
+  it('filters /v1/models entries', () => {
+    expect(listedModelAllowed(principal(allowed), { id: 'openai/gpt-4o', owned_by: 'openai' })).toBe(true);
+    expect(listedModelAllowed(principal(allowed), { id: 'openai/o3', owned_by: 'openai' })).toBe(false);
+    expect(listedModelAllowed(principal(allowed), { id: 'smart', owned_by: 'virtual' })).toBe(true);
+    expect(listedModelAllowed(principal([]), { id: 'smart', owned_by: 'virtual' })).toBe(false);
+  });
+});
+
+describe('endpoint allowlist', () => {
+  it('covers a path and what lies under it, segment-wise', () => {
+    expect(endpointAllowed(['/v1/files'], 'GET', '/v1/files/file-1/content')).toBe(true);
+    expect(endpointAllowed(['/v1/chat/completions'], 'POST', '/v1/chat/completions')).toBe(true);
+    expect(endpointAllowed(['/v1/chat'], 'POST', '/v1/chatty')).toBe(false);
+    expect(endpointAllowed(['/v1/chat/completions'], 'POST', '/v1/embeddings')).toBe(false);
+  });
+
+  it('/mcp covers every MCP server; a bare name covers that server only', () => {
+    expect(endpointAllowed(['/mcp'], 'POST', '/mcp')).toBe(true);
+    expect(endpointAllowed(['/mcp'], 'POST', '/mcp/github')).toBe(true);
+    expect(endpointAllowed(['github'], 'POST', '/mcp/github')).toBe(true);
+    expect(endpointAllowed(['github'], 'POST', '/mcp/jira')).toBe(false);
+    expect(endpointAllowed(['github'], 'POST', '/mcp')).toBe(false);
+    expect(endpointAllowed(['/mcp/github'], 'POST', '/mcp/github')).toBe(true);
+  });
+
+  it('listing models stays allowed (GET only)', () => {
+    expect(endpointAllowed([], 'GET', '/v1/models')).toBe(true);
+    expect(endpointAllowed([], 'POST', '/v1/models/gemini-2.0-flash:generateContent')).toBe(false);
+  });
+
+  it('refuses with 403 endpoint_not_allowed, ignoring the query', () => {
+    const error = thrown(GatewayError, () =>
+      assertEndpointAllowed(principal(null, ['/v1/embeddings']), 'POST', '/v1/chat/completions?x=1'),
+    );
+    expect(error).toMatchObject({ status: 403, type: 'permission_error', code: 'endpoint_not_allowed' });
+    expect(() => assertEndpointAllowed(principal(null, ['/v1/embeddings']), 'POST', '/v1/embeddings?x=1')).not.toThrow();
+  });
+});

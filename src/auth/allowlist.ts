@@ -1,0 +1,94 @@
+import { permissionError } from '../errors/gateway-error.ts';
+import type { Principal } from '../http/auth.ts';
+
+/** What a request asked for: a virtual model by name, or a concrete model on an instance. */
+export type AskedModel = { readonly virtual: string } | { readonly instance: string; readonly model: string };
+
+/**
+ * Whether an allowlist names what the caller asked for (README "Allowlists"). Entries are
+ * virtual model names, concrete selectors `<instance>/<model>`, bare model ids (any instance)
+ * and `<instance>/*`. The allowlist is about what the caller may ASK for: a virtual model that
+ * is allowed may route to any of its targets, and a direct request's failover fallbacks follow.
+ */
+export function modelAllowed(allowed: readonly string[], asked: AskedModel): boolean {
+  if ('virtual' in asked) return allowed.includes(asked.virtual);
+  const concrete = `${asked.instance}/${asked.model}`;
+  const wildcard = `${asked.instance}/*`;
+  return allowed.some((entry) => entry === concrete || entry === asked.model || entry === wildcard);
+}
+
+/** The planned request's model against the caller's allowlist: 403 `model_not_allowed` before anything counts it. */
+export function assertModelAllowed(
+  principal: Principal,
+  plan: { readonly virtualModel: string | null; readonly cacheTarget: string },
+): void {
+  const allowed = principal.allowedModels;
+  if (allowed === undefined || allowed === null) return;
+  const asked = askedOf(plan);
+  if (modelAllowed(allowed, asked)) return;
+  const name = 'virtual' in asked ? asked.virtual : `${asked.instance}/${asked.model}`;
+  throw permissionError(`this credential may not use model ${name}`, { code: 'model_not_allowed', param: 'model' });
+}
+
+function askedOf(plan: { readonly virtualModel: string | null; readonly cacheTarget: string }): AskedModel {
+  if (plan.virtualModel !== null) return { virtual: plan.virtualModel };
+  // A direct request's cache target is the target it asked for, `<instance>/<model>` (instance names have no `/`).
+  const slash = plan.cacheTarget.indexOf('/');
+  return { instance: plan.cacheTarget.slice(0, slash), model: plan.cacheTarget.slice(slash + 1) };
+}
+
+/** A `/v1/models` entry: `owned_by` is the instance, or `virtual` for a virtual model. */
+export function listedModelAllowed(principal: Principal, entry: { readonly id: string; readonly owned_by: string }): boolean {
+  const allowed = principal.allowedModels;
+  if (allowed === undefined || allowed === null) return true;
+  if (entry.owned_by === 'virtual') return modelAllowed(allowed, { virtual: entry.id });
+  return modelAllowed(allowed, { instance: entry.owned_by, model: entry.id.slice(entry.owned_by.length + 1) });
+}
+
+const listingPaths = ['/v1/models', '/v1beta/models'];
+
+/**
+ * The request's path against the caller's endpoint allowlist: an entry is a path that covers
+ * itself and what lies under it (`/v1/files` covers `/v1/files/abc`); `/mcp` covers `/mcp` and
+ * every `/mcp/{name}`; a bare name (or `/mcp/{name}`) covers that MCP server only. Listing the
+ * models (GET) is always allowed: the list is filtered by the model allowlist.
+ */
+export function assertEndpointAllowed(principal: Principal, method: string, url: string): void {
+  const allowed = principal.allowedEndpoints;
+  if (allowed === undefined || allowed === null) return;
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
+  if (endpointAllowed(allowed, method, path)) return;
+  throw permissionError(`this credential may not call ${path}`, { code: 'endpoint_not_allowed' });
+}
+
+export function endpointAllowed(allowed: readonly string[], method: string, path: string): boolean {
+  if (method === 'GET' && listingPaths.some((listing) => covers(listing, path))) return true;
+  const server = path.startsWith('/mcp/') ? safeDecode(path.slice('/mcp/'.length).split('/')[0] ?? '') : null;
+  return allowed.some((entry) => covers(entry, path) || (server !== null && entry === server));
+}
+
+function covers(entry: string, path: string): boolean {
+  const base = entry.length > 1 && entry.endsWith('/') ? entry.slice(0, -1) : entry;
+  return path === base || (path.startsWith(base) && path.charCodeAt(base.length) === 47);
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/**
+ * `/p/{instance}/...` under a model allowlist: allowed when the list names `<instance>/*`, or
+ * names the body's `model` on that instance; a request without a model needs the wildcard.
+ */
+export function assertPassthroughAllowed(principal: Principal, instance: string, model: string | undefined): void {
+  const allowed = principal.allowedModels;
+  if (allowed === undefined || allowed === null) return;
+  if (allowed.includes(`${instance}/*`) || (model !== undefined && modelAllowed(allowed, { instance, model }))) return;
+  const what = model === undefined ? `the passthrough to ${instance} (needs ${instance}/*)` : `model ${instance}/${model}`;
+  throw permissionError(`this credential may not use ${what}`, { code: 'model_not_allowed' });
+}
