@@ -10,6 +10,7 @@ import { buildRateLimitRules } from './rate-limits.ts';
 import { buildVirtualModels } from './virtual-models.ts';
 import { buildFailoverRules } from './failover.ts';
 import { buildMcpSettings } from './mcp.ts';
+import { buildTracingSettings } from './tracing.ts';
 import { discoverEnvProviders } from './env-providers.ts';
 import { applyAzureEnvironment } from './azure-env.ts';
 import { configSchema, instanceName, type ConfigDocument } from './schema.ts';
@@ -232,6 +233,7 @@ function buildSettings(
     responseCache: buildResponseCache(document, origins),
     mcp: buildMcpSettings(document.mcp, env, origins, warnings),
     responses: { retentionDays: document.responses.retention_days },
+    tracing: buildTracingSettings(env),
   };
 }
 

@@ -4,6 +4,7 @@ import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import { abortSourceOf, type AbortSource } from '../core/abort-source.ts';
 import { GatewayError, providerError } from '../errors/gateway-error.ts';
 import { SseEventTooLargeError } from '../streaming/sse-parser.ts';
+import { currentTraceparent } from '../observability/trace-context.ts';
 
 export interface UpstreamClientOptions {
   timeoutMs: number;
@@ -52,6 +53,12 @@ export function responseTooLarge(provider: string, limit: number): GatewayError 
   });
 }
 
+/** The attempt's `traceparent` (src/observability/trace-context.ts) while tracing is on; else the headers as they are. */
+function withTrace(headers: Record<string, string>): Record<string, string> {
+  const traceparent = currentTraceparent();
+  return traceparent === undefined ? headers : { ...headers, traceparent };
+}
+
 /**
  * One undici Pool per upstream origin, with keep-alive. Every provider call goes through
  * here: global fetch costs about five times the CPU (reference/stack.md).
@@ -71,7 +78,7 @@ export class UpstreamClient {
       const response: UpstreamResponse = await this.poolFor(request.url.origin).request({
         path: request.url.pathname + request.url.search,
         method: request.method as Dispatcher.HttpMethod,
-        headers: request.headers,
+        headers: withTrace(request.headers),
         body: request.body ?? null,
         signal: request.signal ?? null,
       });
@@ -96,7 +103,7 @@ export class UpstreamClient {
           {
             path: request.url.pathname + request.url.search,
             method: request.method as Dispatcher.HttpMethod,
-            headers: request.headers,
+            headers: withTrace(request.headers),
             body: request.body ?? null,
           },
           handler,
