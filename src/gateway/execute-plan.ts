@@ -98,8 +98,7 @@ export async function executePlan<T>(
       const leave = dependencies.inFlight.enter(targetKey(target));
       startedAt = performance.now();
       try {
-        spanId = context.trail?.trace ? newSpanId() : undefined;
-        const result = await traced(context, spanId, () => callWithRetries(target, context, dependencies, call));
+        const result = await tracedCall(target, context, dependencies, call, (id) => (spanId = id));
         record('ok');
         return { result, target, attempts, admission: combine(path, route, leave) };
       } catch (error) {
@@ -254,10 +253,20 @@ function combine(path: Admission, route: Admission, leave: () => void): Admissio
   return admission;
 }
 
-/** An attempt's call; while tracing is on, its client span's `traceparent` goes on its upstream requests. */
-function traced<T>(context: RequestContext, spanId: string | undefined, run: () => Promise<T>): Promise<T> {
+/** An attempt's call; while tracing is on, it gets a client span id whose `traceparent` goes on its upstream requests. */
+function tracedCall<T>(
+  target: ResolvedTarget,
+  context: RequestContext,
+  dependencies: ExecutionDependencies,
+  call: (target: ResolvedTarget) => Promise<T>,
+  name: (spanId: string) => void,
+): Promise<T> {
+  const run = (): Promise<T> => callWithRetries(target, context, dependencies, call);
   const trace = context.trail?.trace;
-  return trace && spanId !== undefined ? withTraceparent(traceparentOf(trace, spanId), run) : run();
+  if (!trace) return run();
+  const spanId = newSpanId();
+  name(spanId);
+  return withTraceparent(traceparentOf(trace, spanId), run);
 }
 
 async function callWithRetries<T>(
