@@ -11,6 +11,6 @@ export function entryObserver(tracer: RequestTracer | null, metrics: GatewayMetr
   if (tracer === null && metrics === null) return null;
   return (entry, trail, request) => {
     metrics?.observeEntry(entry);
-    tracer?.record({ entry, trail, startedAt: request.startedAt });
+    tracer?.record({ entry, trail, startedAt: request.startedAt, method: request.method });
   };
 }

@@ -10,6 +10,7 @@ export interface TracedRequest {
   readonly entry: RequestLogEntry;
   readonly trail: RequestTrail;
   readonly startedAt: number;
+  readonly method: string;
 }
 
 export interface RequestTracer {
@@ -105,7 +106,7 @@ function emitSpans(
   ids.spanId = trace.spanId;
   const server = tracer.startSpan(
     `${operation} ${entry.modelRequested ?? ''}`.trim(),
-    { kind: api.SpanKind.SERVER, startTime: origin + request.startedAt, attributes: serverAttributes(entry, operation, types) },
+    { kind: api.SpanKind.SERVER, startTime: origin + request.startedAt, attributes: serverAttributes(request, operation, types) },
     parent,
   );
   if (entry.rateLimit !== null) server.addEvent('gateway.rate_limit.rejected', { ...entry.rateLimit });
@@ -131,10 +132,10 @@ function emitSpans(
   server.end(origin + request.startedAt + entry.latencyMs);
 }
 
-function serverAttributes(entry: RequestLogEntry, operation: string, types: ReadonlyMap<string, string>): Attributes {
+function serverAttributes({ entry, method }: TracedRequest, operation: string, types: ReadonlyMap<string, string>): Attributes {
   const attributes: Attributes = {
     'gen_ai.operation.name': operation,
-    'http.request.method': 'POST',
+    'http.request.method': method,
     'http.route': entry.endpoint,
     'http.response.status_code': entry.status,
     'gateway.request_id': entry.id,

@@ -77,6 +77,7 @@ describe('tracing on (OTLP/HTTP JSON, request log off)', () => {
       'gen_ai.usage.input_tokens': expect.any(Number),
       'gen_ai.usage.output_tokens': expect.any(Number),
       'http.response.status_code': 200,
+      'http.request.method': 'POST',
       'gateway.virtual_model': 'fo-alias',
     });
     expect(server.attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
