@@ -10,6 +10,7 @@ import { LogDestination } from './lifecycle/log-destination.ts';
 import { RunningHandlers } from './lifecycle/running-handlers.ts';
 import { installShutdown } from './lifecycle/shutdown.ts';
 import type { GatewayMetrics } from './observability/metrics.ts';
+import { startTracing } from './observability/tracing.ts';
 import { redactLogLine } from './observability/redact-url.ts';
 import { createAdapters } from './providers/registry.ts';
 import type { ProviderAdapter } from './providers/provider.ts';
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
   await catalog.start(initialListingWaitMs);
 
   const metrics = settings.metrics.enabled ? await createMetrics() : null;
+  const tracer = await startTracing(settings.tracing, new Map(settings.providers.map((provider) => [provider.name, provider.type])));
   const runningHandlers = new RunningHandlers();
   const sharedCounters = services.rateLimitCounters;
   if (sharedCounters !== null) metrics?.watchRateLimitStore(() => sharedCounters.status());
@@ -68,6 +70,7 @@ async function main(): Promise<void> {
     responses: services.responses,
     runningHandlers,
     requestLog: services.requestLog,
+    tracer,
   });
   await app.listen({ host: settings.server.host, port: settings.server.port });
   logListening(app, settings, logger);
@@ -75,7 +78,7 @@ async function main(): Promise<void> {
     app,
     logger,
     timeoutMs: settings.server.shutdownTimeoutSeconds * 1000,
-    cleanups: [() => catalog.stop(), () => services.close(), () => client.close()],
+    cleanups: [() => catalog.stop(), () => services.close(), () => client.close(), async () => tracer?.stop()],
     handlersIdle: (timeoutMs) => runningHandlers.idle(timeoutMs),
     flushLogs: (timeoutMs) => logDestination.waitUntilWritten(timeoutMs),
   });

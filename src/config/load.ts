@@ -12,6 +12,7 @@ import { buildVirtualModels } from './virtual-models.ts';
 import { buildFailoverRules } from './failover.ts';
 import { buildMcpSettings } from './mcp.ts';
 import { buildAuthSettings } from './auth.ts';
+import { buildTracingSettings } from './tracing.ts';
 import { discoverEnvProviders } from './env-providers.ts';
 import { applyAzureEnvironment } from './azure-env.ts';
 import { configSchema, instanceName, type ConfigDocument } from './schema.ts';
@@ -241,6 +242,7 @@ function buildSettings(
     mcp: buildMcpSettings(document.mcp, env, origins, warnings),
     responses: { retentionDays: document.responses.retention_days },
     auth: buildAuthSettings(document.auth),
+    tracing: buildTracingSettings(env),
   };
 }
 

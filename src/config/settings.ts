@@ -8,6 +8,7 @@ import type { FailoverRuleDefinition } from '../routing/failover-rule.ts';
 import type { BudgetRuleSettings } from './budgets.ts';
 import type { McpSettings } from './mcp.ts';
 import type { JwtSettings } from './auth.ts';
+import type { TracingSettings } from './tracing.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -62,6 +63,8 @@ export interface Settings {
   };
   readonly logging: { readonly level: LogLevel };
   readonly metrics: { readonly enabled: boolean };
+  /** OTEL_* variables (src/config/tracing.ts). */
+  readonly tracing: TracingSettings;
   readonly storage: StorageSettings;
   readonly usage: { readonly enabled: boolean; readonly flushIntervalMs: number; readonly batchSize: number };
   /** The request log (src/request-log/); batches share the usage flush interval and batch size. */

@@ -10,6 +10,7 @@ import type { InFlightCounter } from '../routing/in-flight.ts';
 import type { ResolvedTarget } from '../routing/resolve-model.ts';
 import { targetKey, type RoutePlan } from '../routing/route-planner.ts';
 import type { RequestContext } from './request-context.ts';
+import { newSpanId, traceparentOf, withTraceparent } from '../observability/trace-context.ts';
 
 export interface AttemptRecord {
   provider: string;
@@ -20,6 +21,10 @@ export interface AttemptRecord {
   latencyMs?: number;
   /** Failed or skipped attempts: the error's code. */
   errorCode?: string | null;
+  /** Executed attempts: `performance.now()` at the call (traces). */
+  startedAt?: number;
+  /** While tracing is on: the attempt's client span, the parent named in its upstream `traceparent`. */
+  spanId?: string;
 }
 
 export interface ExecutionDependencies {
@@ -59,17 +64,16 @@ export async function executePlan<T>(
   costOf: (target: ResolvedTarget) => number | null = () => null,
 ): Promise<Executed<T>> {
   const attempts = attemptList(plan, context);
-  // The request's own (user-path) admission: taken with the first candidate's route rules in
-  // one atomic step, held across every attempt, given back when the response ends (with the
-  // budget reservation).
+  // The request's own (user-path) admission: taken with the first candidate's route rules in one
+  // atomic step, held across every attempt, given back when the response ends (with the budget reservation).
   let path: Admission | null = null;
   let reservation: BudgetReservation | null = null;
   let lastError: unknown = null;
   try {
     for (const [index, target] of plan.candidates.entries()) {
       const record = (outcome: AttemptRecord['outcome'], status?: number, error?: unknown): number =>
-        attempts.push(attemptOf(target, outcome, status, error, startedAt));
-      let startedAt: number | null = null;
+        attempts.push(attemptOf(target, outcome, status, error, startedAt, spanId));
+      let [startedAt, spanId]: [number | null, string | undefined] = [null, undefined];
       if (!dependencies.breakers.tryAcquire(target.adapter.name)) {
         record('skipped_circuit_open');
         lastError ??= circuitOpen(target);
@@ -94,7 +98,7 @@ export async function executePlan<T>(
       const leave = dependencies.inFlight.enter(targetKey(target));
       startedAt = performance.now();
       try {
-        const result = await callWithRetries(target, context, dependencies, call);
+        const result = await tracedCall(target, context, dependencies, call, (id) => (spanId = id));
         record('ok');
         return { result, target, attempts, admission: combine(path, route, leave) };
       } catch (error) {
@@ -140,10 +144,15 @@ function attemptOf(
   status: number | undefined,
   error: unknown,
   startedAt: number | null,
+  spanId: string | undefined,
 ): AttemptRecord {
   const record: AttemptRecord = { provider: target.adapter.name, model: target.model, outcome };
   if (status !== undefined) record.status = status;
-  if (startedAt !== null) record.latencyMs = Math.round((performance.now() - startedAt) * 10) / 10;
+  if (startedAt !== null) {
+    record.latencyMs = Math.round((performance.now() - startedAt) * 10) / 10;
+    record.startedAt = startedAt;
+  }
+  if (spanId !== undefined) record.spanId = spanId;
   if (error !== undefined) record.errorCode = error instanceof GatewayError ? error.code : 'upstream_error';
   return record;
 }
@@ -242,6 +251,22 @@ function combine(path: Admission, route: Admission, leave: () => void): Admissio
     split: () => ({ path, route }),
   };
   return admission;
+}
+
+/** An attempt's call; while tracing is on, it gets a client span id whose `traceparent` goes on its upstream requests. */
+function tracedCall<T>(
+  target: ResolvedTarget,
+  context: RequestContext,
+  dependencies: ExecutionDependencies,
+  call: (target: ResolvedTarget) => Promise<T>,
+  name: (spanId: string) => void,
+): Promise<T> {
+  const run = (): Promise<T> => callWithRetries(target, context, dependencies, call);
+  const trace = context.trail?.trace;
+  if (!trace) return run();
+  const spanId = newSpanId();
+  name(spanId);
+  return withTraceparent(traceparentOf(trace, spanId), run);
 }
 
 async function callWithRetries<T>(

@@ -61,6 +61,8 @@ import { registerSelfUsageRoute } from './routes/usage.ts';
 import { resolveUserPath } from './user-path.ts';
 import type { RequestLogRecorder } from '../request-log/request-log-recorder.ts';
 import { installRequestLog } from '../request-log/request-log-hooks.ts';
+import { entryObserver } from '../observability/entry-observer.ts';
+import type { RequestTracer } from '../observability/tracing.ts';
 import { registerRequestLogRoutes } from '../admin/requests-routes.ts';
 
 declare module 'fastify' {
@@ -108,6 +110,8 @@ export interface ServerDependencies {
   runningHandlers?: RunningHandlers;
   /** Null when REQUEST_LOG_ENABLED is off. */
   requestLog?: RequestLogRecorder | null;
+  /** Null unless an OTLP endpoint is configured (src/observability/tracing.ts). */
+  tracer?: RequestTracer | null;
 }
 
 export function buildServer(dependencies: ServerDependencies): FastifyInstance {
@@ -154,9 +158,11 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
   const userPathHeader = settings.server.userPathHeader;
   // Before authentication, so that refused requests are logged too.
   const requestLog = dependencies.requestLog ?? null;
-  if (requestLog !== null) {
-    const { bodies, bodyMaxBytes } = settings.requestLog;
-    installRequestLog(v1, { recorder: requestLog, bodies, maxBytes: bodyMaxBytes });
+  const observe = entryObserver(dependencies.tracer ?? null, dependencies.metrics);
+  if (requestLog !== null || observe !== null) {
+    const bodies = requestLog === null ? 'off' : settings.requestLog.bodies;
+    const traced = (dependencies.tracer ?? null) !== null;
+    installRequestLog(v1, { recorder: requestLog, bodies, maxBytes: settings.requestLog.bodyMaxBytes, traced, observe });
   }
   v1.addHook(
     'onRequest',

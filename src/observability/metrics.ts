@@ -1,5 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CounterStoreStatus } from '../ratelimit/resilient-counter-store.ts';
+import type { RequestLogEntry } from '../request-log/request-log-store.ts';
+import { ModelMetrics } from './model-metrics.ts';
 
 export interface RequestObservation {
   /** The route pattern, e.g. `/v1/chat/completions` (never the raw URL: bounded labels). */
@@ -15,6 +17,7 @@ export class GatewayMetrics {
   readonly registry = new Registry();
   private readonly requests: Counter<'endpoint' | 'provider' | 'status' | 'stream'>;
   private readonly duration: Histogram<'endpoint' | 'provider' | 'stream'>;
+  private readonly models: ModelMetrics;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'gateway_process_' });
@@ -31,6 +34,12 @@ export class GatewayMetrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
       registers: [this.registry],
     });
+    this.models = new ModelMetrics(this.registry);
+  }
+
+  /** A settled model request (src/request-log/): duration, first token, tokens, rejections, upstream errors, cache hits. */
+  observeEntry(entry: RequestLogEntry): void {
+    this.models.observe(entry);
   }
 
   observe(observation: RequestObservation): void {

@@ -7,6 +7,7 @@ import Pool from 'undici/lib/dispatcher/pool.js';
 import { abortSourceOf, type AbortSource } from '../core/abort-source.ts';
 import { GatewayError, providerError } from '../errors/gateway-error.ts';
 import { SseEventTooLargeError } from '../streaming/sse-parser.ts';
+import { currentTraceparent } from '../observability/trace-context.ts';
 
 export interface UpstreamClientOptions {
   timeoutMs: number;
@@ -55,6 +56,12 @@ export function responseTooLarge(provider: string, limit: number): GatewayError 
   });
 }
 
+/** The attempt's `traceparent` (src/observability/trace-context.ts) while tracing is on; else the headers as they are. */
+function withTrace(headers: Record<string, string>): Record<string, string> {
+  const traceparent = currentTraceparent();
+  return traceparent === undefined ? headers : { ...headers, traceparent };
+}
+
 /**
  * One undici Pool per upstream origin, with keep-alive. Every provider call goes through
  * here: global fetch costs about five times the CPU (reference/stack.md).
@@ -74,7 +81,7 @@ export class UpstreamClient {
       const response: UpstreamResponse = await requestOn.call(this.poolFor(request.url.origin), {
         path: request.url.pathname + request.url.search,
         method: request.method as Dispatcher.HttpMethod,
-        headers: request.headers,
+        headers: withTrace(request.headers),
         body: request.body ?? null,
         signal: request.signal ?? null,
       });
@@ -99,7 +106,7 @@ export class UpstreamClient {
           {
             path: request.url.pathname + request.url.search,
             method: request.method as Dispatcher.HttpMethod,
-            headers: request.headers,
+            headers: withTrace(request.headers),
             body: request.body ?? null,
           },
           handler,

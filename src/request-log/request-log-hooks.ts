@@ -12,6 +12,8 @@ import { toGatewayError } from '../errors/envelope.ts';
 import { buildEntry, type BodyPolicy } from './request-log-entry.ts';
 import type { RequestLogRecorder } from './request-log-recorder.ts';
 import { RequestTrail } from './request-trail.ts';
+import type { RequestLogEntry } from './request-log-store.ts';
+import { traceContextOf } from '../observability/trace-context.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -39,7 +41,12 @@ const modelEndpoints = new Set([
 ]);
 
 export interface RequestLogHookOptions extends BodyPolicy {
-  recorder: RequestLogRecorder;
+  /** Null while the request log is off but traces or metrics read the entries. */
+  recorder: RequestLogRecorder | null;
+  /** Tracing is on: each trail gets the request's W3C trace context at its start. */
+  traced?: boolean;
+  /** Also given each settled entry (traces, metrics). */
+  observe?: ((entry: RequestLogEntry, trail: RequestTrail, request: FastifyRequest) => void) | null;
 }
 
 /**
@@ -58,9 +65,16 @@ export function installRequestLog(v1: FastifyInstance, options: RequestLogHookOp
 }
 
 function addRouteHooks(route: RouteOptions, endpoint: string, options: RequestLogHookOptions): void {
-  const { recorder } = options;
+  const { recorder, traced = false } = options;
+  const observe = options.observe ?? null;
+  const settle = (request: FastifyRequest, reply: FastifyReply, trail: RequestTrail): void => {
+    const entry = buildEntry(request, reply, trail, options);
+    recorder?.record(entry);
+    observe?.(entry, trail, request);
+  };
   const open = (request: FastifyRequest, reply: FastifyReply): RequestTrail => {
-    const trail: RequestTrail = new RequestTrail(endpoint, () => recorder.record(buildEntry(request, reply, trail, options)));
+    const trail: RequestTrail = new RequestTrail(endpoint, () => settle(request, reply, trail));
+    if (traced) trail.trace = traceContextOf(request.headers.traceparent, request.headers.tracestate);
     request.trail = trail;
     return trail;
   };

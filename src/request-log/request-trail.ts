@@ -1,4 +1,5 @@
 import type { GatewayError } from '../errors/gateway-error.ts';
+import type { TraceContext } from '../observability/trace-context.ts';
 
 /** An upstream attempt as the pipeline records it (src/gateway/execute-plan.ts). */
 export interface TrailAttempt {
@@ -8,6 +9,10 @@ export interface TrailAttempt {
   readonly status?: number;
   readonly latencyMs?: number;
   readonly errorCode?: string | null;
+  /** Executed attempts: `performance.now()` at the call. */
+  readonly startedAt?: number;
+  /** While tracing is on: the attempt's client span id. */
+  readonly spanId?: string;
 }
 
 /**
@@ -32,6 +37,8 @@ export class RequestTrail {
   firstByteAt: number | null = null;
   /** The response body sent (JSON answers and errors), when bodies are kept. */
   responseBody: string | null = null;
+  /** The W3C trace context, while tracing is on (src/observability/tracing.ts). */
+  trace: TraceContext | null = null;
   /** The client went away before its response was finished. */
   clientGone = false;
   #settled = false;
