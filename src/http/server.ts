@@ -59,6 +59,8 @@ import { resolveUserPath } from './user-path.ts';
 import type { RequestLogRecorder } from '../request-log/request-log-recorder.ts';
 import { installRequestLog } from '../request-log/request-log-hooks.ts';
 import { registerRequestLogRoutes } from '../admin/requests-routes.ts';
+import { collectRoutes } from './openapi/route-list.ts';
+import { registerOpenApiRoute } from './routes/openapi.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -136,6 +138,8 @@ export function buildServer(dependencies: ServerDependencies): FastifyInstance {
   // An upload answered 413 early is read away (up to 4x the limit, 30 s at most) before the socket closes.
   installErrorHandlers(app, { maxBytes: 4 * settings.server.bodySizeLimit, maxMs: 30_000 });
 
+  // Every route registered from here on is described by GET /openapi.json (checked by its test).
+  registerOpenApiRoute(app, collectRoutes(app));
   registerHealthRoutes(app, catalog, storage, dependencies.cache, dependencies.rateLimitStore ?? null);
   registerDashboardRoutes(app);
   if (metrics !== null) {
