@@ -17,6 +17,7 @@ import { CircuitBreakers } from './routing/circuit-breaker.ts';
 import { InFlightCounter } from './routing/in-flight.ts';
 import { ModelCatalog } from './routing/model-catalog.ts';
 import { startStatefulServices } from './services.ts';
+import { ConfigReloader } from './lifecycle/config-reload.ts';
 
 const initialListingWaitMs = 5_000;
 
@@ -41,6 +42,8 @@ async function main(): Promise<void> {
   const runningHandlers = new RunningHandlers();
   const sharedCounters = services.rateLimitCounters;
   if (sharedCounters !== null) metrics?.watchRateLimitStore(() => sharedCounters.status());
+  const reloader = new ConfigReloader({ read: loadProcessSettings, settings, logger, ...services });
+  process.on('SIGHUP', () => void reloader.reloadLogged());
   const app = buildServer({
     settings,
     logger,
@@ -67,6 +70,7 @@ async function main(): Promise<void> {
     responses: services.responses,
     runningHandlers,
     requestLog: services.requestLog,
+    reloader,
   });
   await app.listen({ host: settings.server.host, port: settings.server.port });
   logListening(app, settings, logger);

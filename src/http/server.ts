@@ -61,6 +61,8 @@ import { installRequestLog } from '../request-log/request-log-hooks.ts';
 import { registerRequestLogRoutes } from '../admin/requests-routes.ts';
 import { collectRoutes } from './openapi/route-list.ts';
 import { registerOpenApiRoute } from './routes/openapi.ts';
+import { registerReloadRoute } from '../admin/reload-route.ts';
+import type { ConfigReloader } from '../lifecycle/config-reload.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -107,6 +109,8 @@ export interface ServerDependencies {
   runningHandlers?: RunningHandlers;
   /** Null when REQUEST_LOG_ENABLED is off. */
   requestLog?: RequestLogRecorder | null;
+  /** Hot reload of the configuration file (POST /admin/reload); absent: no such route. */
+  reloader?: ConfigReloader | null;
 }
 
 export function buildServer(dependencies: ServerDependencies): FastifyInstance {
@@ -226,6 +230,7 @@ function registerAdminApi(admin: FastifyInstance, dependencies: ServerDependenci
   registerAdminModelRoutes(admin, dependencies);
   registerMcpServerRoutes(admin, dependencies.mcp);
   registerMcpVirtualServerRoutes(admin, dependencies.mcp);
+  if (dependencies.reloader) registerReloadRoute(admin, dependencies.reloader);
 }
 
 /**

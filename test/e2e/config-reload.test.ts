@@ -1,0 +1,120 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
+import { expectEnvelope, gatewayEnv, listModels, parseJson } from './helpers.ts';
+import { call, chatAt, eventually, findRule } from './rate-limits-helpers.ts';
+
+// Hot reload (issue 21): SIGHUP and POST /admin/reload re-read config.yaml and swap rate-limit
+// rules, virtual models and failover rules without failing requests or cutting streams in
+// flight; counters of rules kept survive; an invalid file or a provider change is refused and
+// the old configuration stays.
+
+const firstYaml = `
+rate_limits:
+  user_paths:
+    - path: /keep
+      limits: [{ period: hour, max_requests: 100 }]
+    - path: /gone
+      limits: [{ period: hour, max_requests: 1 }]
+virtual_models:
+  - name: alias-a
+    targets: [{ provider: openai, model: mock-model }]
+`;
+
+const secondYaml = `
+rate_limits:
+  user_paths:
+    - path: /keep
+      limits: [{ period: hour, max_requests: 50 }]
+    - path: /new
+      limits: [{ period: hour, max_requests: 1 }]
+virtual_models:
+  - name: alias-b
+    targets: [{ provider: openai, model: mock-model }]
+`;
+
+describe('configuration hot reload', () => {
+  let mock: MockUpstream;
+  let gateway: GatewayProcess;
+  const writeConfig = (yaml: string): void => writeFileSync(join(gateway.cwd, 'config.yaml'), yaml);
+  const reload = () => call(gateway, '/admin/reload', { method: 'POST', body: {} });
+
+  beforeAll(async () => {
+    mock = await startMockUpstream();
+    gateway = await startGateway({ env: gatewayEnv(mock, { OPENAI_MODELS: 'mock-model,slow-stream' }), configYaml: firstYaml });
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await mock?.close();
+  });
+
+  it('applies added, changed and removed rules and virtual models under load, keeping counters', async () => {
+    for (let index = 0; index < 3; index += 1) expect((await chatAt(gateway, '/keep')).status).toBe(200);
+    expect((await chatAt(gateway, '/gone')).status).toBe(200);
+    expect((await chatAt(gateway, '/gone')).status).toBe(429);
+
+    // A stream that spans the reload, and a loop of requests around it.
+    const stream = chatAt(gateway, '/load', 'openai/slow-stream', { stream: true });
+    let loading = true;
+    const statuses: number[] = [];
+    const loop = (async () => {
+      while (loading) statuses.push((await chatAt(gateway, '/load', 'alias-a')).status);
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    writeConfig(secondYaml);
+    const reply = await reload();
+    expect(reply.status, reply.text).toBe(200);
+    expect(parseJson(reply.text)).toMatchObject({ applied: ['rate_limits.rules', 'virtual_models', 'failover.rules'] });
+    loading = false;
+    await loop;
+    const streamed = await stream;
+    expect(streamed.status).toBe(200);
+    expect(streamed.text).toContain('[DONE]');
+    // Requests that started before the swap reached alias-a; later ones get model_not_found only.
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(statuses.filter((status) => status !== 200 && status !== 404)).toEqual([]);
+
+    const kept = await findRule(gateway, 'user_path', '/keep', 'hour');
+    expect(kept).toMatchObject({ max_requests: 50, requests_used: 3, origin: 'config' });
+    expect(await findRule(gateway, 'user_path', '/gone', 'hour')).toBeUndefined();
+    expect(await findRule(gateway, 'user_path', '/new', 'hour')).toMatchObject({ max_requests: 1, requests_used: 0 });
+    expect((await chatAt(gateway, '/gone')).status).toBe(200);
+    expect((await chatAt(gateway, '/new')).status).toBe(200);
+    expect((await chatAt(gateway, '/new')).status).toBe(429);
+
+    const ids = (await listModels(gateway)).map((model) => model.id);
+    expect(ids).toContain('alias-b');
+    expect(ids).not.toContain('alias-a');
+    expect((await chatAt(gateway, '/other', 'alias-b')).status).toBe(200);
+    expectEnvelope(await chatAt(gateway, '/other', 'alias-a'), { status: 404, type: 'not_found_error', code: 'model_not_found' });
+  });
+
+  it('refuses an invalid file with the key named, logs why, and keeps the old configuration', async () => {
+    writeConfig(`${secondYaml}\nrate_limits_typo: 1\nrequest_log:\n  bodies: sometimes\n`);
+    const refused = await reload();
+    const error = expectEnvelope(refused, { status: 400, type: 'invalid_request_error', code: 'invalid_config' });
+    expect(error.param).toBe('request_log.bodies');
+    expect(gateway.logs().some((line) => String(line['msg']).startsWith('configuration reload refused'))).toBe(true);
+    expect(await findRule(gateway, 'user_path', '/keep', 'hour')).toMatchObject({ max_requests: 50, requests_used: 3 });
+    expect((await listModels(gateway)).map((model) => model.id)).toContain('alias-b');
+  });
+
+  it('refuses provider changes instead of half-applying them', async () => {
+    writeConfig(`${secondYaml}\nproviders:\n  extra:\n    type: openai\n    base_url: ${mock.url}\n    api_key: sk-x\n`);
+    const error = expectEnvelope(await reload(), { status: 400, type: 'invalid_request_error', code: 'invalid_config' });
+    expect(error.param).toBe('providers');
+    expect(await findRule(gateway, 'user_path', '/new', 'hour')).toBeDefined();
+  });
+
+  it('reloads on SIGHUP', async () => {
+    writeConfig(`${secondYaml.replace('/new', '/hup')}`);
+    gateway.child.kill('SIGHUP');
+    await eventually(() => findRule(gateway, 'user_path', '/hup', 'hour'), 'the /hup rule after SIGHUP', 20_000);
+    expect(await findRule(gateway, 'user_path', '/new', 'hour')).toBeUndefined();
+    expect((await call(gateway, '/health')).status).toBe(200);
+  });
+});
