@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { ConfigError } from '../config/config-error.ts';
 import type { LoadedSettings, Settings } from '../config/settings.ts';
 import { invalidRequest, type GatewayError } from '../errors/gateway-error.ts';
+import type { BudgetService } from '../budgets/budget-service.ts';
 import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
 import type { FailoverRules } from '../routing/failover-rules.ts';
 import type { VirtualModels } from '../routing/virtual-models.ts';
@@ -11,6 +12,8 @@ export interface ConfigReloadOptions {
   read: () => LoadedSettings;
   settings: Settings;
   limiter: RateLimiter | null;
+  /** Null when budgets are off (their rules then wait for a restart with budgets on). */
+  budgets: BudgetService | null;
   virtualModels: VirtualModels;
   failoverRules: FailoverRules;
   logger: Logger;
@@ -22,8 +25,8 @@ export interface ReloadOutcome {
   restart_needed: string[];
 }
 
-/** Applied by a reload: rate-limit rules, virtual models, failover rules. */
-const appliedSections = ['rate_limits.rules', 'virtual_models', 'failover.rules'] as const;
+/** Applied by a reload: rate-limit rules, budget rules, virtual models, failover rules. */
+const appliedSections = ['rate_limits.rules', 'budgets.rules', 'virtual_models', 'failover.rules'] as const;
 
 /**
  * Hot reload (SIGHUP, POST /admin/reload): re-reads the configuration file and swaps the rules
@@ -67,6 +70,7 @@ export class ConfigReloader {
     const { settings, warnings } = loaded;
     for (const warning of warnings) logger.warn(warning);
     await this.options.limiter?.applyConfigRules(settings.rateLimits.rules);
+    await this.options.budgets?.applyConfigRules(settings.budgets.rules);
     await this.options.virtualModels.applyConfigDefinitions(settings.virtualModels);
     await this.options.failoverRules.applyConfigDefinitions(settings.failoverRules);
     const outcome = { applied: [...appliedSections], restart_needed: changedOtherwise(this.settings, settings) };
@@ -95,5 +99,12 @@ function changedOtherwise(current: Settings, next: Settings): string[] {
 }
 
 function withoutApplied(settings: Settings): Record<string, unknown> {
-  return { ...settings, rateLimits: { ...settings.rateLimits, rules: [] }, virtualModels: [], failoverRules: [], configFile: null };
+  return {
+    ...settings,
+    rateLimits: { ...settings.rateLimits, rules: [] },
+    budgets: { ...settings.budgets, rules: [] },
+    virtualModels: [],
+    failoverRules: [],
+    configFile: null,
+  };
 }

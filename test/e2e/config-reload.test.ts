@@ -12,7 +12,18 @@ import { call, chatAt, eventually, findRule } from './rate-limits-helpers.ts';
 // flight; counters of rules kept survive; an invalid file or a provider change is refused and
 // the old configuration stays.
 
-const firstYaml = `
+const pricing = `
+pricing:
+  mock-model: { input_per_mtok: 25000, output_per_mtok: 140000 }
+`;
+
+const firstYaml = `${pricing}
+budgets:
+  user_paths:
+    - path: /spend
+      limits: [{ period: daily, amount: 100 }]
+    - path: /dropped-budget
+      limits: [{ period: daily, amount: 1 }]
 rate_limits:
   user_paths:
     - path: /keep
@@ -24,7 +35,13 @@ virtual_models:
     targets: [{ provider: openai, model: mock-model }]
 `;
 
-const secondYaml = `
+const secondYaml = `${pricing}
+budgets:
+  user_paths:
+    - path: /spend
+      limits: [{ period: daily, amount: 50 }]
+    - path: /new-budget
+      limits: [{ period: daily, amount: 2 }]
 rate_limits:
   user_paths:
     - path: /keep
@@ -35,6 +52,19 @@ virtual_models:
   - name: alias-b
     targets: [{ provider: openai, model: mock-model }]
 `;
+
+interface ListedBudget {
+  user_path: string;
+  amount: number;
+  spent: number;
+  origin: string;
+}
+
+async function budgetOf(gateway: GatewayProcess, userPath: string): Promise<ListedBudget | undefined> {
+  const reply = await call(gateway, '/admin/budgets');
+  expect(reply.status, reply.text).toBe(200);
+  return (parseJson(reply.text)['budgets'] as ListedBudget[]).find((budget) => budget.user_path === userPath);
+}
 
 describe('configuration hot reload', () => {
   let mock: MockUpstream;
@@ -56,6 +86,9 @@ describe('configuration hot reload', () => {
     for (let index = 0; index < 3; index += 1) expect((await chatAt(gateway, '/keep')).status).toBe(200);
     expect((await chatAt(gateway, '/gone')).status).toBe(200);
     expect((await chatAt(gateway, '/gone')).status).toBe(429);
+    expect((await chatAt(gateway, '/spend')).status).toBe(200);
+    const spentBefore = (await budgetOf(gateway, '/spend'))?.spent ?? 0;
+    expect(spentBefore).toBeGreaterThan(0);
 
     // A stream that spans the reload, and a loop of requests around it.
     const stream = chatAt(gateway, '/load', 'openai/slow-stream', { stream: true });
@@ -68,7 +101,10 @@ describe('configuration hot reload', () => {
     writeConfig(secondYaml);
     const reply = await reload();
     expect(reply.status, reply.text).toBe(200);
-    expect(parseJson(reply.text)).toMatchObject({ applied: ['rate_limits.rules', 'virtual_models', 'failover.rules'] });
+    expect(parseJson(reply.text)).toEqual({
+      applied: ['rate_limits.rules', 'budgets.rules', 'virtual_models', 'failover.rules'],
+      restart_needed: [],
+    });
     loading = false;
     await loop;
     const streamed = await stream;
@@ -85,6 +121,10 @@ describe('configuration hot reload', () => {
     expect((await chatAt(gateway, '/gone')).status).toBe(200);
     expect((await chatAt(gateway, '/new')).status).toBe(200);
     expect((await chatAt(gateway, '/new')).status).toBe(429);
+
+    expect(await budgetOf(gateway, '/spend')).toMatchObject({ amount: 50, spent: spentBefore, origin: 'config' });
+    expect(await budgetOf(gateway, '/dropped-budget')).toBeUndefined();
+    expect(await budgetOf(gateway, '/new-budget')).toMatchObject({ amount: 2, spent: 0 });
 
     const ids = (await listModels(gateway)).map((model) => model.id);
     expect(ids).toContain('alias-b');
@@ -111,7 +151,7 @@ describe('configuration hot reload', () => {
   });
 
   it('reloads on SIGHUP', async () => {
-    writeConfig(`${secondYaml.replace('/new', '/hup')}`);
+    writeConfig(`${secondYaml.replace(/path: \/new$/m, 'path: /hup')}`);
     gateway.child.kill('SIGHUP');
     await eventually(() => findRule(gateway, 'user_path', '/hup', 'hour'), 'the /hup rule after SIGHUP', 20_000);
     expect(await findRule(gateway, 'user_path', '/new', 'hour')).toBeUndefined();
