@@ -24,6 +24,9 @@ budgets:
       limits: [{ period: daily, amount: 100 }]
     - path: /dropped-budget
       limits: [{ period: daily, amount: 1 }]
+failover:
+  rules:
+    - { model: openai/mock-model, fallbacks: [openai/slow-stream], on: [5xx] }
 rate_limits:
   user_paths:
     - path: /keep
@@ -42,6 +45,9 @@ budgets:
       limits: [{ period: daily, amount: 50 }]
     - path: /new-budget
       limits: [{ period: daily, amount: 2 }]
+failover:
+  rules:
+    - { model: openai/slow-stream, fallbacks: [openai/mock-model], on: [5xx] }
 rate_limits:
   user_paths:
     - path: /keep
@@ -125,6 +131,9 @@ describe('configuration hot reload', () => {
     expect(await budgetOf(gateway, '/spend')).toMatchObject({ amount: 50, spent: spentBefore, origin: 'config' });
     expect(await budgetOf(gateway, '/dropped-budget')).toBeUndefined();
     expect(await budgetOf(gateway, '/new-budget')).toMatchObject({ amount: 2, spent: 0 });
+
+    const failover = await call(gateway, '/admin/failover-rules');
+    expect((JSON.parse(failover.text) as Array<{ model: string }>).map((rule) => rule.model)).toEqual(['openai/slow-stream']);
 
     const ids = (await listModels(gateway)).map((model) => model.id);
     expect(ids).toContain('alias-b');
