@@ -3,6 +3,7 @@ import { ConfigError } from '../config/config-error.ts';
 import type { LoadedSettings, Settings } from '../config/settings.ts';
 import { invalidRequest, type GatewayError } from '../errors/gateway-error.ts';
 import type { BudgetService } from '../budgets/budget-service.ts';
+import type { McpGateway } from '../mcp/mcp-gateway.ts';
 import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
 import type { FailoverRules } from '../routing/failover-rules.ts';
 import type { VirtualModels } from '../routing/virtual-models.ts';
@@ -15,6 +16,8 @@ export interface ConfigReloadOptions {
   /** Null when budgets are off (their rules then wait for a restart with budgets on). */
   budgets: BudgetService | null;
   virtualModels: VirtualModels;
+  /** Null when MCP is off (its declarations then wait for a restart with MCP on). */
+  mcp: McpGateway | null;
   failoverRules: FailoverRules;
   logger: Logger;
 }
@@ -25,8 +28,15 @@ export interface ReloadOutcome {
   restart_needed: string[];
 }
 
-/** Applied by a reload: rate-limit rules, budget rules, virtual models, failover rules. */
-const appliedSections = ['rate_limits.rules', 'budgets.rules', 'virtual_models', 'failover.rules'] as const;
+/** Applied by a reload: rules, budgets, virtual models, failover rules, MCP servers and virtual servers. */
+const appliedSections = [
+  'rate_limits.rules',
+  'budgets.rules',
+  'virtual_models',
+  'failover.rules',
+  'mcp.servers',
+  'mcp.virtual_servers',
+] as const;
 
 /**
  * Hot reload (SIGHUP, POST /admin/reload): re-reads the configuration file and swaps the rules
@@ -73,6 +83,7 @@ export class ConfigReloader {
     await this.options.budgets?.applyConfigRules(settings.budgets.rules);
     await this.options.virtualModels.applyConfigDefinitions(settings.virtualModels);
     await this.options.failoverRules.applyConfigDefinitions(settings.failoverRules);
+    await this.options.mcp?.registry.applyConfig(settings.mcp.servers, settings.mcp.virtualServers);
     const outcome = { applied: [...appliedSections], restart_needed: changedOtherwise(this.settings, settings) };
     this.settings = settings;
     logger.info(outcome, 'configuration reloaded');
@@ -103,6 +114,7 @@ function withoutApplied(settings: Settings): Record<string, unknown> {
     ...settings,
     rateLimits: { ...settings.rateLimits, rules: [] },
     budgets: { ...settings.budgets, rules: [] },
+    mcp: { ...settings.mcp, servers: [], virtualServers: [] },
     virtualModels: [],
     failoverRules: [],
     configFile: null,

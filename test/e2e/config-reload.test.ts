@@ -27,6 +27,9 @@ budgets:
 failover:
   rules:
     - { model: openai/mock-model, fallbacks: [openai/slow-stream], on: [5xx] }
+mcp:
+  servers:
+    old-tools: { url: "http://127.0.0.1:9/mcp" }
 rate_limits:
   user_paths:
     - path: /keep
@@ -48,6 +51,9 @@ budgets:
 failover:
   rules:
     - { model: openai/slow-stream, fallbacks: [openai/mock-model], on: [5xx] }
+mcp:
+  servers:
+    new-tools: { url: "http://127.0.0.1:9/mcp" }
 rate_limits:
   user_paths:
     - path: /keep
@@ -108,7 +114,7 @@ describe('configuration hot reload', () => {
     const reply = await reload();
     expect(reply.status, reply.text).toBe(200);
     expect(parseJson(reply.text)).toEqual({
-      applied: ['rate_limits.rules', 'budgets.rules', 'virtual_models', 'failover.rules'],
+      applied: ['rate_limits.rules', 'budgets.rules', 'virtual_models', 'failover.rules', 'mcp.servers', 'mcp.virtual_servers'],
       restart_needed: [],
     });
     loading = false;
@@ -134,6 +140,9 @@ describe('configuration hot reload', () => {
 
     const failover = await call(gateway, '/admin/failover-rules');
     expect((JSON.parse(failover.text) as Array<{ model: string }>).map((rule) => rule.model)).toEqual(['openai/slow-stream']);
+
+    const mcpServers = await call(gateway, '/admin/mcp-servers');
+    expect((JSON.parse(mcpServers.text) as Array<{ slug: string }>).map((server) => server.slug)).toEqual(['new-tools']);
 
     const ids = (await listModels(gateway)).map((model) => model.id);
     expect(ids).toContain('alias-b');
