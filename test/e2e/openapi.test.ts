@@ -93,6 +93,7 @@ describe('OpenAPI description', () => {
     await expectValid('/health/ready', 'get', '/health/ready');
     await expectValid('/v1/models', 'get', '/v1/models');
     await expectValid('/admin/rate-limits', 'get', '/admin/rate-limits');
+    expect((await expectValid('/admin/reload', 'post', '/admin/reload', { method: 'POST', body: {} })).status).toBe(200);
     const failed = await expectValid('/v1/chat/completions', 'post', '/v1/chat/completions', { method: 'POST', body: { messages: [] } });
     expect(failed.status).toBe(400);
     const unknown = await expectValid('/admin/rate-limits/reset', 'post', '/admin/rate-limits/reset', { method: 'POST', body: {} });

@@ -10,6 +10,7 @@ import {
   rateLimitListSchema,
   rateLimitPutSchema,
   readinessSchema,
+  reloadOutcomeSchema,
 } from './schemas.ts';
 
 /** Who may call a route: nobody needs a key, a gateway key (or JWT), or the master key. */
@@ -180,5 +181,5 @@ export const operations: Readonly<Record<string, Readonly<Partial<Record<string,
     DELETE: adminBody('Delete an MCP virtual server'),
   },
   '/admin/mcp-virtual-servers/:name': { DELETE: admin('Delete an MCP virtual server') },
-  '/admin/reload': { POST: admin('Re-read the configuration file and apply its rules (hot reload)') },
+  '/admin/reload': { POST: admin('Hot reload: re-read the configuration file and apply its rules', { answer: reloadOutcomeSchema }) },
 };

@@ -94,6 +94,9 @@ export const rateLimitKeySchema = z.object({
 
 export const confirmationSchema = z.object({ confirmation: z.literal('reset') });
 
+/** `POST /admin/reload` (src/lifecycle/config-reload.ts `ReloadOutcome`). */
+export const reloadOutcomeSchema = z.object({ applied: z.array(z.string()), restart_needed: z.array(z.string()) });
+
 /** Admin list answers not detailed here: an object (their fields are in CONTRACT section 6). */
 export const adminAnswerSchema = z.looseObject({});
 
