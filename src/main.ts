@@ -19,6 +19,7 @@ import { CircuitBreakers } from './routing/circuit-breaker.ts';
 import { InFlightCounter } from './routing/in-flight.ts';
 import { ModelCatalog } from './routing/model-catalog.ts';
 import { startStatefulServices } from './services.ts';
+import { ConfigReloader } from './lifecycle/config-reload.ts';
 
 const initialListingWaitMs = 5_000;
 
@@ -44,6 +45,8 @@ async function main(): Promise<void> {
   const runningHandlers = new RunningHandlers();
   const sharedCounters = services.rateLimitCounters;
   if (sharedCounters !== null) metrics?.watchRateLimitStore(() => sharedCounters.status());
+  const reloader = new ConfigReloader({ read: loadProcessSettings, settings, logger, ...services });
+  process.on('SIGHUP', () => void reloader.reloadLogged());
   const app = buildServer({
     settings,
     logger,
@@ -58,10 +61,7 @@ async function main(): Promise<void> {
     rateLimitStore: sharedCounters,
     virtualModels: services.virtualModels,
     failoverRules: services.failoverRules,
-    breakers: new CircuitBreakers({
-      failureThreshold: settings.upstream.circuitBreakerFailures,
-      openMs: settings.upstream.circuitBreakerOpenSeconds * 1000,
-    }),
+    breakers: createBreakers(settings),
     inFlight: new InFlightCounter(),
     cache: services.cache,
     prices: services.prices,
@@ -71,6 +71,7 @@ async function main(): Promise<void> {
     runningHandlers,
     requestLog: services.requestLog,
     tracer,
+    reloader,
   });
   await app.listen({ host: settings.server.host, port: settings.server.port });
   logListening(app, settings, logger);
@@ -81,6 +82,13 @@ async function main(): Promise<void> {
     cleanups: [() => catalog.stop(), () => services.close(), () => client.close(), async () => tracer?.stop()],
     handlersIdle: (timeoutMs) => runningHandlers.idle(timeoutMs),
     flushLogs: (timeoutMs) => logDestination.waitUntilWritten(timeoutMs),
+  });
+}
+
+function createBreakers(settings: Settings): CircuitBreakers {
+  return new CircuitBreakers({
+    failureThreshold: settings.upstream.circuitBreakerFailures,
+    openMs: settings.upstream.circuitBreakerOpenSeconds * 1000,
   });
 }
 

@@ -213,6 +213,35 @@ export class BudgetService {
     await this.rebase(ledger);
   }
 
+  /**
+   * Hot reload: replaces the configuration rules. A rule kept (same path and period) keeps its
+   * period's spend whatever its new amount; a new one reads its spend at once; a removed one goes
+   * (a stored rule it shadowed comes back with the refresh).
+   */
+  async applyConfigRules(rules: readonly BudgetRuleSettings[]): Promise<void> {
+    const at = this.now();
+    const declared = new Set<string>();
+    const added: SpendLedger[] = [];
+    for (const fields of rules) {
+      const identity = budgetIdentity(fields.userPath, fields.periodSeconds);
+      declared.add(identity);
+      const existing = this.ledgers.get(identity);
+      const createdAt = existing?.rule.origin === 'config' ? existing.rule.createdAt : at;
+      const rule = makeBudgetRule({ ...fields, origin: 'config', createdAt, updatedAt: at });
+      if (existing !== undefined) existing.rule = rule;
+      else {
+        const ledger = new SpendLedger(rule);
+        this.ledgers.set(identity, ledger);
+        added.push(ledger);
+      }
+    }
+    for (const [identity, ledger] of this.ledgers) {
+      if (ledger.rule.origin === 'config' && !declared.has(identity)) this.ledgers.delete(identity);
+    }
+    for (const ledger of added) await this.rebase(ledger);
+    await this.refresh();
+  }
+
   async remove(userPath: string, periodSeconds: number): Promise<void> {
     await this.reloadRules();
     const identity = budgetIdentity(userPath, periodSeconds);

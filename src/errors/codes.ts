@@ -4,6 +4,7 @@
  */
 export const errorCodes = {
   invalid_json: 'The request body is not valid JSON.',
+  invalid_config: '`POST /admin/reload`: invalid configuration file, or a provider change (restart).',
   invalid_body: 'The request body is not a JSON object, or a field has the wrong type.',
   missing_field: 'A required field is missing.',
   body_too_large: 'The request body is larger than BODY_SIZE_LIMIT (status 413).',

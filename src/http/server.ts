@@ -64,6 +64,10 @@ import { installRequestLog } from '../request-log/request-log-hooks.ts';
 import { entryObserver } from '../observability/entry-observer.ts';
 import type { RequestTracer } from '../observability/tracing.ts';
 import { registerRequestLogRoutes } from '../admin/requests-routes.ts';
+import { collectRoutes } from './openapi/route-list.ts';
+import { registerOpenApiRoute } from './routes/openapi.ts';
+import { registerReloadRoute } from '../admin/reload-route.ts';
+import type { ConfigReloader } from '../lifecycle/config-reload.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -112,6 +116,8 @@ export interface ServerDependencies {
   requestLog?: RequestLogRecorder | null;
   /** Null unless an OTLP endpoint is configured (src/observability/tracing.ts). */
   tracer?: RequestTracer | null;
+  /** Hot reload of the configuration file (POST /admin/reload); absent: no such route. */
+  reloader?: ConfigReloader | null;
 }
 
 export function buildServer(dependencies: ServerDependencies): FastifyInstance {
@@ -143,6 +149,8 @@ export function buildServer(dependencies: ServerDependencies): FastifyInstance {
   // An upload answered 413 early is read away (up to 4x the limit, 30 s at most) before the socket closes.
   installErrorHandlers(app, { maxBytes: 4 * settings.server.bodySizeLimit, maxMs: 30_000 });
 
+  // Every route registered from here on is described by GET /openapi.json (checked by its test).
+  registerOpenApiRoute(app, collectRoutes(app));
   registerHealthRoutes(app, catalog, storage, dependencies.cache, dependencies.rateLimitStore ?? null);
   registerDashboardRoutes(app);
   if (metrics !== null) {
@@ -243,6 +251,7 @@ function registerAdminApi(admin: FastifyInstance, dependencies: ServerDependenci
   registerAdminModelRoutes(admin, dependencies);
   registerMcpServerRoutes(admin, dependencies.mcp);
   registerMcpVirtualServerRoutes(admin, dependencies.mcp);
+  if (dependencies.reloader) registerReloadRoute(admin, dependencies.reloader);
 }
 
 /**

@@ -51,7 +51,7 @@ export interface McpRegistryOptions {
  * with the same name is listed with a `conflict` and not served.
  */
 export class McpRegistry {
-  private readonly options: McpRegistryOptions;
+  private options: McpRegistryOptions;
   private readonly now: () => number;
   private readonly startedAt: number;
   private servers = new Map<string, McpServer>();
@@ -91,6 +91,15 @@ export class McpRegistry {
     );
     if (JSON.stringify(this.serverList()) !== before) this.notify();
     else if (JSON.stringify(this.virtualServerList()) !== virtualsBefore) this.changed();
+  }
+
+  /**
+   * Hot reload: new configuration declarations, merged with the stored rows at once; listeners
+   * connect added servers and drop removed ones (their sessions end), the others are untouched.
+   */
+  async applyConfig(servers: readonly McpServerDefinition[], virtualServers: readonly McpVirtualServerDefinition[]): Promise<void> {
+    this.options = { ...this.options, configServers: servers, configVirtualServers: virtualServers };
+    await this.reload();
   }
 
   /** Called with the whole server list whenever it changes. */

@@ -95,6 +95,36 @@ describe.each(counterStoreKinds.map((kind): [string, CounterStoreKind] => [kind.
       await rejected(GatewayError, limiter.admit(path('/TEAM/y')));
     });
 
+    it('hot reload of configuration rules: kept rules keep counters and held slots, removed ones lose them', async () => {
+      const { limiter } = await limiterWith([
+        draft('user_path', '/kept', 60, 3),
+        draft('user_path', '/gone', 60, 1),
+        draft('user_path', '/c', 0, 1),
+      ]);
+      await limiter.admit(path('/kept'));
+      await limiter.admit(path('/kept'));
+      await limiter.admit(path('/gone'));
+      const held = await limiter.admit(path('/c'));
+      await limiter.applyConfigRules([
+        draft('user_path', '/kept', 60, 2),
+        draft('user_path', '/c', 0, 1),
+        draft('user_path', '/new', 60, 1),
+      ]);
+      await rejected(GatewayError, limiter.admit(path('/kept')));
+      await limiter.admit(path('/gone'));
+      await limiter.admit(path('/gone'));
+      await rejected(GatewayError, limiter.admit(path('/c')));
+      held.release();
+      await limiter.idle();
+      await limiter.admit(path('/c'));
+      await limiter.admit(path('/new'));
+      await rejected(GatewayError, limiter.admit(path('/new')));
+      await limiter.applyConfigRules([draft('user_path', '/gone', 60, 1)]);
+      await limiter.admit(path('/gone'));
+      await rejected(GatewayError, limiter.admit(path('/gone')));
+      expect((await limiter.list()).map(({ rule }) => rule.subject)).toEqual(['/gone']);
+    });
+
     it('gives an exact Retry-After: a retry one second early fails, at Retry-After it passes', async () => {
       const { limiter, clock } = await limiterWith([draft('user_path', '/', 60, 10)]);
       for (let index = 0; index < 10; index += 1) await limiter.admit(path('/'));

@@ -121,6 +121,26 @@ export class RateLimiter {
     return this.reloading;
   }
 
+  /**
+   * Hot reload: replaces the configuration rules. A rule kept (same scope, subject and period)
+   * keeps its counters, whatever its new caps; a rule no longer declared loses them (a stored
+   * manual rule it shadowed comes back with the next reload). Swapped in one step.
+   */
+  async applyConfigRules(drafts: readonly RuleDraft[]): Promise<void> {
+    const at = this.now();
+    const declared = new Map(drafts.map((draft) => [ruleId(draft.scope, draft.subject, draft.periodSeconds), validateRule(draft)]));
+    const dropped = [...this.rules.values()].filter((rule) => rule.origin === 'config' && !declared.has(rule.id));
+    for (const rule of dropped) this.rules.delete(rule.id);
+    for (const [id, draft] of declared) {
+      const existing = this.rules.get(id);
+      if (existing?.origin === 'manual') this.rules.delete(id);
+      this.put(draft, 'config', existing?.origin === 'config' ? existing.createdAt : at, at);
+    }
+    this.rebuild();
+    for (const rule of dropped) await this.options.counters.forget(rule);
+    await this.reloadOnce();
+  }
+
   get ruleCount(): number {
     return this.rules.size;
   }

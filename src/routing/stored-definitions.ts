@@ -100,6 +100,27 @@ export class StoredDefinitions<D> {
     }
   }
 
+  /**
+   * Hot reload: replaces the configuration definitions in one step. One no longer declared is
+   * forgotten (a stored one it shadowed comes back from the store); a kept one keeps its creation time.
+   */
+  async applyConfigDefinitions(definitions: readonly D[]): Promise<void> {
+    const at = this.now();
+    const declared = new Map(definitions.map((definition) => [this.kind.keyOf(definition), definition]));
+    for (const [key, entry] of this.entries) {
+      if (entry.origin === 'config' && !declared.has(key)) {
+        this.entries.delete(key);
+        this.forget(key);
+      }
+    }
+    for (const [key, definition] of declared) {
+      const existing = this.entries.get(key);
+      const createdAt = existing?.origin === 'config' ? existing.createdAt : at;
+      this.entries.set(key, { ...definition, origin: 'config', createdAt, updatedAt: at });
+    }
+    await this.reload();
+  }
+
   get size(): number {
     return this.entries.size;
   }

@@ -1,0 +1,115 @@
+import { errorEnvelopeSchema, jsonSchemaOf, type JsonSchema } from './schemas.ts';
+import { operations, type OperationDescription } from './operations.ts';
+import { describableMethods, type RegisteredRoute } from './route-list.ts';
+
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  info: { title: string; version: string; description: string };
+  paths: Record<string, Record<string, JsonSchema>>;
+  components: JsonSchema;
+  /** Routes the server registered that `operations` does not describe (`METHOD url`); absent when none. */
+  'x-undocumented-routes'?: string[];
+}
+
+type Table = typeof operations;
+
+/** Fastify's `/v1/files/:id` and `/p/:instance/*` as OpenAPI paths (`{id}`, `{path}`). */
+export function openApiPath(url: string): string {
+  return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\*$/, '{path}');
+}
+
+/**
+ * The OpenAPI 3.1 document of the routes the server registered. HEAD routes Fastify adds for
+ * each GET, and methods OpenAPI cannot name (Fastify's `all`), are left out.
+ */
+export function buildOpenApiDocument(routes: readonly RegisteredRoute[], version: string, table: Table = operations): OpenApiDocument {
+  const paths: OpenApiDocument['paths'] = {};
+  const undocumented: string[] = [];
+  for (const { method, url } of routes) {
+    const lower = method.toLowerCase();
+    if (!(describableMethods as readonly string[]).includes(lower) || lower === 'head') continue;
+    const description = table[url]?.[method];
+    if (description === undefined) {
+      undocumented.push(`${method} ${url}`);
+      continue;
+    }
+    const path = openApiPath(url);
+    paths[path] = { ...paths[path], [lower]: operationOf(description, method, url) };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Model Gateway',
+      version,
+      description: 'AI gateway: OpenAI, Anthropic and Gemini compatible model endpoints, relays, MCP and the admin API.',
+    },
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Master key, gateway API key or JWT' },
+        apiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The same key, as Anthropic clients send it' },
+      },
+      schemas: { ErrorEnvelope: jsonSchemaOf(errorEnvelopeSchema) },
+      responses: {
+        Error: {
+          description: 'The error envelope (CONTRACT section 4)',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+        },
+      },
+    },
+    ...(undocumented.length > 0 ? { 'x-undocumented-routes': undocumented } : {}),
+  };
+}
+
+function operationOf(description: OperationDescription, method: string, url: string): JsonSchema {
+  const parameters = [...url.matchAll(/:([A-Za-z0-9_]+)/g)].map((match) => pathParameter(match[1] ?? 'id', false));
+  if (url.endsWith('*')) parameters.push(pathParameter('path', true));
+  return {
+    summary: description.summary,
+    operationId: operationId(method, url),
+    tags: [description.tag],
+    security: securityOf(description),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...requestBodyOf(description),
+    responses: { '200': answerOf(description), default: { $ref: '#/components/responses/Error' } },
+  };
+}
+
+function pathParameter(name: string, rest: boolean): JsonSchema {
+  return {
+    name,
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+    ...(rest ? { description: 'the rest of the path; may contain `/`' } : {}),
+  };
+}
+
+function operationId(method: string, url: string): string {
+  const words = url.split(/[^A-Za-z0-9]+/).filter((word) => word !== '');
+  return [method.toLowerCase(), ...words.map((word) => word[0]?.toUpperCase() + word.slice(1))].join('');
+}
+
+function securityOf(description: OperationDescription): JsonSchema[] {
+  if (description.access === 'public') return [];
+  if (description.access === 'master') return [{ bearerAuth: [] }];
+  return [{ bearerAuth: [] }, { apiKeyHeader: [] }];
+}
+
+function requestBodyOf(description: OperationDescription): JsonSchema {
+  if (description.body !== undefined) {
+    return { requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(description.body) } } } };
+  }
+  if (description.bodyType !== undefined) {
+    return { requestBody: { content: { [description.bodyType]: { schema: {} } } } };
+  }
+  return {};
+}
+
+function answerOf(description: OperationDescription): JsonSchema {
+  const content: JsonSchema = {};
+  if (description.answer !== undefined) content['application/json'] = { schema: jsonSchemaOf(description.answer) };
+  if (description.answerType !== undefined) content[description.answerType] = { schema: {} };
+  if (description.streams === true) content['text/event-stream'] = { schema: { type: 'string' } };
+  return { description: description.summary, ...(Object.keys(content).length > 0 ? { content } : {}) };
+}

@@ -1,0 +1,109 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
+import { bearer, gatewayEnv, rawRequest } from './helpers.ts';
+
+// GET /openapi.json (issue 21): every route the built gateway registered is described (the
+// document lists any that is not under x-undocumented-routes), and real answers of the gateway
+// validate against the schemas the document states for them.
+
+type Json = Record<string, unknown>;
+
+/** The JSON schema the document gives for `method path` answering `status` (default: the error envelope). */
+function answerSchema(document: Json, path: string, method: string, status: number): Json {
+  const operation = ((document['paths'] as Json)[path] as Json | undefined)?.[method] as Json | undefined;
+  expect(operation, `${method} ${path} described`).toBeDefined();
+  const responses = (operation as Json)['responses'] as Json;
+  let answer = (responses[String(status)] ?? responses['default']) as Json;
+  const ref = answer['$ref'];
+  if (typeof ref === 'string') answer = resolve(document, ref);
+  const schema = ((answer['content'] as Json)['application/json'] as Json)['schema'] as Json;
+  return typeof schema['$ref'] === 'string' ? resolve(document, schema['$ref']) : schema;
+}
+
+function resolve(document: Json, ref: string): Json {
+  return ref
+    .slice(2)
+    .split('/')
+    .reduce<Json>((node, key) => node[key] as Json, document);
+}
+
+describe('OpenAPI description', () => {
+  let mock: MockUpstream;
+  let gateway: GatewayProcess;
+  let document: Json;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+
+  async function expectValid(path: string, method: string, url: string, init: { method?: 'GET' | 'POST'; body?: unknown } = {}) {
+    const reply = await rawRequest(`${gateway.url}${url}`, { ...init, headers: bearer() });
+    const validate = ajv.compile(answerSchema(document, path, method, reply.status));
+    const valid = validate(JSON.parse(reply.text));
+    expect(valid, `${url} ${reply.status}: ${JSON.stringify(validate.errors)} in ${reply.text}`).toBe(true);
+    return reply;
+  }
+
+  beforeAll(async () => {
+    mock = await startMockUpstream();
+    gateway = await startGateway({ env: gatewayEnv(mock, { OPENAI_MODELS: 'mock-model', METRICS_ENABLED: 'true' }) });
+    const reply = await rawRequest(`${gateway.url}/openapi.json`);
+    expect(reply.status).toBe(200);
+    document = JSON.parse(reply.text) as Json;
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await mock?.close();
+  });
+
+  it('describes every registered route and is public', () => {
+    expect(document['openapi']).toBe('3.1.0');
+    expect(document['x-undocumented-routes']).toBeUndefined();
+    const paths = document['paths'] as Record<string, Json>;
+    for (const [path, methods] of [
+      ['/v1/chat/completions', ['post']],
+      ['/v1/models/{path}', ['get', 'post']],
+      ['/admin/rate-limits', ['get', 'put', 'delete']],
+      ['/p/{instance}/{path}', ['get', 'post', 'put', 'patch', 'delete']],
+      ['/mcp/{name}', ['get', 'post', 'delete']],
+      ['/metrics', ['get']],
+      ['/health/ready', ['get']],
+    ] as const) {
+      for (const method of methods) expect(paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    }
+    // A count that moves whenever a route is added or dropped without this test seeing it.
+    const operations = Object.values(paths).reduce((total, methods) => total + Object.keys(methods).length, 0);
+    expect(operations).toBeGreaterThanOrEqual(85);
+  });
+
+  it('declares the bearer scheme as the spec does and marks public routes', () => {
+    const schemes = (document['components'] as Json)['securitySchemes'] as Json;
+    expect(schemes['bearerAuth']).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    const paths = document['paths'] as Record<string, Record<string, Json>>;
+    expect(paths['/health']?.['get']?.['security']).toEqual([]);
+    expect(paths['/admin/budgets']?.['get']?.['security']).toEqual([{ bearerAuth: [] }]);
+    const chat = paths['/v1/chat/completions']?.['post'] as Json;
+    const body = ((chat['requestBody'] as Json)['content'] as Json)['application/json'] as Json;
+    expect(body['schema']).toMatchObject({ required: ['model'], additionalProperties: true });
+  });
+
+  it('recorded answers validate: health, models, rate limits, error envelopes', async () => {
+    await expectValid('/health', 'get', '/health');
+    await expectValid('/health/ready', 'get', '/health/ready');
+    await expectValid('/v1/models', 'get', '/v1/models');
+    await expectValid('/admin/rate-limits', 'get', '/admin/rate-limits');
+    expect((await expectValid('/admin/reload', 'post', '/admin/reload', { method: 'POST', body: {} })).status).toBe(200);
+    const failed = await expectValid('/v1/chat/completions', 'post', '/v1/chat/completions', { method: 'POST', body: { messages: [] } });
+    expect(failed.status).toBe(400);
+    const unknown = await expectValid('/admin/rate-limits/reset', 'post', '/admin/rate-limits/reset', { method: 'POST', body: {} });
+    expect(unknown.status).toBe(400);
+  });
+
+  it('rejects an answer that does not match (the validation can fail)', () => {
+    const validate = ajv.compile(answerSchema(document, '/v1/models', 'get', 200));
+    expect(validate({ object: 'list', data: [{ id: 7 }] })).toBe(false);
+    const envelope = ajv.compile(answerSchema(document, '/v1/models', 'get', 500));
+    expect(envelope({ error: { message: 'x' } })).toBe(false);
+  });
+});
