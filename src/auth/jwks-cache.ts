@@ -1,5 +1,4 @@
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWSHeaderParameters, type FlattenedJWSInput } from 'jose';
-import { request } from 'undici';
 import { authenticationError } from '../errors/gateway-error.ts';
 
 export interface WarnLogger {
@@ -82,6 +81,8 @@ export class JwksCache {
 
   private async fetchKeys(): Promise<JSONWebKeySet> {
     const timeoutMs = this.options.timeoutMs ?? 5000;
+    // undici's index (fetch, WebSocket, ...) is loaded only when a JWKS is fetched (ADR 16).
+    const { request } = await import('undici');
     const response = await request(this.options.url, {
       headers: { accept: 'application/json' },
       signal: AbortSignal.timeout(timeoutMs),
