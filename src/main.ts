@@ -17,6 +17,7 @@ import { CircuitBreakers } from './routing/circuit-breaker.ts';
 import { InFlightCounter } from './routing/in-flight.ts';
 import { ModelCatalog } from './routing/model-catalog.ts';
 import { startStatefulServices } from './services.ts';
+import { Guardrails } from './guardrails/pipeline.ts';
 
 const initialListingWaitMs = 5_000;
 
@@ -55,6 +56,7 @@ async function main(): Promise<void> {
     rateLimitStore: sharedCounters,
     virtualModels: services.virtualModels,
     failoverRules: services.failoverRules,
+    guardrails: Guardrails.create(settings.guardrails, logger),
     breakers: new CircuitBreakers({
       failureThreshold: settings.upstream.circuitBreakerFailures,
       openMs: settings.upstream.circuitBreakerOpenSeconds * 1000,

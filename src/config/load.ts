@@ -10,6 +10,7 @@ import { buildRateLimitRules } from './rate-limits.ts';
 import { buildVirtualModels } from './virtual-models.ts';
 import { buildFailoverRules } from './failover.ts';
 import { buildMcpSettings } from './mcp.ts';
+import { buildGuardrails } from './guardrails.ts';
 import { discoverEnvProviders } from './env-providers.ts';
 import { applyAzureEnvironment } from './azure-env.ts';
 import { configSchema, instanceName, type ConfigDocument } from './schema.ts';
@@ -224,6 +225,7 @@ function buildSettings(
     pricing: buildPricing(document),
     ...buildProvidersAndVirtualModels(document, origins, warnings, env),
     failoverRules: buildFailoverRules(document.failover.rules),
+    guardrails: buildGuardrails(document.guardrails),
     models: {
       refreshIntervalSeconds: document.models.refresh_interval_seconds,
       recheckIntervalSeconds: document.models.recheck_interval_seconds,

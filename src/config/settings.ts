@@ -7,6 +7,7 @@ import type { VirtualModelDefinition } from '../routing/virtual-model.ts';
 import type { FailoverRuleDefinition } from '../routing/failover-rule.ts';
 import type { BudgetRuleSettings } from './budgets.ts';
 import type { McpSettings } from './mcp.ts';
+import type { GuardrailSettings } from './guardrails.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -95,6 +96,8 @@ export interface Settings {
   readonly virtualModels: readonly VirtualModelDefinition[];
   /** Declared failover rules for direct requests (YAML `failover.rules:`), read-only through the admin API. */
   readonly failoverRules: readonly FailoverRuleDefinition[];
+  /** YAML `guardrails:`, in order (src/guardrails/). */
+  readonly guardrails: readonly GuardrailSettings[];
   readonly models: {
     readonly refreshIntervalSeconds: number;
     readonly recheckIntervalSeconds: number;

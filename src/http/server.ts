@@ -59,6 +59,7 @@ import { resolveUserPath } from './user-path.ts';
 import type { RequestLogRecorder } from '../request-log/request-log-recorder.ts';
 import { installRequestLog } from '../request-log/request-log-hooks.ts';
 import { registerRequestLogRoutes } from '../admin/requests-routes.ts';
+import type { Guardrails } from '../guardrails/pipeline.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -92,6 +93,8 @@ export interface ServerDependencies {
   virtualModels: VirtualModels;
   /** Failover rules for direct requests; none when absent. */
   failoverRules?: FailoverRules | null;
+  /** Null or absent when no guardrail is configured. */
+  guardrails?: Guardrails | null;
   breakers: CircuitBreakers;
   inFlight: InFlightCounter;
   /** Null unless RESPONSE_CACHE_ENABLED. */
@@ -180,6 +183,7 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
     cache,
     retries,
     retryBaseDelayMs,
+    guardrails: dependencies.guardrails ?? null,
   };
   registerChatRoutes(v1, pipeline);
   registerEmbeddingsRoutes(v1, pipeline);

@@ -1,0 +1,49 @@
+import type { GuardrailSettings } from '../config/guardrails.ts';
+import type { ChatRequestBody } from '../providers/provider.ts';
+import { compileDenyList } from './deny-list.ts';
+import { chatTexts } from './chat-texts.ts';
+import { findPii, type PiiEntity } from './pii.ts';
+import { findSecrets } from './secrets.ts';
+import type { Guardrail, Span } from './types.ts';
+
+/** Stream text held back for a possible match; matches longer than this may be cut (README). */
+const defaultHoldBack = 256;
+
+/** The guardrail a configuration entry describes. */
+export function buildGuardrail(settings: GuardrailSettings): Guardrail {
+  const base = { name: settings.name, type: settings.type, mode: settings.mode, scope: settings.scope };
+  if (settings.type === 'max_input_tokens') {
+    const limit = settings.maxTokens;
+    return {
+      ...base,
+      kind: 'request',
+      check: async (body) => ((await countTokens(body)) > limit ? `more than ${limit} input tokens` : null),
+    };
+  }
+  const find = finderOf(settings);
+  const template = settings.replacement;
+  const replacement = (entity: string): string => template.replaceAll('<ENTITY>', entity.toUpperCase());
+  const { action, input, output } = settings;
+  return { ...base, kind: 'text', action, input, output, holdBack: defaultHoldBack, find, replacement };
+}
+
+function finderOf(settings: Exclude<GuardrailSettings, { type: 'max_input_tokens' }>): (text: string) => Span[] {
+  if (settings.type === 'pii') {
+    const entities: ReadonlySet<PiiEntity> = new Set(settings.entities);
+    return (text) => findPii(text, entities);
+  }
+  if (settings.type === 'secrets') return findSecrets;
+  return compileDenyList(settings.terms, settings.patterns);
+}
+
+type Counter = (text: string) => number;
+let counter: Promise<Counter> | undefined;
+
+/** Tokens of every text of the request (o200k_base, loaded on first use). */
+async function countTokens(body: ChatRequestBody): Promise<number> {
+  counter ??= import('gpt-tokenizer/encoding/o200k_base').then((module) => module.countTokens as Counter);
+  const count = await counter;
+  let total = 0;
+  for (const text of chatTexts(body)) total += count(text);
+  return total;
+}

@@ -1,0 +1,127 @@
+import type { Readable } from 'node:stream';
+import type { Logger } from 'pino';
+import type { GuardrailSettings } from '../config/guardrails.ts';
+import type { ChatRequestBody } from '../providers/provider.ts';
+import { guardrailBlocked } from './blocked.ts';
+import { buildGuardrail } from './build.ts';
+import { mapAnswerTexts, mapChatTexts } from './chat-texts.ts';
+import { guardStream } from './stream-guard.ts';
+import { redact, scan } from './text-scan.ts';
+import type { Guardrail, GuardrailScope, TextGuardrail } from './types.ts';
+
+export type Stage = 'input' | 'output';
+
+/** What the request log line of a decision carries. */
+export interface GuardrailDecision {
+  guardrail: string;
+  type: string;
+  mode: string;
+  action: 'redact' | 'block';
+  stage: Stage;
+  entity: string;
+}
+
+/**
+ * The configured guardrails, in declaration order. `select` picks the ones in scope of a
+ * request once; null when none applies, so a gateway without guardrails does no work at all.
+ */
+export class Guardrails {
+  private readonly list: readonly Guardrail[];
+  private readonly logger: Logger;
+
+  private constructor(list: readonly Guardrail[], logger: Logger) {
+    this.list = list;
+    this.logger = logger;
+  }
+
+  /** Null when none is configured. */
+  static create(settings: readonly GuardrailSettings[], logger: Logger): Guardrails | null {
+    return settings.length === 0 ? null : new Guardrails(settings.map(buildGuardrail), logger);
+  }
+
+  select(userPath: string, model: string, endpoint: string, requestId: string): ActiveGuardrails | null {
+    const active = this.list.filter((guardrail) => inScope(guardrail.scope, userPath, model, endpoint));
+    return active.length === 0 ? null : new ActiveGuardrails(active, this.logger.child({ request_id: requestId }));
+  }
+}
+
+function inScope(scope: GuardrailScope, userPath: string, model: string, endpoint: string): boolean {
+  return (
+    (scope.endpoints.length === 0 || scope.endpoints.includes(endpoint)) &&
+    (scope.models.length === 0 || scope.models.includes(model)) &&
+    (scope.userPaths.length === 0 || scope.userPaths.some((path) => path === '/' || userPath === path || userPath.startsWith(`${path}/`)))
+  );
+}
+
+/** The guardrails of one request: its input, its JSON answer, its stream. */
+export class ActiveGuardrails {
+  private readonly guardrails: readonly Guardrail[];
+  private readonly logger: Logger;
+
+  constructor(guardrails: readonly Guardrail[], logger: Logger) {
+    this.guardrails = guardrails;
+    this.logger = logger;
+  }
+
+  /** The request as it may go upstream (redacted), or a GatewayError `guardrail_blocked`. */
+  async input(body: ChatRequestBody): Promise<ChatRequestBody> {
+    let current = body;
+    for (const guardrail of this.guardrails) {
+      if (guardrail.kind === 'request') {
+        const reason = await guardrail.check(current);
+        if (reason !== null) this.decide(guardrail, 'block', 'input', reason);
+      } else if (guardrail.input) current = mapChatTexts(current, (text) => this.text(guardrail, text, 'input'));
+    }
+    return current;
+  }
+
+  /** A chat completion JSON answer as the client may get it. */
+  output(body: string): string {
+    const outputs = this.textGuardrails('output');
+    if (outputs.length === 0) return body;
+    let answer: Record<string, unknown>;
+    try {
+      answer = JSON.parse(body) as Record<string, unknown>;
+    } catch {
+      return body; // not an answer: the caller's reader refuses it
+    }
+    let changed = false;
+    for (const guardrail of outputs) {
+      const mapped = mapAnswerTexts(answer, (text) => this.text(guardrail, text, 'output'));
+      if (mapped !== null) {
+        answer = mapped;
+        changed = true;
+      }
+    }
+    return changed ? JSON.stringify(answer) : body;
+  }
+
+  /** A chat chunk stream (OpenAI SSE) as the client may get it; a block ends it with an error. */
+  stream(body: Readable): Readable {
+    const outputs = this.textGuardrails('output');
+    if (outputs.length === 0) return body;
+    return guardStream(body, outputs, (guardrail, text, spans) => {
+      const entity = spans[0]?.entity ?? 'match';
+      return this.decide(guardrail, guardrail.action, 'output', entity) ? redact(guardrail, text, spans) : text;
+    });
+  }
+
+  private textGuardrails(stage: Stage): TextGuardrail[] {
+    return this.guardrails.filter((guardrail): guardrail is TextGuardrail => guardrail.kind === 'text' && guardrail[stage]);
+  }
+
+  private text(guardrail: TextGuardrail, text: string, stage: Stage): string {
+    const spans = scan(guardrail, text);
+    if (spans.length === 0) return text;
+    return this.decide(guardrail, guardrail.action, stage, spans[0]?.entity ?? 'match') ? redact(guardrail, text, spans) : text;
+  }
+
+  /** Logs the decision; throws when an enforced guardrail blocks; true when the text is to be redacted. */
+  private decide(guardrail: Guardrail, action: 'redact' | 'block', stage: Stage, entity: string): boolean {
+    const decision: GuardrailDecision = { guardrail: guardrail.name, type: guardrail.type, mode: guardrail.mode, action, stage, entity };
+    this.logger.info({ guardrail: decision }, guardrail.mode === 'monitor' ? 'guardrail would act (monitor mode)' : 'guardrail acted');
+    if (guardrail.mode === 'monitor') return false;
+    if (action === 'block') throw guardrailBlocked(guardrail.name, guardrail.kind === 'request' ? entity : `${entity} found`, stage);
+    return true;
+  }
+}
