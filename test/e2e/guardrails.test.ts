@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
 import { APIError } from 'openai';
@@ -41,7 +42,7 @@ guardrails:
 
 /** Chat answers chosen by model, streamed three characters per chunk; every request recorded. */
 function chatHandler(received: unknown[]) {
-  return (request: MockRequest, response: import('node:http').ServerResponse): void => {
+  return (request: MockRequest, response: ServerResponse): void => {
     received.push(request.body);
     const body = request.body as { model: string; stream?: boolean };
     const text = answers[body.model] ?? 'ok';
