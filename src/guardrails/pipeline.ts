@@ -41,7 +41,7 @@ export class Guardrails {
 
   select(userPath: string, model: string, endpoint: string, requestId: string): ActiveGuardrails | null {
     const active = this.list.filter((guardrail) => inScope(guardrail.scope, userPath, model, endpoint));
-    return active.length === 0 ? null : new ActiveGuardrails(active, this.logger.child({ request_id: requestId }));
+    return active.length === 0 ? null : new ActiveGuardrails(active, this.logger, requestId);
   }
 }
 
@@ -57,10 +57,12 @@ function inScope(scope: GuardrailScope, userPath: string, model: string, endpoin
 export class ActiveGuardrails {
   private readonly guardrails: readonly Guardrail[];
   private readonly logger: Logger;
+  private readonly requestId: string;
 
-  constructor(guardrails: readonly Guardrail[], logger: Logger) {
+  constructor(guardrails: readonly Guardrail[], logger: Logger, requestId: string) {
     this.guardrails = guardrails;
     this.logger = logger;
+    this.requestId = requestId;
   }
 
   /** The request as it may go upstream (redacted), or a GatewayError `guardrail_blocked`. */
@@ -119,7 +121,7 @@ export class ActiveGuardrails {
   /** Logs the decision; throws when an enforced guardrail blocks; true when the text is to be redacted. */
   private decide(guardrail: Guardrail, action: 'redact' | 'block', stage: Stage, entity: string): boolean {
     const decision: GuardrailDecision = { guardrail: guardrail.name, type: guardrail.type, mode: guardrail.mode, action, stage, entity };
-    this.logger.info({ guardrail: decision }, guardrail.mode === 'monitor' ? 'guardrail would act (monitor mode)' : 'guardrail acted');
+    this.logger.info({ request_id: this.requestId, guardrail: decision }, guardrail.mode === 'monitor' ? 'guardrail would act (monitor mode)' : 'guardrail acted');
     if (guardrail.mode === 'monitor') return false;
     if (action === 'block') throw guardrailBlocked(guardrail.name, guardrail.kind === 'request' ? entity : `${entity} found`, stage);
     return true;
