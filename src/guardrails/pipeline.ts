@@ -121,7 +121,10 @@ export class ActiveGuardrails {
   /** Logs the decision; throws when an enforced guardrail blocks; true when the text is to be redacted. */
   private decide(guardrail: Guardrail, action: 'redact' | 'block', stage: Stage, entity: string): boolean {
     const decision: GuardrailDecision = { guardrail: guardrail.name, type: guardrail.type, mode: guardrail.mode, action, stage, entity };
-    this.logger.info({ request_id: this.requestId, guardrail: decision }, guardrail.mode === 'monitor' ? 'guardrail would act (monitor mode)' : 'guardrail acted');
+    this.logger.info(
+      { request_id: this.requestId, guardrail: decision },
+      guardrail.mode === 'monitor' ? 'guardrail would act (monitor mode)' : 'guardrail acted',
+    );
     if (guardrail.mode === 'monitor') return false;
     if (action === 'block') throw guardrailBlocked(guardrail.name, guardrail.kind === 'request' ? entity : `${entity} found`, stage);
     return true;
