@@ -11,6 +11,13 @@ import type { Guardrail, GuardrailScope, TextGuardrail } from './types.ts';
 
 export type Stage = 'input' | 'output';
 
+/** Where decisions go: the log, and the metrics when they are on. */
+type Report = (decision: GuardrailDecision, requestId: string) => void;
+
+export interface DecisionCounter {
+  countGuardrail(decision: GuardrailDecision): void;
+}
+
 /** What the request log line of a decision carries. */
 export interface GuardrailDecision {
   guardrail: string;
@@ -27,21 +34,27 @@ export interface GuardrailDecision {
  */
 export class Guardrails {
   private readonly list: readonly Guardrail[];
-  private readonly logger: Logger;
+  private readonly report: Report;
 
-  private constructor(list: readonly Guardrail[], logger: Logger) {
+  private constructor(list: readonly Guardrail[], report: Report) {
     this.list = list;
-    this.logger = logger;
+    this.report = report;
   }
 
-  /** Null when none is configured. */
-  static create(settings: readonly GuardrailSettings[], logger: Logger): Guardrails | null {
-    return settings.length === 0 ? null : new Guardrails(settings.map(buildGuardrail), logger);
+  /** Null when none is configured. Every decision is logged, and counted when metrics are on. */
+  static create(settings: readonly GuardrailSettings[], logger: Logger, metrics: DecisionCounter | null = null): Guardrails | null {
+    if (settings.length === 0) return null;
+    const report: Report = (decision, requestId) => {
+      const message = decision.mode === 'monitor' ? 'guardrail would act (monitor mode)' : 'guardrail acted';
+      logger.info({ request_id: requestId, guardrail: decision }, message);
+      metrics?.countGuardrail(decision);
+    };
+    return new Guardrails(settings.map(buildGuardrail), report);
   }
 
   select(userPath: string, model: string, endpoint: string, requestId: string): ActiveGuardrails | null {
     const active = this.list.filter((guardrail) => inScope(guardrail.scope, userPath, model, endpoint));
-    return active.length === 0 ? null : new ActiveGuardrails(active, this.logger, requestId);
+    return active.length === 0 ? null : new ActiveGuardrails(active, this.report, requestId);
   }
 }
 
@@ -56,12 +69,12 @@ function inScope(scope: GuardrailScope, userPath: string, model: string, endpoin
 /** The guardrails of one request: its input, its JSON answer, its stream. */
 export class ActiveGuardrails {
   private readonly guardrails: readonly Guardrail[];
-  private readonly logger: Logger;
+  private readonly report: Report;
   private readonly requestId: string;
 
-  constructor(guardrails: readonly Guardrail[], logger: Logger, requestId: string) {
+  constructor(guardrails: readonly Guardrail[], report: Report, requestId: string) {
     this.guardrails = guardrails;
-    this.logger = logger;
+    this.report = report;
     this.requestId = requestId;
   }
 
@@ -121,10 +134,7 @@ export class ActiveGuardrails {
   /** Logs the decision; throws when an enforced guardrail blocks; true when the text is to be redacted. */
   private decide(guardrail: Guardrail, action: 'redact' | 'block', stage: Stage, entity: string): boolean {
     const decision: GuardrailDecision = { guardrail: guardrail.name, type: guardrail.type, mode: guardrail.mode, action, stage, entity };
-    this.logger.info(
-      { request_id: this.requestId, guardrail: decision },
-      guardrail.mode === 'monitor' ? 'guardrail would act (monitor mode)' : 'guardrail acted',
-    );
+    this.report(decision, this.requestId);
     if (guardrail.mode === 'monitor') return false;
     if (action === 'block') throw guardrailBlocked(guardrail.name, guardrail.kind === 'request' ? entity : `${entity} found`, stage);
     return true;

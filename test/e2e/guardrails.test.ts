@@ -81,7 +81,11 @@ describe('guardrails', () => {
   beforeAll(async () => {
     mock = await startMockUpstream({ models: Object.keys(answers) });
     mock.route('POST', '/chat/completions', chatHandler(received));
-    gateway = await startGateway({ env: gatewayEnv(mock, { UPSTREAM_RETRIES: '0' }), configYaml, startTimeoutMs: 60_000 });
+    gateway = await startGateway({
+      env: gatewayEnv(mock, { UPSTREAM_RETRIES: '0', METRICS_ENABLED: 'true' }),
+      configYaml,
+      startTimeoutMs: 60_000,
+    });
     client = openAIClient(gateway);
     anthropic = anthropicClient(gateway);
   }, 90_000);
@@ -189,6 +193,9 @@ describe('guardrails', () => {
     expect(userText(received.at(-1))).toContain('the watchword is here');
     const logged = gateway.logs().find((line) => (line['guardrail'] as { guardrail?: string } | undefined)?.guardrail === 'watch');
     expect(logged?.['guardrail']).toMatchObject({ mode: 'monitor', action: 'block', stage: 'input', entity: 'term' });
+    const metrics = await rawRequest(`${gateway.url}/metrics`, { headers: bearer() });
+    expect(metrics.text).toMatch(/gateway_guardrail_decisions_total\{guardrail="watch",action="block",mode="monitor",stage="input"\} 1/);
+    expect(metrics.text).toMatch(/gateway_guardrail_decisions_total\{guardrail="size",action="block",mode="enforce",stage="input"\} 1/);
   });
 });
 
