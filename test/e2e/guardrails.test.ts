@@ -147,6 +147,24 @@ describe('guardrails', () => {
     expect(failure).toBeInstanceOf(APIError);
   });
 
+  it('ends started /v1/messages and /v1/responses streams with an error event, without the secret', async () => {
+    const messages = await rawRequest(`${gateway.url}/v1/messages`, {
+      headers: bearer(),
+      body: { model: 'secret-model', max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'hi' }] },
+    });
+    expect(messages.status).toBe(200);
+    expect(messages.text).not.toContain('Q7Q7');
+    expect(messages.text).toContain('event: error');
+    expect(messages.text).toContain('no-secrets');
+    const responses = await rawRequest(`${gateway.url}/v1/responses`, {
+      headers: bearer(),
+      body: { model: 'secret-model', stream: true, input: 'hi' },
+    });
+    expect(responses.status).toBe(200);
+    expect(responses.text).not.toContain('Q7Q7');
+    expect(responses.text).toMatch(/"type":"(error|response\.failed)"/);
+  });
+
   it('guards /v1/responses through the chat shape', async () => {
     const before = received.length;
     const response = await client.responses.create({ model: 'pii-model', input: 'reach me at a.b@example.net' });
