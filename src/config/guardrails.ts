@@ -3,12 +3,13 @@ import { normalizeUserPath } from '../core/user-path.ts';
 import { unsafePattern } from '../guardrails/deny-list.ts';
 import { piiEntities, type PiiEntity } from '../guardrails/pii.ts';
 import type { GuardrailMode, GuardrailScope } from '../guardrails/types.ts';
+import type { WebhookOptions } from '../guardrails/webhook.ts';
 import { ConfigError } from './config-error.ts';
 
 const key = 'guardrails';
 
 /** Types named by issue 20 that this version does not implement yet: naming one fails start-up. */
-const unbuiltTypes = ['json_schema', 'moderation', 'webhook', 'custom'];
+const unbuiltTypes = ['json_schema', 'moderation', 'custom'];
 
 interface Common {
   readonly name: string;
@@ -28,7 +29,8 @@ export type GuardrailSettings =
   | (TextCommon & { readonly type: 'pii'; readonly entities: readonly PiiEntity[] })
   | (TextCommon & { readonly type: 'secrets' })
   | (TextCommon & { readonly type: 'deny_list'; readonly terms: readonly string[]; readonly patterns: readonly RegExp[] })
-  | (Common & { readonly type: 'max_input_tokens'; readonly maxTokens: number });
+  | (Common & { readonly type: 'max_input_tokens'; readonly maxTokens: number })
+  | (Common & { readonly type: 'webhook' } & WebhookOptions);
 
 const list = z.union([z.array(z.string().trim().min(1)), z.string().transform((value) => [value.trim()])]).default([]);
 
@@ -66,6 +68,15 @@ const schema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('secrets'), ...text('block', 'both') }),
   z.strictObject({ type: z.literal('deny_list'), ...text('block', 'input'), terms: list, patterns: list }),
   z.strictObject({ type: z.literal('max_input_tokens'), ...common, max_tokens: z.coerce.number().int().min(1).max(10_000_000) }),
+  z.strictObject({
+    type: z.literal('webhook'),
+    ...common,
+    url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }),
+    secret: z.string().min(1).optional(),
+    timeout_ms: z.coerce.number().int().min(10).max(60_000).default(2000),
+    retries: z.coerce.number().int().min(0).max(5).default(1),
+    fail_open: z.union([z.boolean(), z.stringbool()]).default(false),
+  }),
 ]);
 
 /** YAML `guardrails:`, in order; unknown and unbuilt types, unsafe regexes and duplicate names fail start-up. */
@@ -79,7 +90,7 @@ export function buildGuardrails(value: unknown): GuardrailSettings[] {
     if (typeof type === 'string' && unbuiltTypes.includes(type))
       throw new ConfigError(
         `${itemKey}.type`,
-        `guardrail type "${type}" is not built in this version (built: pii, secrets, deny_list, max_input_tokens)`,
+        `guardrail type "${type}" is not built in this version (built: pii, secrets, deny_list, max_input_tokens, webhook)`,
       );
     const parsed = schema.safeParse(item);
     if (!parsed.success) {
@@ -87,7 +98,7 @@ export function buildGuardrails(value: unknown): GuardrailSettings[] {
       const path = [itemKey, ...(issue?.path ?? []).map(String)].join('.');
       const message =
         issue?.code === 'invalid_union' && issue.path.length === 0
-          ? 'expected type pii, secrets, deny_list or max_input_tokens'
+          ? 'expected type pii, secrets, deny_list, max_input_tokens or webhook'
           : issue?.message;
       throw new ConfigError(path, message ?? 'invalid value');
     }
@@ -103,6 +114,10 @@ type Parsed = z.output<typeof schema>;
 function toSettings(parsed: Parsed, itemKey: string): GuardrailSettings {
   const base = { name: parsed.name, mode: parsed.mode, scope: scopeOf(parsed.applies_to, itemKey) };
   if (parsed.type === 'max_input_tokens') return { ...base, type: parsed.type, maxTokens: parsed.max_tokens };
+  if (parsed.type === 'webhook') {
+    const { url, timeout_ms: timeoutMs, retries, fail_open: failOpen } = parsed;
+    return { ...base, type: parsed.type, url, secret: parsed.secret ?? null, timeoutMs, retries, failOpen };
+  }
   const sides = parsed.on === 'both' ? ['input', 'output'] : typeof parsed.on === 'string' ? [parsed.on] : parsed.on;
   const textBase = {
     ...base,

@@ -5,6 +5,7 @@ import { chatTexts } from './chat-texts.ts';
 import { findPii, type PiiEntity } from './pii.ts';
 import { findSecrets } from './secrets.ts';
 import type { Guardrail, Span } from './types.ts';
+import { webhookCheck } from './webhook.ts';
 
 /** Stream text held back for a possible match; matches longer than this may be cut (README). */
 const defaultHoldBack = 256;
@@ -20,6 +21,7 @@ export function buildGuardrail(settings: GuardrailSettings): Guardrail {
       check: async (body) => ((await countTokens(body)) > limit ? `more than ${limit} input tokens` : null),
     };
   }
+  if (settings.type === 'webhook') return { ...base, kind: 'request', check: webhookCheck(settings.name, settings) };
   const find = finderOf(settings);
   const template = settings.replacement;
   const replacement = (entity: string): string => template.replaceAll('<ENTITY>', entity.toUpperCase());
@@ -27,7 +29,7 @@ export function buildGuardrail(settings: GuardrailSettings): Guardrail {
   return { ...base, kind: 'text', action, input, output, holdBack: defaultHoldBack, find, replacement };
 }
 
-function finderOf(settings: Exclude<GuardrailSettings, { type: 'max_input_tokens' }>): (text: string) => Span[] {
+function finderOf(settings: Exclude<GuardrailSettings, { type: 'max_input_tokens' | 'webhook' }>): (text: string) => Span[] {
   if (settings.type === 'pii') {
     const entities: ReadonlySet<PiiEntity> = new Set(settings.entities);
     return (text) => findPii(text, entities);

@@ -148,7 +148,9 @@ describe('guardrails configuration', () => {
   });
 
   it('fails on types not built yet, unknown types and settings, duplicate names', () => {
-    expect(() => buildGuardrails([{ name: 'w', type: 'webhook' }])).toThrow(/guardrails\.0\.type: guardrail type "webhook" is not built/);
+    expect(() => buildGuardrails([{ name: 'w', type: 'moderation' }])).toThrow(
+      /guardrails\.0\.type: guardrail type "moderation" is not built/,
+    );
     expect(() => buildGuardrails([{ name: 'x', type: 'nope' }])).toThrow(/guardrails\.0/);
     expect(() => buildGuardrails([{ name: 'x', type: 'pii', entities: ['ssn'] }])).toThrow(/guardrails\.0\.entities/);
     expect(() => buildGuardrails([{ name: 'x', type: 'pii', acton: 'block' }])).toThrow(/guardrails\.0/);

@@ -219,8 +219,8 @@ describe('guardrails', () => {
 
 describe('guardrails configuration at start-up', () => {
   it('refuses a type that is not built yet, and an unsafe regex, naming the key', async () => {
-    const webhook = await runGatewayExpectingFailure({ configYaml: 'guardrails:\n  - { name: hook, type: webhook }\n' });
-    expect(webhook.output).toContain('guardrails.0.type: guardrail type "webhook" is not built');
+    const moderation = await runGatewayExpectingFailure({ configYaml: 'guardrails:\n  - { name: mod, type: moderation }\n' });
+    expect(moderation.output).toContain('guardrails.0.type: guardrail type "moderation" is not built');
     const regex = await runGatewayExpectingFailure({ configYaml: "guardrails:\n  - { name: d, type: deny_list, patterns: ['(a+)+b'] }\n" });
     expect(regex.output).toContain('guardrails.0.patterns.0: nested quantifiers');
   }, 60_000);

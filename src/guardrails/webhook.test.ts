@@ -1,0 +1,77 @@
+import { createHmac } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildGuardrails } from '../config/guardrails.ts';
+import { buildGuardrail } from './build.ts';
+import type { RequestGuardrail } from './types.ts';
+
+type Handler = (body: string, request: IncomingMessage, response: ServerResponse) => void;
+
+describe('webhook guardrail', () => {
+  let server: Server;
+  let url: string;
+  let handler: Handler = (_body, _request, response) => response.end('{"action":"pass"}');
+  const seen: Array<{ body: string; signature: string | undefined }> = [];
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += String(chunk)));
+      request.on('end', () => {
+        seen.push({ body, signature: request.headers['x-guardrail-signature'] as string | undefined });
+        handler(body, request, response);
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/check`;
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    server.close();
+    await once(server, 'close');
+  });
+
+  const hook = (extra: Record<string, unknown> = {}): RequestGuardrail => {
+    const guardrail = buildGuardrail(
+      buildGuardrails([{ name: 'hook', type: 'webhook', url, secret: 's3cret', timeout_ms: 200, ...extra }])[0]!,
+    );
+    if (guardrail.kind !== 'request') throw new Error('expected a request guardrail');
+    return guardrail;
+  };
+  const body = { model: 'm', messages: [{ role: 'user', content: 'hi' }] };
+
+  it('posts the request signed with HMAC-SHA256 and passes or blocks as told', async () => {
+    seen.length = 0;
+    handler = (_body, _request, response) => response.end('{"action":"pass"}');
+    await expect(hook().check(body)).resolves.toBeNull();
+    const sent = seen[0]!;
+    expect(JSON.parse(sent.body)).toEqual({ guardrail: 'hook', stage: 'input', request: body });
+    expect(sent.signature).toBe(`sha256=${createHmac('sha256', 's3cret').update(sent.body).digest('hex')}`);
+    handler = (_body, _request, response) => response.end('{"action":"block","reason":"off\\ntopic"}');
+    await expect(hook().check(body)).resolves.toBe('off topic');
+  });
+
+  it('retries failures, then fails closed, or open when fail_open is set', async () => {
+    seen.length = 0;
+    handler = (_body, _request, response) => {
+      response.statusCode = 500;
+      response.end();
+    };
+    await expect(hook({ retries: 2 }).check(body)).resolves.toMatch(/did not answer/);
+    expect(seen).toHaveLength(3);
+    await expect(hook({ retries: 0, fail_open: true }).check(body)).resolves.toBeNull();
+  });
+
+  it('times out a hook that does not answer', async () => {
+    handler = () => undefined; // never answers
+    const started = performance.now();
+    await expect(hook({ retries: 0, timeout_ms: 100 }).check(body)).resolves.toMatch(/did not answer/);
+    expect(performance.now() - started).toBeLessThan(2000);
+    handler = (_body, _request, response) => response.end('{"action":"maybe"}');
+    await expect(hook({ retries: 0, fail_open: true }).check(body)).resolves.toBeNull();
+  });
+});
