@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { normalizeUserPath } from '../core/user-path.ts';
 import { unsafePattern } from '../guardrails/deny-list.ts';
@@ -9,7 +11,7 @@ import { ConfigError } from './config-error.ts';
 const key = 'guardrails';
 
 /** Types named by issue 20 that this version does not implement yet: naming one fails start-up. */
-const unbuiltTypes = ['json_schema', 'moderation', 'custom'];
+const unbuiltTypes = ['json_schema', 'moderation'];
 
 interface Common {
   readonly name: string;
@@ -28,6 +30,8 @@ interface TextCommon extends Common {
 export type GuardrailSettings =
   | (TextCommon & { readonly type: 'pii'; readonly entities: readonly PiiEntity[] })
   | (TextCommon & { readonly type: 'secrets' })
+  /** `module`: the absolute path of a JavaScript module exporting `find(text)` (README "Guardrails"). */
+  | (TextCommon & { readonly type: 'custom'; readonly module: string })
   | (TextCommon & { readonly type: 'deny_list'; readonly terms: readonly string[]; readonly patterns: readonly RegExp[] })
   | (Common & { readonly type: 'max_input_tokens'; readonly maxTokens: number })
   | (Common & { readonly type: 'webhook' } & WebhookOptions);
@@ -66,6 +70,7 @@ const schema = z.discriminatedUnion('type', [
       .default([...piiEntities]),
   }),
   z.strictObject({ type: z.literal('secrets'), ...text('block', 'both') }),
+  z.strictObject({ type: z.literal('custom'), ...text('block', 'input'), module: z.string().trim().min(1) }),
   z.strictObject({ type: z.literal('deny_list'), ...text('block', 'input'), terms: list, patterns: list }),
   z.strictObject({ type: z.literal('max_input_tokens'), ...common, max_tokens: z.coerce.number().int().min(1).max(10_000_000) }),
   z.strictObject({
@@ -80,7 +85,7 @@ const schema = z.discriminatedUnion('type', [
 ]);
 
 /** YAML `guardrails:`, in order; unknown and unbuilt types, unsafe regexes and duplicate names fail start-up. */
-export function buildGuardrails(value: unknown): GuardrailSettings[] {
+export function buildGuardrails(value: unknown, configFile: string | null = null): GuardrailSettings[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw new ConfigError(key, 'expected a list of {name, type, mode, applies_to, ...settings}');
   const names = new Set<string>();
@@ -90,7 +95,7 @@ export function buildGuardrails(value: unknown): GuardrailSettings[] {
     if (typeof type === 'string' && unbuiltTypes.includes(type))
       throw new ConfigError(
         `${itemKey}.type`,
-        `guardrail type "${type}" is not built in this version (built: pii, secrets, deny_list, max_input_tokens, webhook)`,
+        `guardrail type "${type}" is not built in this version (built: pii, secrets, deny_list, max_input_tokens, webhook, custom)`,
       );
     const parsed = schema.safeParse(item);
     if (!parsed.success) {
@@ -98,11 +103,11 @@ export function buildGuardrails(value: unknown): GuardrailSettings[] {
       const path = [itemKey, ...(issue?.path ?? []).map(String)].join('.');
       const message =
         issue?.code === 'invalid_union' && issue.path.length === 0
-          ? 'expected type pii, secrets, deny_list, max_input_tokens or webhook'
+          ? 'expected type pii, secrets, deny_list, max_input_tokens, webhook or custom'
           : issue?.message;
       throw new ConfigError(path, message ?? 'invalid value');
     }
-    const settings = toSettings(parsed.data, itemKey);
+    const settings = toSettings(parsed.data, itemKey, configFile);
     if (names.has(settings.name)) throw new ConfigError(`${itemKey}.name`, `a second guardrail named "${settings.name}"`);
     names.add(settings.name);
     return settings;
@@ -111,7 +116,7 @@ export function buildGuardrails(value: unknown): GuardrailSettings[] {
 
 type Parsed = z.output<typeof schema>;
 
-function toSettings(parsed: Parsed, itemKey: string): GuardrailSettings {
+function toSettings(parsed: Parsed, itemKey: string, configFile: string | null): GuardrailSettings {
   const base = { name: parsed.name, mode: parsed.mode, scope: scopeOf(parsed.applies_to, itemKey) };
   if (parsed.type === 'max_input_tokens') return { ...base, type: parsed.type, maxTokens: parsed.max_tokens };
   if (parsed.type === 'webhook') {
@@ -128,6 +133,12 @@ function toSettings(parsed: Parsed, itemKey: string): GuardrailSettings {
   };
   if (parsed.type === 'pii') return { ...textBase, type: 'pii', entities: parsed.entities };
   if (parsed.type === 'secrets') return { ...textBase, type: 'secrets' };
+  if (parsed.type === 'custom') {
+    // Relative to the configuration file's folder, else to the working directory.
+    const module = resolve(configFile === null ? '.' : dirname(configFile), parsed.module);
+    if (!existsSync(module)) throw new ConfigError(`${itemKey}.module`, `file not found: ${module}`);
+    return { ...textBase, type: 'custom', module };
+  }
   if (parsed.terms.length === 0 && parsed.patterns.length === 0)
     throw new ConfigError(`${itemKey}.terms`, 'a deny_list needs terms or patterns');
   return {

@@ -225,7 +225,7 @@ function buildSettings(
     pricing: buildPricing(document),
     ...buildProvidersAndVirtualModels(document, origins, warnings, env),
     failoverRules: buildFailoverRules(document.failover.rules),
-    guardrails: buildGuardrails(document.guardrails),
+    guardrails: buildGuardrails(document.guardrails, configFile),
     models: {
       refreshIntervalSeconds: document.models.refresh_interval_seconds,
       recheckIntervalSeconds: document.models.recheck_interval_seconds,

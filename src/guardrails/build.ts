@@ -10,11 +10,15 @@ import { webhookCheck } from './webhook.ts';
 /** Stream text held back for a possible match; matches longer than this may be cut (README). */
 const defaultHoldBack = 256;
 
+/** Finders of `custom` guardrails, by module path (loaded by custom.ts). */
+export type CustomFinders = ReadonlyMap<string, (text: string) => Span[]>;
+
 /** The guardrail a configuration entry describes. */
-export function buildGuardrail(settings: GuardrailSettings): Guardrail {
+export function buildGuardrail(settings: GuardrailSettings, custom: CustomFinders = new Map()): Guardrail {
   const base = { name: settings.name, type: settings.type, mode: settings.mode, scope: settings.scope };
   if (settings.type === 'max_input_tokens') {
     const limit = settings.maxTokens;
+    void loadCounter(); // at start-up, not on the first request
     return {
       ...base,
       kind: 'request',
@@ -22,14 +26,15 @@ export function buildGuardrail(settings: GuardrailSettings): Guardrail {
     };
   }
   if (settings.type === 'webhook') return { ...base, kind: 'request', check: webhookCheck(settings.name, settings) };
-  const find = finderOf(settings);
+  const find = settings.type === 'custom' ? custom.get(settings.module) : finderOf(settings);
+  if (find === undefined) throw new Error(`guardrail "${settings.name}": its module is not loaded`);
   const template = settings.replacement;
   const replacement = (entity: string): string => template.replaceAll('<ENTITY>', entity.toUpperCase());
   const { action, input, output } = settings;
   return { ...base, kind: 'text', action, input, output, holdBack: defaultHoldBack, find, replacement };
 }
 
-function finderOf(settings: Exclude<GuardrailSettings, { type: 'max_input_tokens' | 'webhook' }>): (text: string) => Span[] {
+function finderOf(settings: Exclude<GuardrailSettings, { type: 'max_input_tokens' | 'webhook' | 'custom' }>): (text: string) => Span[] {
   if (settings.type === 'pii') {
     const entities: ReadonlySet<PiiEntity> = new Set(settings.entities);
     return (text) => findPii(text, entities);
@@ -41,10 +46,12 @@ function finderOf(settings: Exclude<GuardrailSettings, { type: 'max_input_tokens
 type Counter = (text: string) => number;
 let counter: Promise<Counter> | undefined;
 
+const loadCounter = (): Promise<Counter> =>
+  (counter ??= import('gpt-tokenizer/encoding/o200k_base').then((module) => module.countTokens as Counter));
+
 /** Tokens of every text of the request (o200k_base, loaded on first use). */
 async function countTokens(body: ChatRequestBody): Promise<number> {
-  counter ??= import('gpt-tokenizer/encoding/o200k_base').then((module) => module.countTokens as Counter);
-  const count = await counter;
+  const count = await loadCounter();
   let total = 0;
   for (const text of chatTexts(body)) total += count(text);
   return total;

@@ -5,6 +5,7 @@ import type { ChatRequestBody } from '../providers/provider.ts';
 import { guardrailBlocked } from './blocked.ts';
 import { buildGuardrail } from './build.ts';
 import { mapAnswerTexts, mapChatTexts } from './chat-texts.ts';
+import { loadCustomFinders } from './custom.ts';
 import { guardStream } from './stream-guard.ts';
 import { redact, scan } from './text-scan.ts';
 import type { Guardrail, GuardrailScope, TextGuardrail } from './types.ts';
@@ -41,15 +42,26 @@ export class Guardrails {
     this.report = report;
   }
 
-  /** Null when none is configured. Every decision is logged, and counted when metrics are on. */
-  static create(settings: readonly GuardrailSettings[], logger: Logger, metrics: DecisionCounter | null = null): Guardrails | null {
+  /**
+   * Null when none is configured; `custom` modules are loaded first (a failure stops start-up).
+   * Every decision is logged, and counted when metrics are on.
+   */
+  static async create(
+    settings: readonly GuardrailSettings[],
+    logger: Logger,
+    metrics: DecisionCounter | null = null,
+  ): Promise<Guardrails | null> {
     if (settings.length === 0) return null;
+    const custom = await loadCustomFinders(settings);
     const report: Report = (decision, requestId) => {
       const message = decision.mode === 'monitor' ? 'guardrail would act (monitor mode)' : 'guardrail acted';
       logger.info({ request_id: requestId, guardrail: decision }, message);
       metrics?.countGuardrail(decision);
     };
-    return new Guardrails(settings.map(buildGuardrail), report);
+    return new Guardrails(
+      settings.map((entry) => buildGuardrail(entry, custom)),
+      report,
+    );
   }
 
   select(userPath: string, model: string, endpoint: string, requestId: string): ActiveGuardrails | null {

@@ -6,8 +6,8 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import { Guardrails, type ActiveGuardrails } from './pipeline.ts';
 
 const silent = pino({ level: 'silent' });
-const active = (items: Array<Record<string, unknown>>): ActiveGuardrails =>
-  Guardrails.create(buildGuardrails(items), silent)!.select('/', 'm', '/v1/chat/completions', 'r')!;
+const active = async (items: Array<Record<string, unknown>>): Promise<ActiveGuardrails> =>
+  (await Guardrails.create(buildGuardrails(items), silent))!.select('/', 'm', '/v1/chat/completions', 'r')!;
 
 const chunk = (content: string | null, finish: string | null = null): string =>
   `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: content === null ? {} : { content }, finish_reason: finish }] })}\n\n`;
@@ -27,7 +27,7 @@ async function streamed(guard: ActiveGuardrails, pieces: string[], byteSplit = 0
 
 describe('stream guard', () => {
   it('redacts PII split across chunks, one character at a time, and across SSE frame boundaries', async () => {
-    const guard = active([{ name: 'pii', type: 'pii' }]);
+    const guard = await active([{ name: 'pii', type: 'pii' }]);
     const text = 'Reach me at jane.doe@example.com or 4111 1111 1111 1111, thanks.';
     const expected = 'Reach me at [REDACTED_EMAIL] or [REDACTED_CARD], thanks.';
     expect((await streamed(guard, [...text])).text).toBe(expected);
@@ -37,7 +37,7 @@ describe('stream guard', () => {
   });
 
   it('keeps the finish chunk and [DONE], and releases held text with the finish', async () => {
-    const guard = active([{ name: 'pii', type: 'pii' }]);
+    const guard = await active([{ name: 'pii', type: 'pii' }]);
     const { raw, text } = await streamed(guard, ['short ', 'answer']);
     expect(text).toBe('short answer');
     expect(raw).toContain('"finish_reason":"stop"');
@@ -45,7 +45,7 @@ describe('stream guard', () => {
   });
 
   it('fails the stream with guardrail_blocked before the secret leaves, naming the guardrail', async () => {
-    const guard = active([{ name: 'no-secrets', type: 'secrets' }]);
+    const guard = await active([{ name: 'no-secrets', type: 'secrets' }]);
     const key = `sk-proj-${'x'.repeat(40)}`;
     let raw = '';
     const error = await (async () => {
@@ -64,14 +64,14 @@ describe('stream guard', () => {
   });
 
   it('monitor mode changes nothing', async () => {
-    const guard = active([{ name: 'pii', type: 'pii', mode: 'monitor' }]);
+    const guard = await active([{ name: 'pii', type: 'pii', mode: 'monitor' }]);
     expect((await streamed(guard, ['mail a@b', '.io'])).text).toBe('mail a@b.io');
   });
 });
 
 describe('input and output', () => {
   it('redacts message texts without touching the caller body, and blocks', async () => {
-    const guard = active([
+    const guard = await active([
       { name: 'pii', type: 'pii', on: 'input' },
       { name: 'deny', type: 'deny_list', terms: ['forbidden'] },
     ]);
@@ -96,7 +96,7 @@ describe('input and output', () => {
   });
 
   it('counts input tokens with a real tokenizer', async () => {
-    const guard = active([{ name: 'size', type: 'max_input_tokens', max_tokens: 10 }]);
+    const guard = await active([{ name: 'size', type: 'max_input_tokens', max_tokens: 10 }]);
     await expect(guard.input({ model: 'm', messages: [{ role: 'user', content: 'hello there' }] })).resolves.toBeDefined();
     await expect(guard.input({ model: 'm', messages: [{ role: 'user', content: 'hello there '.repeat(10) }] })).rejects.toThrow(
       /more than 10 input tokens/,

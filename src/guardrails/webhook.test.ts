@@ -75,3 +75,30 @@ describe('webhook guardrail', () => {
     await expect(hook({ retries: 0, fail_open: true }).check(body)).resolves.toBeNull();
   });
 });
+
+describe('custom guardrail', () => {
+  it('loads a module relative to the configuration file and applies its finds', async () => {
+    const { resolve } = await import('node:path');
+    const { Guardrails } = await import('./pipeline.ts');
+    const pino = (await import('pino')).default;
+    const configFile = resolve(import.meta.dirname, '../../config.yaml');
+    const settings = buildGuardrails(
+      [{ name: 'emp', type: 'custom', module: './examples/guardrails/employee-ids.mjs', action: 'redact' }],
+      configFile,
+    );
+    const guard = (await Guardrails.create(settings, pino({ level: 'silent' })))!.select('/', 'm', '/v1/chat/completions', 'r')!;
+    const out = await guard.input({ model: 'm', messages: [{ role: 'user', content: 'ask EMP-004211 and EMP-1' }] });
+    expect(out.messages).toEqual([{ role: 'user', content: 'ask [REDACTED_EMPLOYEE_ID] and EMP-1' }]);
+  });
+
+  it('fails at start-up on a missing module or one without find', async () => {
+    expect(() => buildGuardrails([{ name: 'x', type: 'custom', module: '/nonexistent/guard.mjs' }])).toThrow(
+      /guardrails\.0\.module: file not found/,
+    );
+    const { Guardrails } = await import('./pipeline.ts');
+    const { resolve } = await import('node:path');
+    const pino = (await import('pino')).default;
+    const settings = buildGuardrails([{ name: 'x', type: 'custom', module: resolve(import.meta.dirname, 'types.ts') }]);
+    await expect(Guardrails.create(settings, pino({ level: 'silent' }))).rejects.toThrow(/guardrail "x": .* exports no find/);
+  });
+});

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { resolve } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
 import { APIError } from 'openai';
@@ -38,6 +39,10 @@ guardrails:
     type: max_input_tokens
     max_tokens: 200
     applies_to: { endpoints: [/v1/chat/completions] }
+  - name: employee-ids
+    type: custom
+    module: ${resolve(import.meta.dirname, '../../examples/guardrails/employee-ids.mjs')}
+    action: redact
 `;
 
 /** Chat answers chosen by model, streamed three characters per chunk; every request recorded. */
@@ -98,9 +103,9 @@ describe('guardrails', () => {
   it('redacts PII in the request before the upstream and in the JSON answer', async () => {
     const completion = await client.chat.completions.create({
       model: 'pii-model',
-      messages: [{ role: 'user', content: 'I am ｊｏｈｎ＠example.org, call +44 20 7946 0958' }],
+      messages: [{ role: 'user', content: 'I am ｊｏｈｎ＠example.org (EMP-004211), call +44 20 7946 0958' }],
     });
-    expect(userText(received.at(-1))).toContain('I am [REDACTED_EMAIL], call [REDACTED_PHONE]');
+    expect(userText(received.at(-1))).toContain('I am [REDACTED_EMAIL] ([REDACTED_EMPLOYEE_ID]), call [REDACTED_PHONE]');
     expect(userText(received.at(-1))).not.toContain('example.org');
     expect(completion.choices[0]?.message.content).toBe('Write to [REDACTED_EMAIL] or pay with [REDACTED_CARD], bye.');
   });
