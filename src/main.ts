@@ -56,7 +56,7 @@ async function main(): Promise<void> {
     rateLimitStore: sharedCounters,
     virtualModels: services.virtualModels,
     failoverRules: services.failoverRules,
-    guardrails: await Guardrails.create(settings.guardrails, logger, metrics),
+    guardrails: await Guardrails.create(settings.guardrails, logger, metrics, new Map(adapters.map((adapter) => [adapter.name, adapter]))),
     breakers: new CircuitBreakers({
       failureThreshold: settings.upstream.circuitBreakerFailures,
       openMs: settings.upstream.circuitBreakerOpenSeconds * 1000,

@@ -6,12 +6,13 @@ import { unsafePattern } from '../guardrails/deny-list.ts';
 import { piiEntities, type PiiEntity } from '../guardrails/pii.ts';
 import type { GuardrailMode, GuardrailScope } from '../guardrails/types.ts';
 import type { WebhookOptions } from '../guardrails/webhook.ts';
+import type { ModerationOptions } from '../guardrails/moderation.ts';
 import { ConfigError } from './config-error.ts';
 
 const key = 'guardrails';
 
 /** Types named by issue 20 that this version does not implement yet: naming one fails start-up. */
-const unbuiltTypes = ['json_schema', 'moderation'];
+const unbuiltTypes = ['json_schema'];
 
 interface Common {
   readonly name: string;
@@ -34,7 +35,8 @@ export type GuardrailSettings =
   | (TextCommon & { readonly type: 'custom'; readonly module: string })
   | (TextCommon & { readonly type: 'deny_list'; readonly terms: readonly string[]; readonly patterns: readonly RegExp[] })
   | (Common & { readonly type: 'max_input_tokens'; readonly maxTokens: number })
-  | (Common & { readonly type: 'webhook' } & WebhookOptions);
+  | (Common & { readonly type: 'webhook' } & WebhookOptions)
+  | (Common & { readonly type: 'moderation' } & ModerationOptions);
 
 const list = z.union([z.array(z.string().trim().min(1)), z.string().transform((value) => [value.trim()])]).default([]);
 
@@ -74,6 +76,15 @@ const schema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('deny_list'), ...text('block', 'input'), terms: list, patterns: list }),
   z.strictObject({ type: z.literal('max_input_tokens'), ...common, max_tokens: z.coerce.number().int().min(1).max(10_000_000) }),
   z.strictObject({
+    type: z.literal('moderation'),
+    ...common,
+    provider: z.string().trim().min(1),
+    model: z.string().trim().min(1).default('omni-moderation-latest'),
+    categories: list,
+    timeout_ms: z.coerce.number().int().min(10).max(60_000).default(5000),
+    fail_open: z.union([z.boolean(), z.stringbool()]).default(false),
+  }),
+  z.strictObject({
     type: z.literal('webhook'),
     ...common,
     url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }),
@@ -95,7 +106,7 @@ export function buildGuardrails(value: unknown, configFile: string | null = null
     if (typeof type === 'string' && unbuiltTypes.includes(type))
       throw new ConfigError(
         `${itemKey}.type`,
-        `guardrail type "${type}" is not built in this version (built: pii, secrets, deny_list, max_input_tokens, webhook, custom)`,
+        `guardrail type "${type}" is not built in this version (built: pii, secrets, deny_list, max_input_tokens, webhook, custom, moderation)`,
       );
     const parsed = schema.safeParse(item);
     if (!parsed.success) {
@@ -103,7 +114,7 @@ export function buildGuardrails(value: unknown, configFile: string | null = null
       const path = [itemKey, ...(issue?.path ?? []).map(String)].join('.');
       const message =
         issue?.code === 'invalid_union' && issue.path.length === 0
-          ? 'expected type pii, secrets, deny_list, max_input_tokens, webhook or custom'
+          ? 'expected type pii, secrets, deny_list, max_input_tokens, webhook, custom or moderation'
           : issue?.message;
       throw new ConfigError(path, message ?? 'invalid value');
     }
@@ -119,6 +130,10 @@ type Parsed = z.output<typeof schema>;
 function toSettings(parsed: Parsed, itemKey: string, configFile: string | null): GuardrailSettings {
   const base = { name: parsed.name, mode: parsed.mode, scope: scopeOf(parsed.applies_to, itemKey) };
   if (parsed.type === 'max_input_tokens') return { ...base, type: parsed.type, maxTokens: parsed.max_tokens };
+  if (parsed.type === 'moderation') {
+    const { provider, model, categories, timeout_ms: timeoutMs, fail_open: failOpen } = parsed;
+    return { ...base, type: parsed.type, provider, model, categories, timeoutMs, failOpen };
+  }
   if (parsed.type === 'webhook') {
     const { url, timeout_ms: timeoutMs, retries, fail_open: failOpen } = parsed;
     return { ...base, type: parsed.type, url, secret: parsed.secret ?? null, timeoutMs, retries, failOpen };

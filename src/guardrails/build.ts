@@ -1,5 +1,6 @@
 import type { GuardrailSettings } from '../config/guardrails.ts';
-import type { ChatRequestBody } from '../providers/provider.ts';
+import type { ChatRequestBody, ProviderAdapter } from '../providers/provider.ts';
+import { moderationCheck } from './moderation.ts';
 import { compileDenyList } from './deny-list.ts';
 import { chatTexts } from './chat-texts.ts';
 import { findPii, type PiiEntity } from './pii.ts';
@@ -13,8 +14,15 @@ const defaultHoldBack = 256;
 /** Finders of `custom` guardrails, by module path (loaded by custom.ts). */
 export type CustomFinders = ReadonlyMap<string, (text: string) => Span[]>;
 
+/** Provider instances by name, for `moderation`. */
+export type Instances = ReadonlyMap<string, ProviderAdapter>;
+
 /** The guardrail a configuration entry describes. */
-export function buildGuardrail(settings: GuardrailSettings, custom: CustomFinders = new Map()): Guardrail {
+export function buildGuardrail(
+  settings: GuardrailSettings,
+  custom: CustomFinders = new Map(),
+  instances: Instances = new Map(),
+): Guardrail {
   const base = { name: settings.name, type: settings.type, mode: settings.mode, scope: settings.scope };
   if (settings.type === 'max_input_tokens') {
     const limit = settings.maxTokens;
@@ -25,6 +33,12 @@ export function buildGuardrail(settings: GuardrailSettings, custom: CustomFinder
       check: async (body) => ((await countTokens(body)) > limit ? `more than ${limit} input tokens` : null),
     };
   }
+  if (settings.type === 'moderation') {
+    const adapter = instances.get(settings.provider);
+    if (adapter === undefined)
+      throw new Error(`guardrail "${settings.name}": provider "${settings.provider}" is not a configured instance`);
+    return { ...base, kind: 'request', check: moderationCheck(adapter, settings) };
+  }
   if (settings.type === 'webhook') return { ...base, kind: 'request', check: webhookCheck(settings.name, settings) };
   const find = settings.type === 'custom' ? custom.get(settings.module) : finderOf(settings);
   if (find === undefined) throw new Error(`guardrail "${settings.name}": its module is not loaded`);
@@ -34,7 +48,9 @@ export function buildGuardrail(settings: GuardrailSettings, custom: CustomFinder
   return { ...base, kind: 'text', action, input, output, holdBack: defaultHoldBack, find, replacement };
 }
 
-function finderOf(settings: Exclude<GuardrailSettings, { type: 'max_input_tokens' | 'webhook' | 'custom' }>): (text: string) => Span[] {
+function finderOf(
+  settings: Exclude<GuardrailSettings, { type: 'max_input_tokens' | 'webhook' | 'custom' | 'moderation' }>,
+): (text: string) => Span[] {
   if (settings.type === 'pii') {
     const entities: ReadonlySet<PiiEntity> = new Set(settings.entities);
     return (text) => findPii(text, entities);

@@ -148,8 +148,8 @@ describe('guardrails configuration', () => {
   });
 
   it('fails on types not built yet, unknown types and settings, duplicate names', () => {
-    expect(() => buildGuardrails([{ name: 'w', type: 'moderation' }])).toThrow(
-      /guardrails\.0\.type: guardrail type "moderation" is not built/,
+    expect(() => buildGuardrails([{ name: 'w', type: 'json_schema' }])).toThrow(
+      /guardrails\.0\.type: guardrail type "json_schema" is not built/,
     );
     expect(() => buildGuardrails([{ name: 'x', type: 'nope' }])).toThrow(/guardrails\.0/);
     expect(() => buildGuardrails([{ name: 'x', type: 'pii', entities: ['ssn'] }])).toThrow(/guardrails\.0\.entities/);

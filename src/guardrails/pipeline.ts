@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { GuardrailSettings } from '../config/guardrails.ts';
 import type { ChatRequestBody } from '../providers/provider.ts';
 import { guardrailBlocked } from './blocked.ts';
-import { buildGuardrail } from './build.ts';
+import { buildGuardrail, type Instances } from './build.ts';
 import { mapAnswerTexts, mapChatTexts } from './chat-texts.ts';
 import { loadCustomFinders } from './custom.ts';
 import { guardStream } from './stream-guard.ts';
@@ -50,6 +50,7 @@ export class Guardrails {
     settings: readonly GuardrailSettings[],
     logger: Logger,
     metrics: DecisionCounter | null = null,
+    instances: Instances = new Map(),
   ): Promise<Guardrails | null> {
     if (settings.length === 0) return null;
     const custom = await loadCustomFinders(settings);
@@ -59,7 +60,7 @@ export class Guardrails {
       metrics?.countGuardrail(decision);
     };
     return new Guardrails(
-      settings.map((entry) => buildGuardrail(entry, custom)),
+      settings.map((entry) => buildGuardrail(entry, custom, instances)),
       report,
     );
   }

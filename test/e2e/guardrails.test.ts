@@ -39,6 +39,11 @@ guardrails:
     type: max_input_tokens
     max_tokens: 200
     applies_to: { endpoints: [/v1/chat/completions] }
+  - name: moderated
+    type: moderation
+    provider: openai
+    categories: [violence]
+    applies_to: { endpoints: [/v1/chat/completions] }
   - name: employee-ids
     type: custom
     module: ${resolve(import.meta.dirname, '../../examples/guardrails/employee-ids.mjs')}
@@ -86,6 +91,17 @@ describe('guardrails', () => {
   beforeAll(async () => {
     mock = await startMockUpstream({ models: Object.keys(answers) });
     mock.route('POST', '/chat/completions', chatHandler(received));
+    mock.route('POST', '/moderations', (request, response) => {
+      const violent = JSON.stringify(request.body).includes('attack plan');
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          id: 'modr-1',
+          model: 'omni-moderation-latest',
+          results: [{ flagged: violent, categories: { violence: violent, hate: false } }],
+        }),
+      );
+    });
     gateway = await startGateway({
       env: gatewayEnv(mock, { UPSTREAM_RETRIES: '0', METRICS_ENABLED: 'true' }),
       configYaml,
@@ -198,6 +214,18 @@ describe('guardrails', () => {
     expect((blocked as { status?: number }).status).toBe(400);
   });
 
+  it('blocks input a provider moderation endpoint flags', async () => {
+    const reply = await rawRequest(`${gateway.url}/v1/chat/completions`, {
+      headers: bearer(),
+      body: { model: 'mock-model', messages: [{ role: 'user', content: 'an attack plan' }] },
+    });
+    const error = expectEnvelope(reply, { status: 400, type: 'invalid_request_error', code: 'guardrail_blocked' });
+    expect(error.message).toContain('flagged by moderation (violence)');
+    expect(reply.headers['x-guardrail-blocked']).toBe('moderated');
+    const sent = mock.requests.filter((recorded) => recorded.path.endsWith('/moderations')).at(-1);
+    expect(sent?.body).toEqual({ model: 'omni-moderation-latest', input: ['an attack plan'] });
+  });
+
   it('limits input tokens where scoped, and monitor mode only logs', async () => {
     const long = 'lorem ipsum dolor '.repeat(100);
     const reply = await rawRequest(`${gateway.url}/v1/chat/completions`, {
@@ -224,8 +252,8 @@ describe('guardrails', () => {
 
 describe('guardrails configuration at start-up', () => {
   it('refuses a type that is not built yet, and an unsafe regex, naming the key', async () => {
-    const moderation = await runGatewayExpectingFailure({ configYaml: 'guardrails:\n  - { name: mod, type: moderation }\n' });
-    expect(moderation.output).toContain('guardrails.0.type: guardrail type "moderation" is not built');
+    const unbuilt = await runGatewayExpectingFailure({ configYaml: 'guardrails:\n  - { name: js, type: json_schema }\n' });
+    expect(unbuilt.output).toContain('guardrails.0.type: guardrail type "json_schema" is not built');
     const regex = await runGatewayExpectingFailure({ configYaml: "guardrails:\n  - { name: d, type: deny_list, patterns: ['(a+)+b'] }\n" });
     expect(regex.output).toContain('guardrails.0.patterns.0: nested quantifiers');
   }, 60_000);
