@@ -11,8 +11,7 @@ import { ConfigError } from './config-error.ts';
 
 const key = 'guardrails';
 
-/** Types named by issue 20 that this version does not implement yet: naming one fails start-up. */
-const unbuiltTypes = ['json_schema'];
+const guardrailTypes = ['pii', 'secrets', 'deny_list', 'max_input_tokens', 'json_schema', 'moderation', 'webhook', 'custom'];
 
 interface Common {
   readonly name: string;
@@ -36,7 +35,8 @@ export type GuardrailSettings =
   | (TextCommon & { readonly type: 'deny_list'; readonly terms: readonly string[]; readonly patterns: readonly RegExp[] })
   | (Common & { readonly type: 'max_input_tokens'; readonly maxTokens: number })
   | (Common & { readonly type: 'webhook' } & WebhookOptions)
-  | (Common & { readonly type: 'moderation' } & ModerationOptions);
+  | (Common & { readonly type: 'moderation' } & ModerationOptions)
+  | (Common & { readonly type: 'json_schema' });
 
 const list = z.union([z.array(z.string().trim().min(1)), z.string().transform((value) => [value.trim()])]).default([]);
 
@@ -75,6 +75,7 @@ const schema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('custom'), ...text('block', 'input'), module: z.string().trim().min(1) }),
   z.strictObject({ type: z.literal('deny_list'), ...text('block', 'input'), terms: list, patterns: list }),
   z.strictObject({ type: z.literal('max_input_tokens'), ...common, max_tokens: z.coerce.number().int().min(1).max(10_000_000) }),
+  z.strictObject({ type: z.literal('json_schema'), ...common }),
   z.strictObject({
     type: z.literal('moderation'),
     ...common,
@@ -95,7 +96,7 @@ const schema = z.discriminatedUnion('type', [
   }),
 ]);
 
-/** YAML `guardrails:`, in order; unknown and unbuilt types, unsafe regexes and duplicate names fail start-up. */
+/** YAML `guardrails:`, in order; unknown types, unsafe regexes and duplicate names fail start-up. */
 export function buildGuardrails(value: unknown, configFile: string | null = null): GuardrailSettings[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw new ConfigError(key, 'expected a list of {name, type, mode, applies_to, ...settings}');
@@ -103,18 +104,15 @@ export function buildGuardrails(value: unknown, configFile: string | null = null
   return value.map((item: unknown, index) => {
     const itemKey = `${key}.${index}`;
     const type = typeof item === 'object' && item !== null ? (item as { type?: unknown }).type : undefined;
-    if (typeof type === 'string' && unbuiltTypes.includes(type))
-      throw new ConfigError(
-        `${itemKey}.type`,
-        `guardrail type "${type}" is not built in this version (built: pii, secrets, deny_list, max_input_tokens, webhook, custom, moderation)`,
-      );
+    if (typeof type !== 'string' || !guardrailTypes.includes(type))
+      throw new ConfigError(`${itemKey}.type`, `expected one of ${guardrailTypes.join(', ')}`);
     const parsed = schema.safeParse(item);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const path = [itemKey, ...(issue?.path ?? []).map(String)].join('.');
       const message =
         issue?.code === 'invalid_union' && issue.path.length === 0
-          ? 'expected type pii, secrets, deny_list, max_input_tokens, webhook, custom or moderation'
+          ? 'expected type pii, secrets, deny_list, max_input_tokens, json_schema, moderation, webhook or custom'
           : issue?.message;
       throw new ConfigError(path, message ?? 'invalid value');
     }
@@ -130,6 +128,7 @@ type Parsed = z.output<typeof schema>;
 function toSettings(parsed: Parsed, itemKey: string, configFile: string | null): GuardrailSettings {
   const base = { name: parsed.name, mode: parsed.mode, scope: scopeOf(parsed.applies_to, itemKey) };
   if (parsed.type === 'max_input_tokens') return { ...base, type: parsed.type, maxTokens: parsed.max_tokens };
+  if (parsed.type === 'json_schema') return { ...base, type: parsed.type };
   if (parsed.type === 'moderation') {
     const { provider, model, categories, timeout_ms: timeoutMs, fail_open: failOpen } = parsed;
     return { ...base, type: parsed.type, provider, model, categories, timeoutMs, failOpen };

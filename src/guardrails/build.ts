@@ -33,6 +33,7 @@ export function buildGuardrail(
       check: async (body) => ((await countTokens(body)) > limit ? `more than ${limit} input tokens` : null),
     };
   }
+  if (settings.type === 'json_schema') return { ...base, kind: 'schema' };
   if (settings.type === 'moderation') {
     const adapter = instances.get(settings.provider);
     if (adapter === undefined)
@@ -49,7 +50,7 @@ export function buildGuardrail(
 }
 
 function finderOf(
-  settings: Exclude<GuardrailSettings, { type: 'max_input_tokens' | 'webhook' | 'custom' | 'moderation' }>,
+  settings: Exclude<GuardrailSettings, { type: 'max_input_tokens' | 'webhook' | 'custom' | 'moderation' | 'json_schema' }>,
 ): (text: string) => Span[] {
   if (settings.type === 'pii') {
     const entities: ReadonlySet<PiiEntity> = new Set(settings.entities);

@@ -6,6 +6,7 @@ import { guardrailBlocked } from './blocked.ts';
 import { buildGuardrail, type Instances } from './build.ts';
 import { mapAnswerTexts, mapChatTexts } from './chat-texts.ts';
 import { loadCustomFinders } from './custom.ts';
+import { requestedSchema, schemaViolation } from './json-schema.ts';
 import { guardStream } from './stream-guard.ts';
 import { redact, scan } from './text-scan.ts';
 import type { Guardrail, GuardrailScope, TextGuardrail } from './types.ts';
@@ -84,6 +85,8 @@ export class ActiveGuardrails {
   private readonly guardrails: readonly Guardrail[];
   private readonly report: Report;
   private readonly requestId: string;
+  /** The JSON schema the request asked for, when a json_schema guardrail is in scope. */
+  private schema: Record<string, unknown> | null = null;
 
   constructor(guardrails: readonly Guardrail[], report: Report, requestId: string) {
     this.guardrails = guardrails;
@@ -95,7 +98,8 @@ export class ActiveGuardrails {
   async input(body: ChatRequestBody): Promise<ChatRequestBody> {
     let current = body;
     for (const guardrail of this.guardrails) {
-      if (guardrail.kind === 'request') {
+      if (guardrail.kind === 'schema') this.schema = requestedSchema(body);
+      else if (guardrail.kind === 'request') {
         const reason = await guardrail.check(current);
         if (reason !== null) this.decide(guardrail, 'block', 'input', reason);
       } else if (guardrail.input) current = mapChatTexts(current, (text) => this.text(guardrail, text, 'input'));
@@ -106,13 +110,14 @@ export class ActiveGuardrails {
   /** A chat completion JSON answer as the client may get it. */
   output(body: string): string {
     const outputs = this.textGuardrails('output');
-    if (outputs.length === 0) return body;
+    if (outputs.length === 0 && this.schema === null) return body;
     let answer: Record<string, unknown>;
     try {
       answer = JSON.parse(body) as Record<string, unknown>;
     } catch {
       return body; // not an answer: the caller's reader refuses it
     }
+    this.checkSchema(answer);
     let changed = false;
     for (const guardrail of outputs) {
       const mapped = mapAnswerTexts(answer, (text) => this.text(guardrail, text, 'output'));
@@ -134,6 +139,21 @@ export class ActiveGuardrails {
     });
   }
 
+  /** Each choice's content against the schema the request asked for (json_schema guardrails). */
+  private checkSchema(answer: Record<string, unknown>): void {
+    const schema = this.schema;
+    if (schema === null) return;
+    for (const guardrail of this.guardrails) {
+      if (guardrail.kind !== 'schema') continue;
+      mapAnswerTexts(answer, (text) => {
+        const violation = schemaViolation(text, schema);
+        if (violation !== null)
+          this.decide(guardrail, 'block', 'output', `the answer does not match the requested JSON schema (${violation})`);
+        return text;
+      });
+    }
+  }
+
   private textGuardrails(stage: Stage): TextGuardrail[] {
     return this.guardrails.filter((guardrail): guardrail is TextGuardrail => guardrail.kind === 'text' && guardrail[stage]);
   }
@@ -149,7 +169,7 @@ export class ActiveGuardrails {
     const decision: GuardrailDecision = { guardrail: guardrail.name, type: guardrail.type, mode: guardrail.mode, action, stage, entity };
     this.report(decision, this.requestId);
     if (guardrail.mode === 'monitor') return false;
-    if (action === 'block') throw guardrailBlocked(guardrail.name, guardrail.kind === 'request' ? entity : `${entity} found`, stage);
+    if (action === 'block') throw guardrailBlocked(guardrail.name, guardrail.kind === 'text' ? `${entity} found` : entity, stage);
     return true;
   }
 }

@@ -44,4 +44,9 @@ export interface RequestGuardrail extends GuardrailBase {
   check(body: ChatRequestBody): Promise<string | null>;
 }
 
-export type Guardrail = TextGuardrail | RequestGuardrail;
+/** Checks a JSON answer against the JSON schema the request asked for (json_schema). */
+export interface SchemaGuardrail extends GuardrailBase {
+  readonly kind: 'schema';
+}
+
+export type Guardrail = TextGuardrail | RequestGuardrail | SchemaGuardrail;

@@ -102,3 +102,34 @@ describe('custom guardrail', () => {
     await expect(Guardrails.create(settings, pino({ level: 'silent' }))).rejects.toThrow(/guardrail "x": .* exports no find/);
   });
 });
+
+describe('json_schema guardrail', () => {
+  const schema = {
+    type: 'object',
+    properties: { name: { type: 'string' }, age: { type: 'integer' }, tags: { type: 'array', items: { enum: ['a', 'b'] } } },
+    required: ['name'],
+    additionalProperties: false,
+  };
+  const request = { model: 'm', messages: [], response_format: { type: 'json_schema', json_schema: { name: 'p', schema } } };
+  const answer = (content: string): string => JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content } }] });
+
+  it('blocks an answer that does not match the schema the request asked for, and passes one that does', async () => {
+    const { Guardrails } = await import('./pipeline.ts');
+    const pino = (await import('pino')).default;
+    const guardrails = (await Guardrails.create(buildGuardrails([{ name: 'shape', type: 'json_schema' }]), pino({ level: 'silent' })))!;
+    const guard = guardrails.select('/', 'm', '/v1/chat/completions', 'r')!;
+    await guard.input(request);
+    const good = answer('{"name":"x","age":3,"tags":["a"]}');
+    expect(guard.output(good)).toBe(good);
+    expect(() => guard.output(answer('{"name":"x","age":3.5}'))).toThrow(
+      /guardrail "shape" blocked the answer: .*\$\.age: expected integer/,
+    );
+    expect(() => guard.output(answer('{"age":3}'))).toThrow(/missing required property "name"/);
+    expect(() => guard.output(answer('{"name":"x","extra":1}'))).toThrow(/unexpected property "extra"/);
+    expect(() => guard.output(answer('{"name":"x","tags":["c"]}'))).toThrow(/\$\.tags\[0\]: not one of the enum values/);
+    expect(() => guard.output(answer('not json'))).toThrow(/not JSON/);
+    const free = guardrails.select('/', 'm', '/v1/chat/completions', 'r')!;
+    await free.input({ model: 'm', messages: [] });
+    expect(free.output(answer('not json'))).toBe(answer('not json'));
+  });
+});

@@ -251,9 +251,9 @@ describe('guardrails', () => {
 });
 
 describe('guardrails configuration at start-up', () => {
-  it('refuses a type that is not built yet, and an unsafe regex, naming the key', async () => {
-    const unbuilt = await runGatewayExpectingFailure({ configYaml: 'guardrails:\n  - { name: js, type: json_schema }\n' });
-    expect(unbuilt.output).toContain('guardrails.0.type: guardrail type "json_schema" is not built');
+  it('refuses an unknown type and an unsafe regex, naming the key', async () => {
+    const unknown = await runGatewayExpectingFailure({ configYaml: 'guardrails:\n  - { name: x, type: nope }\n' });
+    expect(unknown.output).toContain('guardrails.0.type: expected one of pii, secrets, deny_list');
     const regex = await runGatewayExpectingFailure({ configYaml: "guardrails:\n  - { name: d, type: deny_list, patterns: ['(a+)+b'] }\n" });
     expect(regex.output).toContain('guardrails.0.patterns.0: nested quantifiers');
   }, 60_000);
