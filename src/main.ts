@@ -20,6 +20,7 @@ import { InFlightCounter } from './routing/in-flight.ts';
 import { ModelCatalog } from './routing/model-catalog.ts';
 import { startStatefulServices } from './services.ts';
 import { ConfigReloader } from './lifecycle/config-reload.ts';
+import { Guardrails } from './guardrails/pipeline.ts';
 
 const initialListingWaitMs = 5_000;
 
@@ -61,6 +62,7 @@ async function main(): Promise<void> {
     rateLimitStore: sharedCounters,
     virtualModels: services.virtualModels,
     failoverRules: services.failoverRules,
+    guardrails: await Guardrails.create(settings.guardrails, logger, metrics, new Map(adapters.map((adapter) => [adapter.name, adapter]))),
     breakers: createBreakers(settings),
     inFlight: new InFlightCounter(),
     cache: services.cache,

@@ -13,6 +13,7 @@ import { buildFailoverRules } from './failover.ts';
 import { buildMcpSettings } from './mcp.ts';
 import { buildAuthSettings } from './auth.ts';
 import { buildTracingSettings } from './tracing.ts';
+import { buildGuardrails } from './guardrails.ts';
 import { discoverEnvProviders } from './env-providers.ts';
 import { applyAzureEnvironment } from './azure-env.ts';
 import { configSchema, instanceName, type ConfigDocument } from './schema.ts';
@@ -233,6 +234,7 @@ function buildSettings(
     pricing: buildPricing(document),
     ...buildProvidersAndVirtualModels(document, origins, warnings, env),
     failoverRules: buildFailoverRules(document.failover.rules),
+    guardrails: buildGuardrails(document.guardrails, configFile),
     models: {
       refreshIntervalSeconds: document.models.refresh_interval_seconds,
       recheckIntervalSeconds: document.models.recheck_interval_seconds,

@@ -157,6 +157,8 @@ export const configSchema = z.object({
   virtual_models: z.unknown().optional(),
   /** Failover rules for direct requests; each rule is validated by config/failover.ts (shared with the admin API). */
   failover: z.object({ rules: z.unknown().optional() }).prefault({}),
+  /** Validated by config/guardrails.ts. */
+  guardrails: z.unknown().optional(),
   upstream: z
     .object({
       timeout_seconds: integer(1, 86400, 600),

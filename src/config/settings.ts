@@ -9,6 +9,7 @@ import type { BudgetRuleSettings } from './budgets.ts';
 import type { McpSettings } from './mcp.ts';
 import type { JwtSettings } from './auth.ts';
 import type { TracingSettings } from './tracing.ts';
+import type { GuardrailSettings } from './guardrails.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -99,6 +100,8 @@ export interface Settings {
   readonly virtualModels: readonly VirtualModelDefinition[];
   /** Declared failover rules for direct requests (YAML `failover.rules:`), read-only through the admin API. */
   readonly failoverRules: readonly FailoverRuleDefinition[];
+  /** YAML `guardrails:`, in order (src/guardrails/). */
+  readonly guardrails: readonly GuardrailSettings[];
   readonly models: {
     readonly refreshIntervalSeconds: number;
     readonly recheckIntervalSeconds: number;

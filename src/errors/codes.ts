@@ -64,6 +64,7 @@ export const errorCodes = {
   mcp_endpoint_not_found: '`/mcp/{name}` names no MCP server nor virtual server served to the caller (unknown, hidden, disabled).',
   origin_not_allowed: 'A browser Origin that `MCP_ALLOWED_ORIGINS` does not list called `/mcp` (status 403).',
   mcp_session_not_found: 'The `Mcp-Session-Id` is unknown, closed, or bound to another key, user path or endpoint.',
+  guardrail_blocked: 'A guardrail refused the request or the answer; `x-guardrail-blocked` names it (status 400).',
 } as const;
 
 export type ErrorCode = keyof typeof errorCodes;

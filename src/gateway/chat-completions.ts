@@ -13,6 +13,7 @@ import type { ResolvedTarget } from '../routing/resolve-model.ts';
 import { planRoute } from '../routing/route-planner.ts';
 import type { VirtualModels } from '../routing/virtual-models.ts';
 import type { FailoverRules } from '../routing/failover-rules.ts';
+import type { ActiveGuardrails, Guardrails } from '../guardrails/pipeline.ts';
 import type { ChunkOptions, UsageObject } from '../streaming/chat-chunk.ts';
 import type { RelayResult } from '../streaming/relay-chat-stream.ts';
 import type { Metering } from '../usage/metering.ts';
@@ -58,6 +59,8 @@ export interface ChatPipelineDependencies {
   cache: ResponseCache | null;
   retries: number;
   retryBaseDelayMs: number;
+  /** Null or absent when no guardrail is configured. */
+  guardrails?: Guardrails | null;
 }
 
 /** What the client's Cache-Control allows for this request. */
@@ -83,10 +86,12 @@ export async function runChatCompletion(
   endpoint: string = chatEndpoint,
 ): Promise<ChatOutcome> {
   const request = readChatRequest(body);
+  const guard = dependencies.guardrails?.select(context.userPath, request.selector, endpoint, context.requestId) ?? null;
   const plan = await planRoute(request.selector, request.hint, dependencies);
   assertModelAllowed(context.principal, plan);
   const cache = dependencies.cache;
-  const cacheKey = cache === null ? null : cache.keyFor(endpoint, plan.cacheTarget, request.body);
+  // Guarded requests skip the cache: an answer stored for a request out of scope must not bypass them.
+  const cacheKey = cache === null || guard !== null ? null : cache.keyFor(endpoint, plan.cacheTarget, request.body);
   if (cache !== null && cacheKey !== null && cacheMode.lookup) {
     const cached = await cache.lookup(cacheKey);
     if (cached !== null) {
@@ -108,7 +113,7 @@ export async function runChatCompletion(
     plan,
     context,
     dependencies,
-    (target) => callTarget(target, request, context),
+    (target) => callTarget(target, request, context, guard),
     (target, error) => report(target, attemptStatus(error, context.signal.aborted), null),
     reservationCost(request.body, dependencies),
   );
@@ -135,15 +140,26 @@ export type CallResult =
   { kind: 'json'; body: string; usage: UsageObject | null } | { kind: 'stream'; body: StreamResult['body']; chunkOptions: ChunkOptions };
 
 /** One attempt on one target; an unusable answer fails the attempt (and may fail over). */
-export async function callTarget(target: ChatTarget, request: ChatRequest, context: RequestContext): Promise<CallResult> {
+export async function callTarget(
+  target: ChatTarget,
+  request: ChatRequest,
+  context: RequestContext,
+  guard: ActiveGuardrails | null = null,
+): Promise<CallResult> {
   const provider = target.adapter.name;
   const providerJson = JSON.stringify(provider);
+  const upstreamBody = buildUpstreamBody(request, target.model);
   // The context itself is the call context: reading its `signal` would make one (see ClientAbort).
-  const result: JsonResult | StreamResult = await target.adapter.chatCompletion(buildUpstreamBody(request, target.model), context);
-  if (result.kind === 'stream')
-    return { kind: 'stream', body: result.body, chunkOptions: { provider, providerJson, includeUsage: request.includeUsage } };
+  const result: JsonResult | StreamResult = await target.adapter.chatCompletion(
+    guard === null ? upstreamBody : await guard.input(upstreamBody),
+    context,
+  );
+  if (result.kind === 'stream') {
+    const body = guard === null ? result.body : guard.stream(result.body);
+    return { kind: 'stream', body, chunkOptions: { provider, providerJson, includeUsage: request.includeUsage } };
+  }
   const finished = readJsonAnswer(result.body, provider, 'choices', { requireItems: true, providerJson });
-  return { kind: 'json', body: finished.body, usage: finished.usage };
+  return { kind: 'json', body: guard === null ? finished.body : guard.output(finished.body), usage: finished.usage };
 }
 
 function reportCacheHit(

@@ -68,6 +68,7 @@ import { collectRoutes } from './openapi/route-list.ts';
 import { registerOpenApiRoute } from './routes/openapi.ts';
 import { registerReloadRoute } from '../admin/reload-route.ts';
 import type { ConfigReloader } from '../lifecycle/config-reload.ts';
+import type { Guardrails } from '../guardrails/pipeline.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -101,6 +102,8 @@ export interface ServerDependencies {
   virtualModels: VirtualModels;
   /** Failover rules for direct requests; none when absent. */
   failoverRules?: FailoverRules | null;
+  /** Null or absent when no guardrail is configured. */
+  guardrails?: Guardrails | null;
   breakers: CircuitBreakers;
   inFlight: InFlightCounter;
   /** Null unless RESPONSE_CACHE_ENABLED. */
@@ -161,17 +164,22 @@ export function buildServer(dependencies: ServerDependencies): FastifyInstance {
   return app;
 }
 
+/** The request log, traces and model metrics read one entry per request (nothing when all are off). */
+function installRequestObservers(v1: FastifyInstance, dependencies: ServerDependencies): void {
+  const { settings } = dependencies;
+  const requestLog = dependencies.requestLog ?? null;
+  const observe = entryObserver(dependencies.tracer ?? null, dependencies.metrics);
+  if (requestLog === null && observe === null) return;
+  const bodies = requestLog === null ? 'off' : settings.requestLog.bodies;
+  const traced = (dependencies.tracer ?? null) !== null;
+  installRequestLog(v1, { recorder: requestLog, bodies, maxBytes: settings.requestLog.bodyMaxBytes, traced, observe });
+}
+
 function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies): void {
   const { authenticator, settings } = dependencies;
   const userPathHeader = settings.server.userPathHeader;
   // Before authentication, so that refused requests are logged too.
-  const requestLog = dependencies.requestLog ?? null;
-  const observe = entryObserver(dependencies.tracer ?? null, dependencies.metrics);
-  if (requestLog !== null || observe !== null) {
-    const bodies = requestLog === null ? 'off' : settings.requestLog.bodies;
-    const traced = (dependencies.tracer ?? null) !== null;
-    installRequestLog(v1, { recorder: requestLog, bodies, maxBytes: settings.requestLog.bodyMaxBytes, traced, observe });
-  }
+  installRequestObservers(v1, dependencies);
   v1.addHook(
     'onRequest',
     guard((request, done) => {
@@ -207,6 +215,7 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
     cache,
     retries,
     retryBaseDelayMs,
+    guardrails: dependencies.guardrails ?? null,
   };
   registerChatRoutes(v1, pipeline);
   registerEmbeddingsRoutes(v1, pipeline);

@@ -18,6 +18,7 @@ export class GatewayMetrics {
   private readonly requests: Counter<'endpoint' | 'provider' | 'status' | 'stream'>;
   private readonly duration: Histogram<'endpoint' | 'provider' | 'stream'>;
   private readonly models: ModelMetrics;
+  private guardrails: Counter<'guardrail' | 'action' | 'mode' | 'stage'> | undefined;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'gateway_process_' });
@@ -77,6 +78,17 @@ export class GatewayMetrics {
         reported = current.localAdmissions;
       },
     });
+  }
+
+  /** `gateway_guardrail_decisions_total`: what guardrails did (or, in monitor mode, would have done). */
+  countGuardrail(decision: { guardrail: string; action: string; mode: string; stage: string }): void {
+    this.guardrails ??= new Counter({
+      name: 'gateway_guardrail_decisions_total',
+      help: 'Guardrail decisions by guardrail, action (redact, block), mode (enforce, monitor) and stage (input, output).',
+      labelNames: ['guardrail', 'action', 'mode', 'stage'],
+      registers: [this.registry],
+    });
+    this.guardrails.inc({ guardrail: decision.guardrail, action: decision.action, mode: decision.mode, stage: decision.stage });
   }
 
   render(): Promise<string> {

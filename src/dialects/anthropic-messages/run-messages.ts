@@ -9,6 +9,7 @@ import { readChatRequest } from '../../gateway/chat-request.ts';
 import { executePlan, type Executed } from '../../gateway/execute-plan.ts';
 import { readModelFields, upstreamBodyOf } from '../../gateway/model-fields.ts';
 import type { RequestContext } from '../../gateway/request-context.ts';
+import type { ActiveGuardrails } from '../../guardrails/pipeline.ts';
 import type { ResolvedTarget } from '../../routing/resolve-model.ts';
 import { planRoute } from '../../routing/route-planner.ts';
 import type { ChunkOptions, UsageObject } from '../../streaming/chat-chunk.ts';
@@ -75,9 +76,11 @@ export async function runMessages(
 ): Promise<MessagesOutcome> {
   const plan = await planRoute(request.selector, request.hint, dependencies);
   assertModelAllowed(context.principal, plan);
+  // Guarded requests go through the chat translation, the one shape guardrails read; and skip the cache.
+  const guard = dependencies.guardrails?.select(context.userPath, request.selector, endpoint, context.requestId) ?? null;
   // A request no candidate can take natively fails on its translation before anything counts it.
-  if (plan.candidates.every((target) => messagesApiFor(target.adapter, target.model) === undefined)) request.translate();
-  const cache = dependencies.cache;
+  if (guard !== null || plan.candidates.every((target) => messagesApiFor(target.adapter, target.model) === undefined)) request.translate();
+  const cache = guard === null ? dependencies.cache : null;
   const cacheKey = cache === null ? null : cache.keyFor(endpoint, plan.cacheTarget, cacheMaterial(request));
   if (cache !== null && cacheKey !== null && cacheMode.lookup) {
     const cached = await cache.lookup(cacheKey);
@@ -90,7 +93,7 @@ export async function runMessages(
     plan,
     context,
     dependencies,
-    (target) => callMessagesTarget(target, request, context),
+    (target) => callMessagesTarget(target, request, context, guard),
     (target, error) => report(dependencies, context, request, targetOf(target), failedStatus(context, error), null),
   );
   const { result, ...execution } = executed;
@@ -110,14 +113,19 @@ export async function runMessages(
 }
 
 /** One attempt on one target, natively or through chat; an unusable answer fails the attempt. */
-async function callMessagesTarget(target: ResolvedTarget, request: MessagesRequest, context: RequestContext): Promise<CallResult> {
-  const api = messagesApiFor(target.adapter, target.model);
+async function callMessagesTarget(
+  target: ResolvedTarget,
+  request: MessagesRequest,
+  context: RequestContext,
+  guard: ActiveGuardrails | null,
+): Promise<CallResult> {
+  const api = guard === null ? messagesApiFor(target.adapter, target.model) : undefined;
   if (api !== undefined) {
     const result = await api.create({ body: upstreamBodyOf(request.body, target.model), headers: request.headers }, context);
     if (result.kind === 'stream') return { kind: 'stream', stream: { native: true, upstream: result.body } };
     return { kind: 'json', body: result.body, usage: usageOfMessage(readMessage(result.body, target.adapter.name)) };
   }
-  const chat = await callTarget(target, readChatRequest(request.translate().chat), context);
+  const chat = await callTarget(target, readChatRequest(request.translate().chat), context, guard);
   if (chat.kind === 'stream') return { kind: 'stream', stream: { native: false, upstream: chat.body, chunkOptions: chat.chunkOptions } };
   const message = toMessagesResponse(chat.body, target.model, context.requestId);
   return { kind: 'json', body: JSON.stringify(message), usage: chat.usage };

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { invalidRequest } from '../../errors/gateway-error.ts';
+import type { ActiveGuardrails } from '../../guardrails/pipeline.ts';
+import type { JsonResult, StreamResult } from '../../providers/provider.ts';
 import { servesResponsesApi } from '../../providers/provider-types.ts';
 import { readBody, upstreamErrorOf } from '../../providers/upstream-body.ts';
 import { ResponseState, type PreparedInput } from '../../responses/response-state.ts';
@@ -26,6 +28,8 @@ interface ResponsesRequest extends ModelFields {
   stream: boolean;
   /** Null when the gateway keeps no state for this request (no store, nothing referenced). */
   state: RequestState | null;
+  /** Guardrails in scope: the request goes through chat, the one shape they read. */
+  guard: ActiveGuardrails | null;
 }
 
 /** The request's view of the response store: its resolved input (once, whatever the attempts) and the save. */
@@ -57,7 +61,8 @@ export function createResponsesPipeline(dependencies: ChatPipelineDependencies, 
   const chatOnly = new Set<string>();
   const call = async (target: ResolvedTarget, request: ResponsesRequest, context: RequestContext): Promise<ResponsesResult> => {
     const key = `${target.adapter.name}/${target.model}`;
-    if (!servesResponsesApi(target.adapter.type) || chatOnly.has(key)) return callThroughChat(target, request, context);
+    if (request.guard !== null || !servesResponsesApi(target.adapter.type) || chatOnly.has(key))
+      return callThroughChat(target, request, context);
     const native = await callNative(target, request, context);
     // State the gateway holds (a response created on another provider): this request only goes through chat.
     if (native === heldByGateway) return callThroughChat(target, request, context);
@@ -70,7 +75,9 @@ export function createResponsesPipeline(dependencies: ChatPipelineDependencies, 
   return async (body, context) => {
     const fields = readModelFields(body);
     checkInput(fields.body);
-    const request: ResponsesRequest = { ...fields, stream: readStreamFlag(fields.body), state: requestState(state, fields.body, context) };
+    const guard = dependencies.guardrails?.select(context.userPath, fields.selector, endpoint, context.requestId) ?? null;
+    const stream = readStreamFlag(fields.body);
+    const request: ResponsesRequest = { ...fields, stream, state: requestState(state, fields.body, context), guard };
     return runModelCall(
       {
         endpoint,
@@ -167,7 +174,10 @@ async function callThroughChat(target: ResolvedTarget, request: ResponsesRequest
     previousResponseId: prepared?.previousResponseId ?? null,
   };
   const chat = toChatRequest(prepared === null ? request.body : resolvedBody(request.body, prepared), target.model, provider);
-  const result = await target.adapter.chatCompletion(chat, { signal: context.signal, requestId: context.requestId });
+  const guard = request.guard;
+  const upstream = guard === null ? chat : await guard.input(chat);
+  const called = await target.adapter.chatCompletion(upstream, { signal: context.signal, requestId: context.requestId });
+  const result = guard === null ? called : guardedResult(called, guard);
   const save = async (response: Record<string, unknown>): Promise<void> => {
     if (state !== null && prepared !== null && state.store) await state.save(response, prepared, target);
   };
@@ -176,6 +186,10 @@ async function callThroughChat(target: ResolvedTarget, request: ResponsesRequest
   const response = responseFromChat(answer.parsed, seed);
   await save(response);
   return { kind: 'json', body: JSON.stringify(response), usage: answer.usage };
+}
+
+function guardedResult(result: JsonResult | StreamResult, guard: ActiveGuardrails): JsonResult | StreamResult {
+  return result.kind === 'stream' ? { ...result, body: guard.stream(result.body) } : { ...result, body: guard.output(result.body) };
 }
 
 /** The request with its stored state resolved into `input` (what the chat translation reads). */

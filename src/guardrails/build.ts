@@ -1,0 +1,75 @@
+import type { GuardrailSettings } from '../config/guardrails.ts';
+import type { ChatRequestBody, ProviderAdapter } from '../providers/provider.ts';
+import { moderationCheck } from './moderation.ts';
+import { compileDenyList } from './deny-list.ts';
+import { chatTexts } from './chat-texts.ts';
+import { findPii, type PiiEntity } from './pii.ts';
+import { findSecrets } from './secrets.ts';
+import type { Guardrail, Span } from './types.ts';
+import { webhookCheck } from './webhook.ts';
+
+/** Stream text held back for a possible match; matches longer than this may be cut (README). */
+const defaultHoldBack = 256;
+
+/** Finders of `custom` guardrails, by module path (loaded by custom.ts). */
+export type CustomFinders = ReadonlyMap<string, (text: string) => Span[]>;
+
+/** Provider instances by name, for `moderation`. */
+export type Instances = ReadonlyMap<string, ProviderAdapter>;
+
+/** The guardrail a configuration entry describes. */
+export function buildGuardrail(
+  settings: GuardrailSettings,
+  custom: CustomFinders = new Map(),
+  instances: Instances = new Map(),
+): Guardrail {
+  const base = { name: settings.name, type: settings.type, mode: settings.mode, scope: settings.scope };
+  if (settings.type === 'max_input_tokens') {
+    const limit = settings.maxTokens;
+    void loadCounter(); // at start-up, not on the first request
+    return {
+      ...base,
+      kind: 'request',
+      check: async (body) => ((await countTokens(body)) > limit ? `more than ${limit} input tokens` : null),
+    };
+  }
+  if (settings.type === 'json_schema') return { ...base, kind: 'schema' };
+  if (settings.type === 'moderation') {
+    const adapter = instances.get(settings.provider);
+    if (adapter === undefined)
+      throw new Error(`guardrail "${settings.name}": provider "${settings.provider}" is not a configured instance`);
+    return { ...base, kind: 'request', check: moderationCheck(adapter, settings) };
+  }
+  if (settings.type === 'webhook') return { ...base, kind: 'request', check: webhookCheck(settings.name, settings) };
+  const find = settings.type === 'custom' ? custom.get(settings.module) : finderOf(settings);
+  if (find === undefined) throw new Error(`guardrail "${settings.name}": its module is not loaded`);
+  const template = settings.replacement;
+  const replacement = (entity: string): string => template.replaceAll('<ENTITY>', entity.toUpperCase());
+  const { action, input, output } = settings;
+  return { ...base, kind: 'text', action, input, output, holdBack: defaultHoldBack, find, replacement };
+}
+
+function finderOf(
+  settings: Exclude<GuardrailSettings, { type: 'max_input_tokens' | 'webhook' | 'custom' | 'moderation' | 'json_schema' }>,
+): (text: string) => Span[] {
+  if (settings.type === 'pii') {
+    const entities: ReadonlySet<PiiEntity> = new Set(settings.entities);
+    return (text) => findPii(text, entities);
+  }
+  if (settings.type === 'secrets') return findSecrets;
+  return compileDenyList(settings.terms, settings.patterns);
+}
+
+type Counter = (text: string) => number;
+let counter: Promise<Counter> | undefined;
+
+const loadCounter = (): Promise<Counter> =>
+  (counter ??= import('gpt-tokenizer/encoding/o200k_base').then((module) => module.countTokens as Counter));
+
+/** Tokens of every text of the request (o200k_base, loaded on first use). */
+async function countTokens(body: ChatRequestBody): Promise<number> {
+  const count = await loadCounter();
+  let total = 0;
+  for (const text of chatTexts(body)) total += count(text);
+  return total;
+}
