@@ -1,6 +1,5 @@
 import { createHmac } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { request } from 'undici';
 import type { ChatRequestBody } from '../providers/provider.ts';
 
 export interface WebhookOptions {
@@ -36,6 +35,8 @@ export function webhookCheck(name: string, options: WebhookOptions): (body: Chat
 /** The hook's verdict; undefined when it failed (to retry). */
 async function ask(options: WebhookOptions, payload: string, headers: Record<string, string>): Promise<string | null | undefined> {
   try {
+    // undici's index (fetch, WebSocket, ...) is loaded only when a webhook guardrail calls out (ADR 16).
+    const { request } = await import('undici');
     const response = await request(options.url, { method: 'POST', headers, body: payload, signal: AbortSignal.timeout(options.timeoutMs) });
     const text = await response.body.text();
     if (response.statusCode < 200 || response.statusCode > 299) return undefined;
