@@ -22,7 +22,20 @@ export async function openConvertedSse(
   provider: string,
   signal: AbortSignal,
 ): Promise<Readable> {
-  const frames = convertFrames(upstream, converter);
+  return openFrameStream(upstream, convertFrames(upstream, converter), provider, signal);
+}
+
+/**
+ * `frames` (OpenAI chat chunk SSE bytes converted from `upstream`) as a Readable, after its
+ * first frame is read: a failure before then is mapped like a network error and fails the
+ * attempt; a later one destroys the stream. Destroying the stream closes `upstream`.
+ */
+export async function openFrameStream(
+  upstream: Readable,
+  frames: AsyncGenerator<Buffer>,
+  provider: string,
+  signal: AbortSignal,
+): Promise<Readable> {
   let first: IteratorResult<Buffer> | null;
   try {
     first = await frames.next();

@@ -5,11 +5,12 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import { mapNetworkError } from '../../providers/upstream-client.ts';
 import type { UsageObject } from '../../streaming/chat-chunk.ts';
 import type { RelayResult } from '../../streaming/relay-chat-stream.ts';
+import { closed, parseChunk, upstreamMessage } from '../../streaming/dialect-relay.ts';
 import { SseParser, type SseEvent } from '../../streaming/sse-parser.ts';
 import { ChatStreamEnd, incompleteStream } from '../../streaming/stream-end.ts';
 import { anthropicErrorType } from './errors.ts';
 import type { MessagesStreamTranslator } from './stream-translator.ts';
-import { isObject, type JsonObject } from './wire.ts';
+import { isObject } from './wire.ts';
 import { waitForDrain } from '../../streaming/drain.ts';
 
 export interface MessagesRelayOptions {
@@ -123,24 +124,4 @@ function translateEvents(events: SseEvent[], translator: MessagesStreamTranslato
     text += translator.push(chunk);
   }
   return text;
-}
-
-function parseChunk(data: string): JsonObject | null {
-  if (data.charCodeAt(0) !== 123) return null; // not an object (keep-alives, comments)
-  try {
-    const parsed: unknown = JSON.parse(data);
-    return isObject(parsed) ? parsed : null;
-  } catch {
-    return null;
-  }
-}
-
-function upstreamMessage(error: JsonObject): string {
-  const message = error['message'];
-  return typeof message === 'string' && message !== '' ? message : 'the upstream stream reported an error';
-}
-
-function closed(response: ServerResponse, usage: UsageObject | null): RelayResult {
-  if (!response.destroyed) response.destroy();
-  return { usage, completed: false, clientClosed: true, error: null, captured: null };
 }

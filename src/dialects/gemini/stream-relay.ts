@@ -6,11 +6,12 @@ import { mapNetworkError } from '../../providers/upstream-client.ts';
 import type { UsageObject } from '../../streaming/chat-chunk.ts';
 import { waitForDrain } from '../../streaming/drain.ts';
 import type { RelayResult } from '../../streaming/relay-chat-stream.ts';
+import { closed, parseChunk, upstreamMessage } from '../../streaming/dialect-relay.ts';
 import { SseParser, type SseEvent } from '../../streaming/sse-parser.ts';
 import { ChatStreamEnd, incompleteStream } from '../../streaming/stream-end.ts';
 import { renderGoogleError } from './errors.ts';
 import type { GeminiStreamTranslator } from './stream-translator.ts';
-import { isObject, type JsonObject } from './wire.ts';
+import { isObject } from './wire.ts';
 
 export interface GeminiRelayOptions {
   /** The instance serving the stream, for error messages. */
@@ -148,24 +149,4 @@ function failed(
   state.capture = null;
   response.end(tail + frames.render([renderGoogleError(failure)]) + frames.close());
   return { usage: state.usage, completed: false, clientClosed: false, error: failure, captured: null };
-}
-
-function parseChunk(data: string): JsonObject | null {
-  if (data.charCodeAt(0) !== 123) return null; // not an object (keep-alives, comments)
-  try {
-    const parsed: unknown = JSON.parse(data);
-    return isObject(parsed) ? parsed : null;
-  } catch {
-    return null;
-  }
-}
-
-function upstreamMessage(error: JsonObject): string {
-  const message = error['message'];
-  return typeof message === 'string' && message !== '' ? message : 'the upstream stream reported an error';
-}
-
-function closed(response: ServerResponse, usage: UsageObject | null): RelayResult {
-  if (!response.destroyed) response.destroy();
-  return { usage, completed: false, clientClosed: true, error: null, captured: null };
 }

@@ -1,5 +1,5 @@
-import { Readable } from 'node:stream';
-import { mapNetworkError } from '../upstream-client.ts';
+import type { Readable } from 'node:stream';
+import { openFrameStream } from '../converted-stream.ts';
 import { BedrockStreamConverter, type StreamOptions } from './convert-stream.ts';
 import type { EventStreamDecoder } from './event-stream.ts';
 
@@ -15,34 +15,7 @@ export async function openConvertedStream(upstream: Readable, options: StreamOpt
   // The event-stream codec (@smithy) is loaded on the first Bedrock stream, not at start-up.
   const { EventStreamDecoder: Decoder } = await import('./event-stream.ts');
   const frames = convertFrames(upstream, new Decoder(options.provider), new BedrockStreamConverter(options));
-  let first: IteratorResult<Buffer> | null;
-  try {
-    first = await frames.next();
-  } catch (error) {
-    upstream.destroy();
-    throw mapNetworkError(error, options.provider, signal);
-  }
-  let reading = false;
-  const output = new Readable({
-    read() {
-      if (reading) return;
-      const next = first !== null ? Promise.resolve(first) : frames.next();
-      first = null;
-      reading = true;
-      next.then(
-        (result) => {
-          reading = false;
-          output.push(result.done === true ? null : result.value);
-        },
-        (error: unknown) => output.destroy(error instanceof Error ? error : new Error(String(error))),
-      );
-    },
-    destroy(error, callback) {
-      if (!upstream.destroyed) upstream.destroy();
-      callback(error);
-    },
-  });
-  return output;
+  return openFrameStream(upstream, frames, options.provider, signal);
 }
 
 async function* convertFrames(upstream: Readable, decoder: EventStreamDecoder, converter: BedrockStreamConverter): AsyncGenerator<Buffer> {
