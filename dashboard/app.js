@@ -1,4 +1,4 @@
-// The dashboard's entry point: sign-in with the master key, the page shell and hash routing.
+// The dashboard's entry point: sign-in with the master key (or an admin/viewer API key), the page shell and hash routing.
 
 import { api, forgetKey, onUnauthorized, storedKey, storeKey } from './lib/api.js';
 import { h, replace } from './lib/dom.js';
@@ -20,8 +20,8 @@ const pages = [
   { hash: 'audit', title: 'Audit', mount: auditPage },
 ];
 
-/** Any admin route that always exists answers the sign-in probe (401 for a wrong key). */
-const probePath = '/admin/api-keys';
+/** Answers the sign-in probe with the credential's role (401 for a wrong key, 403 for a user key). */
+const probePath = '/admin/whoami';
 
 const root = document.getElementById('app');
 let unmount = () => {};
@@ -34,8 +34,8 @@ async function start() {
   const key = storedKey();
   if (key !== null) {
     try {
-      await api('GET', probePath, undefined, { key, quiet: true });
-      return showShell();
+      const whoami = await api('GET', probePath, undefined, { key, quiet: true });
+      return showShell(whoami.role);
     } catch (error) {
       forgetKey();
       return showSignIn(error.status === 401 ? `Signed out: ${error.message}` : error.message);
@@ -64,7 +64,7 @@ async function showSignIn(message) {
     type: 'password',
     autocomplete: 'current-password',
     spellcheck: 'false',
-    placeholder: 'MASTER_KEY',
+    placeholder: 'MASTER_KEY or an admin/viewer key',
   });
   const openNote = h('p', { class: 'banner banner-off', hidden: true });
   const form = h(
@@ -77,9 +77,12 @@ async function showSignIn(message) {
       h('span', { text: 'Model Gateway' }),
     ),
     h('h1', { id: 'sign-in-title', text: 'Sign in' }),
-    h('p', { class: 'muted', text: 'Enter the gateway’s master key. It is kept in this tab only and sent as a bearer token.' }),
+    h('p', {
+      class: 'muted',
+      text: 'Enter the gateway’s master key, or an API key with the admin or viewer role (read-only). It is kept in this tab only and sent as a bearer token.',
+    }),
     openNote,
-    h('label', { class: 'field', for: 'master-key' }, h('span', { class: 'field-label', text: 'Master key' }), input),
+    h('label', { class: 'field', for: 'master-key' }, h('span', { class: 'field-label', text: 'Master key or admin API key' }), input),
     error.element,
     h('button', { type: 'submit', class: 'primary wide', text: 'Sign in' }),
   );
@@ -98,8 +101,9 @@ async function signIn(event, input, error) {
   event.preventDefault();
   error.clear();
   const key = input.value.trim();
+  let whoami;
   try {
-    await api('GET', probePath, undefined, { key, quiet: true });
+    whoami = await api('GET', probePath, undefined, { key, quiet: true });
   } catch (failure) {
     const reason =
       failure.status === 401
@@ -107,7 +111,7 @@ async function signIn(event, input, error) {
           ? 'A master key is required: this gateway has MASTER_KEY set.'
           : `The gateway refused this key: ${failure.message}`
         : failure.status === 403
-          ? `This is a managed API key; the dashboard needs the master key. (${failure.message})`
+          ? `This key may not use the dashboard: it needs the master key or a key with the admin or viewer role. (${failure.message})`
           : failure.message;
     error.show(reason);
     input.select();
@@ -115,7 +119,7 @@ async function signIn(event, input, error) {
   }
   storeKey(key);
   if (!location.hash) history.replaceState(null, '', '#/rate-limits');
-  showShell();
+  showShell(whoami.role);
 }
 
 function signOut() {
@@ -123,7 +127,9 @@ function signOut() {
   showSignIn('Signed out.');
 }
 
-function showShell() {
+/** `role`: `admin` shows everything; `viewer` hides every write control (marked `data-write`). */
+function showShell(role) {
+  const readOnly = role !== 'admin';
   const navigation = h(
     'nav',
     { class: 'nav', 'aria-label': 'Pages' },
@@ -140,9 +146,10 @@ function showShell() {
       'Model Gateway',
     ),
     navigation,
+    readOnly ? h('span', { class: 'badge role-badge', title: 'This key has the viewer role', text: 'Read-only' }) : null,
     h('button', { type: 'button', class: 'ghost sign-out', text: 'Sign out', onclick: signOut }),
   );
-  replace(root, h('div', { class: 'shell' }, header, main));
+  replace(root, h('div', { class: readOnly ? 'shell read-only' : 'shell', dataset: { role } }, header, main));
   route();
 }
 

@@ -36,7 +36,7 @@ function createForm(created, reload) {
   const submit = h('button', { type: 'submit', class: 'primary', text: 'Create key' });
   const form = h(
     'form',
-    { class: 'inline-form', novalidate: true, dataset: { testid: 'create-key' } },
+    { 'data-write': true, class: 'inline-form', novalidate: true, dataset: { testid: 'create-key' } },
     h(
       'div',
       { class: 'form-grid' },
@@ -131,7 +131,13 @@ function keysTable(keys, reload) {
           'td',
           { class: 'row-actions' },
           key.active
-            ? h('button', { type: 'button', class: 'small danger-outline', text: 'Deactivate', onclick: () => deactivate(key, reload) })
+            ? h('button', {
+                'data-write': true,
+                type: 'button',
+                class: 'small danger-outline',
+                text: 'Deactivate',
+                onclick: () => deactivate(key, reload),
+              })
             : null,
         ),
       ),

@@ -19,7 +19,13 @@ export function budgetsSection() {
       newButton.disabled = Boolean(error.featureOff);
     }
   };
-  const newButton = h('button', { type: 'button', class: 'primary', text: 'New budget', onclick: () => budgetDialog(null, load) });
+  const newButton = h('button', {
+    'data-write': true,
+    type: 'button',
+    class: 'primary',
+    text: 'New budget',
+    onclick: () => budgetDialog(null, load),
+  });
   load();
   return section('Budgets', [newButton], holder);
 }
@@ -51,8 +57,20 @@ function budgetsTable(budgets, reload) {
           readOnly
             ? null
             : [
-                h('button', { type: 'button', class: 'small', text: 'Edit', onclick: () => budgetDialog(budget, reload) }),
-                h('button', { type: 'button', class: 'small danger-outline', text: 'Delete', onclick: () => deleteBudget(budget, reload) }),
+                h('button', {
+                  'data-write': true,
+                  type: 'button',
+                  class: 'small',
+                  text: 'Edit',
+                  onclick: () => budgetDialog(budget, reload),
+                }),
+                h('button', {
+                  'data-write': true,
+                  type: 'button',
+                  class: 'small danger-outline',
+                  text: 'Delete',
+                  onclick: () => deleteBudget(budget, reload),
+                }),
               ],
         ),
       );

@@ -14,8 +14,15 @@ export function mcpPage(main) {
   const serversHolder = h('div', { dataset: { testid: 'mcp-servers' } });
   const virtualHolder = h('div', { dataset: { testid: 'mcp-virtual-servers' } });
   const buttons = {
-    server: h('button', { type: 'button', class: 'primary', text: 'Add server', onclick: () => serverDialog(null, load) }),
+    server: h('button', {
+      'data-write': true,
+      type: 'button',
+      class: 'primary',
+      text: 'Add server',
+      onclick: () => serverDialog(null, load),
+    }),
     virtual: h('button', {
+      'data-write': true,
       type: 'button',
       class: 'primary',
       text: 'New virtual server',
@@ -82,8 +89,15 @@ function serversTable(servers, reload) {
           { class: 'row-actions' },
           server.managed
             ? [
-                h('button', { type: 'button', class: 'small', text: 'Edit', onclick: () => serverDialog(server, reload) }),
                 h('button', {
+                  'data-write': true,
+                  type: 'button',
+                  class: 'small',
+                  text: 'Edit',
+                  onclick: () => serverDialog(server, reload),
+                }),
+                h('button', {
+                  'data-write': true,
                   type: 'button',
                   class: 'small danger-outline',
                   text: 'Delete',
@@ -134,12 +148,14 @@ function virtualTable(state, reload) {
           virtual.managed
             ? [
                 h('button', {
+                  'data-write': true,
                   type: 'button',
                   class: 'small',
                   text: 'Edit',
                   onclick: () => virtualServerDialog(virtual, state.servers, reload),
                 }),
                 h('button', {
+                  'data-write': true,
                   type: 'button',
                   class: 'small danger-outline',
                   text: 'Delete',

@@ -22,6 +22,7 @@ export function modelsPage(main) {
     }
   };
   const newButton = h('button', {
+    'data-write': true,
     type: 'button',
     class: 'primary',
     text: 'New virtual model',
@@ -76,12 +77,19 @@ function virtualTable(state, reload) {
             ? null
             : [
                 h('button', {
+                  'data-write': true,
                   type: 'button',
                   class: 'small',
                   text: 'Edit',
                   onclick: () => virtualModelDialog(model, catalogOf(state.rows), reload),
                 }),
-                h('button', { type: 'button', class: 'small danger-outline', text: 'Delete', onclick: () => deleteVirtual(model, reload) }),
+                h('button', {
+                  'data-write': true,
+                  type: 'button',
+                  class: 'small danger-outline',
+                  text: 'Delete',
+                  onclick: () => deleteVirtual(model, reload),
+                }),
               ],
         ),
       );

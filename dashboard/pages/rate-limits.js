@@ -13,8 +13,15 @@ export function rateLimitsPage(main) {
   const state = { rules: [], serverTime: null, loaded: false };
   const holder = h('div', { class: 'card', dataset: { testid: 'rules' } });
   const updated = h('span', { class: 'live muted', 'aria-live': 'off' });
-  const newButton = h('button', { type: 'button', class: 'primary', text: 'New rule', onclick: () => createRule(state, show) });
+  const newButton = h('button', {
+    'data-write': true,
+    type: 'button',
+    class: 'primary',
+    text: 'New rule',
+    onclick: () => createRule(state, show),
+  });
   const resetAllButton = h('button', {
+    'data-write': true,
     type: 'button',
     class: 'danger-outline',
     text: 'Reset all counters',
@@ -87,11 +94,19 @@ function ruleRow(rule, state, show) {
     h(
       'td',
       { class: 'row-actions' },
-      readOnly ? null : h('button', { type: 'button', class: 'small', text: 'Edit', onclick: () => editRule(rule, state, show) }),
-      h('button', { type: 'button', class: 'small ghost', text: 'Reset', onclick: () => resetRule(rule, show) }),
       readOnly
         ? null
-        : h('button', { type: 'button', class: 'small danger-outline', text: 'Delete', onclick: () => deleteRule(rule, show) }),
+        : h('button', { 'data-write': true, type: 'button', class: 'small', text: 'Edit', onclick: () => editRule(rule, state, show) }),
+      h('button', { 'data-write': true, type: 'button', class: 'small ghost', text: 'Reset', onclick: () => resetRule(rule, show) }),
+      readOnly
+        ? null
+        : h('button', {
+            'data-write': true,
+            type: 'button',
+            class: 'small danger-outline',
+            text: 'Delete',
+            onclick: () => deleteRule(rule, show),
+          }),
     ),
   );
 }

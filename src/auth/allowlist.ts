@@ -42,7 +42,10 @@ export function listedModelAllowed(principal: Principal, entry: { readonly id: s
   const allowed = principal.allowedModels;
   if (allowed === undefined || allowed === null) return true;
   if (entry.owned_by === 'virtual') return modelAllowed(allowed, { virtual: entry.id });
-  return modelAllowed(allowed, { instance: entry.owned_by, model: entry.id.slice(entry.owned_by.length + 1) });
+  // `GET /v1/models/{id}` may name a model bare (`mock-model`) rather than `<instance>/<model>`.
+  const prefix = `${entry.owned_by}/`;
+  const model = entry.id.startsWith(prefix) ? entry.id.slice(prefix.length) : entry.id;
+  return modelAllowed(allowed, { instance: entry.owned_by, model });
 }
 
 const listingPaths = ['/v1/models', '/v1beta/models'];

@@ -9,6 +9,7 @@ import type { ServerOptions } from 'node:http';
 import type { Logger } from 'pino';
 import { registerApiKeyRoutes } from '../admin/api-keys-routes.ts';
 import { registerAuditRoutes } from '../admin/audit-routes.ts';
+import { registerWhoamiRoute } from '../admin/whoami-route.ts';
 import { installAdminAudit } from '../audit/admin-audit.ts';
 import { registerBudgetRoutes } from '../admin/budgets-routes.ts';
 import { registerRateLimitRoutes } from '../admin/rate-limits-routes.ts';
@@ -246,6 +247,7 @@ function registerAdminApi(admin: FastifyInstance, dependencies: ServerDependenci
   );
   installAdminAudit(admin, { store: dependencies.storage.audit, logger: dependencies.logger });
   registerAuditRoutes(admin, dependencies.storage.audit);
+  registerWhoamiRoute(admin);
   registerApiKeyRoutes(admin, dependencies.apiKeys);
   registerBudgetRoutes(admin, dependencies.budgets);
   registerUsageRoutes(admin, dependencies.usageEnabled ? dependencies.storage.usage : null);

@@ -135,6 +135,29 @@ describe('managed key access, rotation and scoped admin', () => {
     expect(await modelsStatus(viewer.key)).toBe(200);
   });
 
+  it('GET /admin/whoami names the admin credential and its role (the dashboard hides what a viewer may not do)', async () => {
+    const viewer = await create({ name: 'whoami-viewer', role: 'viewer' });
+    const admin = await create({ name: 'whoami-admin', role: 'admin' });
+    const user = await create({ name: 'whoami-user' });
+    expect(await callJson(gateway, '/admin/whoami', 200)).toEqual({ kind: 'master', role: 'admin', key_id: null });
+    expect(await callJson(gateway, '/admin/whoami', 200, { token: viewer.key })).toEqual({
+      kind: 'api_key',
+      role: 'viewer',
+      key_id: viewer.id,
+    });
+    expect(await callJson(gateway, '/admin/whoami', 200, { token: admin.key })).toEqual({
+      kind: 'api_key',
+      role: 'admin',
+      key_id: admin.id,
+    });
+    expectEnvelope(await call(gateway, '/admin/whoami', { token: user.key }), {
+      status: 403,
+      type: 'permission_error',
+      code: 'admin_required',
+    });
+    expectEnvelope(await call(gateway, '/admin/whoami', { token: 'wrong' }), { status: 401, type: 'authentication_error' });
+  });
+
   it('the rate_limit and budget shorthand makes rules on the key user path, validated and audited like the admin calls', async () => {
     const key = await create({
       name: 'limited',

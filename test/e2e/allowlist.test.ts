@@ -116,4 +116,17 @@ virtual_models:
     const all = parseJson((await call(gateway, '/v1/models')).text)['data'] as Array<{ id: string }>;
     expect(all.map((model) => model.id).sort()).toEqual(['openai/mock-model', 'openai/mock-other', 'smart']);
   });
+
+  it('/v1/models/{id} answers a model outside the allowlist with 404 model_not_found', async () => {
+    expect((await client(narrow).models.retrieve('openai/mock-model')).owned_by).toBe('openai');
+    expect((await client(narrow).models.retrieve('mock-model')).id).toBe('mock-model');
+    expect((await client(narrow).models.retrieve('smart')).owned_by).toBe('virtual');
+    for (const id of ['openai/mock-other', 'mock-other']) {
+      const thrown = await rejectionOf(client(narrow).models.retrieve(id));
+      expectClientError(thrown, { status: 404, type: 'not_found_error', code: 'model_not_found' });
+    }
+    const virtual = await call(gateway, '/v1/models/smart', { token: wildcard });
+    expectEnvelope(virtual, { status: 404, type: 'not_found_error', code: 'model_not_found' });
+    expect((await call(gateway, '/v1/models/openai%2Fmock-other', { token: wildcard })).status).toBe(200);
+  });
 });
