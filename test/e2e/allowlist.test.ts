@@ -129,4 +129,11 @@ virtual_models:
     expectEnvelope(virtual, { status: 404, type: 'not_found_error', code: 'model_not_found' });
     expect((await call(gateway, '/v1/models/openai%2Fmock-other', { token: wildcard })).status).toBe(200);
   });
+
+  it("the Gemini dialect's model lookup follows the allowlist too", async () => {
+    expect((await call(gateway, '/v1beta/models/openai/mock-model', { token: narrow })).status).toBe(200);
+    const refused = await call(gateway, '/v1beta/models/openai/mock-other', { token: narrow });
+    expect(refused.status).toBe(404);
+    expect(parseJson(refused.text)['error']).toMatchObject({ code: 404, status: 'NOT_FOUND' });
+  });
 });

@@ -67,7 +67,12 @@ function registerGeminiModelRoutes(app: FastifyInstance, catalog: ModelCatalog, 
   }));
   app.get('/v1beta/models/*', async (request) => {
     const id = modelIdOf(request.url, '/v1beta/models/');
-    return toGeminiModel(await lookUpModel(id.startsWith('models/') ? id.slice('models/'.length) : id, catalog, virtualModels));
+    const entry = await lookUpModel(id.startsWith('models/') ? id.slice('models/'.length) : id, catalog, virtualModels);
+    // Outside the caller's model allowlist: 404 like a model that does not exist.
+    if (!listedModelAllowed(request.principal, entry)) {
+      throw notFound(`model "${id}" is not served by any configured provider`, { code: 'model_not_found', param: 'model' });
+    }
+    return toGeminiModel(entry);
   });
 }
 
