@@ -5,7 +5,7 @@ export interface ModerationOptions {
   /** The configured provider instance whose `/moderations` judges the input. */
   provider: string;
   model: string;
-  /** Only these categories block; empty: any flagged answer blocks. */
+  /** Only these categories block; empty: every flagged answer blocks. */
   categories: readonly string[];
   timeoutMs: number;
   /** When the check cannot be made (network, timeout, non-2xx): pass (true) or block (false). */

@@ -102,7 +102,7 @@ export class Authenticator {
   }
 
   /**
-   * For /admin: the master key, or a credential whose role allows the method (`admin`: any,
+   * For /admin: the master key, or a credential whose role allows the method (`admin`: every method,
    * `viewer`: GET and HEAD; `user`: none). Without a master key the admin API stays reachable
    * (the gateway then binds loopback unless HOST says otherwise), but a presented credential
    * must still be valid and its role must allow the call.

@@ -11,7 +11,7 @@ export interface ApiKeyRow {
   readonly createdAt: number;
   readonly expiresAt: number | null;
   readonly deactivatedAt: number | null;
-  /** Models the key may ask for; null: any. */
+  /** Models the key may ask for; null: every model. */
   readonly allowedModels: readonly string[] | null;
   /** Endpoints (model endpoints, `/mcp`, MCP server names) the key may call; null: all. */
   readonly allowedEndpoints: readonly string[] | null;
