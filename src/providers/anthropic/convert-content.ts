@@ -1,4 +1,4 @@
-import { invalidRequest, type GatewayError } from '../../errors/gateway-error.ts';
+import { malformed, unsupportedFor } from '../request-errors.ts';
 import { isRecord, type DocumentBlock, type ImageBlock, type ImageSource, type TextBlock } from './wire.ts';
 
 /** Blocks a user (or tool) turn may carry. */
@@ -7,13 +7,9 @@ export type InputBlock = TextBlock | ImageBlock | DocumentBlock;
 const imageMediaTypes = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 
 /** A request the target cannot honour: 400 naming the field and the instance (field ladder rule 5). */
-export function unsupported(what: string, param: string, provider: string): GatewayError {
-  return invalidRequest(`${what} is not supported by provider ${provider} (anthropic)`, { param, code: 'unsupported_parameter' });
-}
+export const unsupported = unsupportedFor('anthropic');
 
-export function malformed(message: string, param: string): GatewayError {
-  return invalidRequest(message, { param, code: 'invalid_body' });
-}
+export { malformed };
 
 /**
  * OpenAI message content (a string, null, or an array of parts) as Anthropic blocks.

@@ -1,4 +1,4 @@
-import { invalidRequest, type GatewayError } from '../../errors/gateway-error.ts';
+import { malformed, unsupportedFor } from '../request-errors.ts';
 import { isRecord, type ContentBlock } from './wire.ts';
 
 const imageFormats = new Set(['png', 'jpeg', 'gif', 'webp']);
@@ -16,13 +16,9 @@ const documentFormats: Readonly<Record<string, string>> = {
 };
 
 /** A request the target cannot honour: 400 naming the field and the instance. */
-export function unsupported(what: string, param: string, provider: string): GatewayError {
-  return invalidRequest(`${what} is not supported by provider ${provider} (bedrock)`, { param, code: 'unsupported_parameter' });
-}
+export const unsupported = unsupportedFor('bedrock');
 
-export function malformed(message: string, param: string): GatewayError {
-  return invalidRequest(message, { param, code: 'invalid_body' });
-}
+export { malformed };
 
 /**
  * OpenAI message content (a string, null, or an array of parts) as Converse blocks: text,
