@@ -1,3 +1,4 @@
+import { loadTokenCounter } from '../core/tokenizer.ts';
 import type { GuardrailSettings } from '../config/guardrails.ts';
 import type { ChatRequestBody, ProviderAdapter } from '../providers/provider.ts';
 import { moderationCheck } from './moderation.ts';
@@ -26,7 +27,7 @@ export function buildGuardrail(
   const base = { name: settings.name, type: settings.type, mode: settings.mode, scope: settings.scope };
   if (settings.type === 'max_input_tokens') {
     const limit = settings.maxTokens;
-    void loadCounter(); // at start-up, not on the first request
+    void loadTokenCounter(); // at start-up, not on the first request
     return {
       ...base,
       kind: 'request',
@@ -60,15 +61,9 @@ function finderOf(
   return compileDenyList(settings.terms, settings.patterns);
 }
 
-type Counter = (text: string) => number;
-let counter: Promise<Counter> | undefined;
-
-const loadCounter = (): Promise<Counter> =>
-  (counter ??= import('gpt-tokenizer/encoding/o200k_base').then((module) => module.countTokens as Counter));
-
 /** Tokens of every text of the request (o200k_base, loaded on first use). */
 async function countTokens(body: ChatRequestBody): Promise<number> {
-  const count = await loadCounter();
+  const count = await loadTokenCounter();
   let total = 0;
   for (const text of chatTexts(body)) total += count(text);
   return total;

@@ -1,19 +1,10 @@
+import { loadTokenCounter } from '../../core/tokenizer.ts';
 import { isObject, type JsonObject } from './wire.ts';
 
 /** Tokens counted for an image or a PDF, which are not text (Anthropic's images top out near 1,600). */
 const imageTokens = 1600;
 /** Framing tokens per message (role, separators), as chat formats add. */
 const messageOverhead = 4;
-
-type Counter = (text: string) => number;
-
-let counter: Promise<Counter> | null = null;
-
-/** The o200k_base tokenizer, loaded on first use (it takes most of a second to load). */
-function loadCounter(): Promise<Counter> {
-  counter ??= import('gpt-tokenizer/encoding/o200k_base').then((module) => module.countTokens as Counter);
-  return counter;
-}
 
 /**
  * An estimate of a Messages request's input tokens for providers without a native count:
@@ -22,7 +13,7 @@ function loadCounter(): Promise<Counter> {
  * framing per message and a flat count per image or document that is not text.
  */
 export async function estimateInputTokens(body: JsonObject): Promise<number> {
-  const count = await loadCounter();
+  const count = await loadTokenCounter();
   const texts: string[] = [];
   let fixed = 0;
   const add = (value: unknown): void => {

@@ -1,3 +1,4 @@
+import { loadTokenCounter } from '../../core/tokenizer.ts';
 import type { ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
 import { runModelCall, type ModelCallOutcome } from '../../gateway/model-call.ts';
 import type { RequestContext } from '../../gateway/request-context.ts';
@@ -7,16 +8,6 @@ export const countTokensEndpoint = '/v1beta/models:countTokens';
 
 /** Tokens Gemini counts for an image (and the gateway for any non-text part). */
 const mediaTokens = 258;
-
-type Counter = (text: string) => number;
-
-let counter: Promise<Counter> | null = null;
-
-/** The o200k_base tokenizer, loaded on first use. */
-function loadCounter(): Promise<Counter> {
-  counter ??= import('gpt-tokenizer/encoding/o200k_base').then((module) => module.countTokens as Counter);
-  return counter;
-}
 
 /**
  * `:countTokens` under the model pipeline (limits, budgets, a usage record without usage):
@@ -40,7 +31,7 @@ export function runCountTokens(
 }
 
 export async function estimateTokens(body: JsonObject): Promise<number> {
-  const count = await loadCounter();
+  const count = await loadTokenCounter();
   const texts: string[] = [];
   let fixed = 0;
   const contents = [field(body, 'systemInstruction'), ...(body['contents'] as unknown[])];
