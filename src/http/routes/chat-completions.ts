@@ -1,19 +1,11 @@
+import { cacheModeOf } from './cache-mode.ts';
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { runChatCompletion, type CacheMode, type ChatOutcome, type ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
+import { runChatCompletion, type ChatOutcome, type ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
 import { requestContextOf } from '../request-context.ts';
 import { relayChatStream } from '../../streaming/relay-chat-stream.ts';
-import { cacheDirectives } from '../../cache/cache-key.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { clientClosedRequest } from '../client-abort.ts';
-
-const noCache: CacheMode = { lookup: false, store: false };
-
-/** What the client's Cache-Control allows: `no-cache` skips the lookup, `no-store` both. */
-function cacheModeOf(headers: FastifyRequest['headers']): CacheMode {
-  const directives = cacheDirectives(headers);
-  return { lookup: !directives.noCache && !directives.noStore, store: !directives.noStore };
-}
 
 const streamHeaders = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -26,7 +18,7 @@ const streamHeaders = {
 export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipelineDependencies): void {
   app.post('/v1/chat/completions', async (request, reply) => {
     const context = requestContextOf(request, reply);
-    const cacheMode = dependencies.cache === null ? noCache : cacheModeOf(request.headers);
+    const cacheMode = cacheModeOf(request.headers, dependencies.cache !== null);
     let outcome: ChatOutcome;
     try {
       outcome = await runChatCompletion(jsonBodyOf(request.body), context, dependencies, cacheMode);

@@ -1,7 +1,7 @@
+import { cacheModeOf } from './cache-mode.ts';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { listedModelAllowed } from '../../auth/allowlist.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { cacheDirectives } from '../../cache/cache-key.ts';
 import type { CachedResponse } from '../../cache/response-cache.ts';
 import { toChatRequest } from '../../dialects/gemini/convert-request.ts';
 import { runCountTokens } from '../../dialects/gemini/count-tokens.ts';
@@ -13,7 +13,7 @@ import { relayGeminiStream, type Framing } from '../../dialects/gemini/stream-re
 import { GeminiStreamTranslator } from '../../dialects/gemini/stream-translator.ts';
 import { isObject } from '../../dialects/gemini/wire.ts';
 import { notFound } from '../../errors/gateway-error.ts';
-import { runChatCompletion, type CacheMode, type ChatOutcome, type ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
+import { runChatCompletion, type ChatOutcome, type ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
 import { runEmbeddings } from '../../gateway/embeddings.ts';
 import { listModels, lookUpModel, modelIdOf } from '../../gateway/model-lookup.ts';
 import type { ModelCatalog } from '../../routing/model-catalog.ts';
@@ -81,12 +81,6 @@ function framingOf(request: FastifyRequest): Framing {
   return isObject(query) && query['alt'] === 'sse' ? 'sse' : 'json';
 }
 
-function cacheModeOf(request: FastifyRequest, cacheEnabled: boolean): CacheMode {
-  if (!cacheEnabled) return { lookup: false, store: false };
-  const directives = cacheDirectives(request.headers);
-  return { lookup: !directives.noCache && !directives.noStore, store: !directives.noStore };
-}
-
 async function generate(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -97,7 +91,7 @@ async function generate(
   const chat = toChatRequest(jsonBodyOf(request.body), model, framing !== null);
   const context = requestContextOf(request, reply);
   const endpoint = `/v1beta/models:${framing === null ? 'generateContent' : 'streamGenerateContent'}`;
-  const cacheMode = cacheModeOf(request, dependencies.cache !== null);
+  const cacheMode = cacheModeOf(request.headers, dependencies.cache !== null);
   const outcome: ChatOutcome = await runChatCompletion(chat, context, dependencies, cacheMode, endpoint).catch((error: unknown) => {
     throw context.abort.aborted ? clientClosedRequest() : error;
   });

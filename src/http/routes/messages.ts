@@ -1,6 +1,6 @@
+import { cacheModeOf } from './cache-mode.ts';
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { cacheDirectives } from '../../cache/cache-key.ts';
 import type { CachedResponse } from '../../cache/response-cache.ts';
 import { relayNativeMessagesStream } from '../../dialects/anthropic-messages/native-stream-relay.ts';
 import {
@@ -11,7 +11,7 @@ import {
 } from '../../dialects/anthropic-messages/run-messages.ts';
 import { relayMessagesStream } from '../../dialects/anthropic-messages/stream-relay.ts';
 import { MessagesStreamTranslator } from '../../dialects/anthropic-messages/stream-translator.ts';
-import type { CacheMode, ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
+import type { ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
 import type { RelayResult } from '../../streaming/relay-chat-stream.ts';
 import { clientClosedRequest } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';
@@ -27,13 +27,6 @@ const streamHeaders = {
   'x-accel-buffering': 'no',
 };
 
-/** What the client's Cache-Control allows: `no-cache` skips the lookup, `no-store` both. */
-function cacheModeOf(request: FastifyRequest, cacheEnabled: boolean): CacheMode {
-  if (!cacheEnabled) return { lookup: false, store: false };
-  const directives = cacheDirectives(request.headers);
-  return { lookup: !directives.noCache && !directives.noStore, store: !directives.noStore };
-}
-
 /**
  * `POST /v1/messages`: Anthropic's Messages dialect in and out, any provider behind
  * (run-messages.ts): instances that speak it get the request natively and their answer is
@@ -47,7 +40,7 @@ export function registerMessagesRoutes(app: FastifyInstance, dependencies: ChatP
     const messages = readMessagesRequest(jsonBodyOf(request.body), messagesApiHeaders(request));
     const context = requestContextOf(request, reply);
     const signal = context.signal;
-    const cacheMode = cacheModeOf(request, dependencies.cache !== null);
+    const cacheMode = cacheModeOf(request.headers, dependencies.cache !== null);
     const outcome = await runMessages(messages, context, dependencies, cacheMode).catch((error: unknown) => {
       throw signal.aborted ? clientClosedRequest() : error;
     });
