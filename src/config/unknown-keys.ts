@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isJsonObject as isPlainObject } from '../core/json.ts';
 
 /**
  * Dotted paths of the keys in a raw configuration document that its schema does not know, at any
@@ -36,8 +37,4 @@ function unwrap(schema: z.ZodType): z.ZodType {
 function acceptsAnyKey(schema: z.ZodObject): boolean {
   const catchall = schema._zod.def.catchall;
   return catchall !== undefined && !(catchall instanceof z.ZodNever);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

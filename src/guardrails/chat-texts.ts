@@ -1,8 +1,7 @@
 import type { ChatRequestBody } from '../providers/provider.ts';
+import { isJsonObject as isObject } from '../core/json.ts';
 
 type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Every text a chat request sends: message contents and their text parts. */
 export function* chatTexts(body: ChatRequestBody): Generator<string> {

@@ -1,6 +1,6 @@
-type Json = Record<string, unknown>;
+import { isJsonObject as isObject } from '../core/json.ts';
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+type Json = Record<string, unknown>;
 
 /** The schema of a request's `response_format: {type: "json_schema", json_schema: {schema}}`, or null. */
 export function requestedSchema(body: Json): Json | null {

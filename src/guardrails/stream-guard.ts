@@ -2,6 +2,7 @@ import { Transform, type Readable } from 'node:stream';
 import { SseParser, type SseEvent } from '../streaming/sse-parser.ts';
 import { scan } from './text-scan.ts';
 import type { Span, TextGuardrail } from './types.ts';
+import { isJsonObject as isObject } from '../core/json.ts';
 
 /** Applies a guardrail's decision to text about to be released: the text to send, or throws to block. */
 export type Decide = (guardrail: TextGuardrail, text: string, spans: readonly Span[]) => string;
@@ -55,7 +56,6 @@ export class StreamRedactor {
 }
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Rewrites the chunks of one stream: each choice's content through its own StreamRedactor. */
 class GuardedChunks {

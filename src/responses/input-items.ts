@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { invalidRequest, notFound } from '../errors/gateway-error.ts';
 import type { ResponseItem } from './response-store.ts';
-
-const isRecord = (value: unknown): value is ResponseItem => typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isJsonObject as isRecord } from '../core/json.ts';
 
 /** Id prefixes OpenAI uses for the items it stores. */
 const idPrefixes: Readonly<Record<string, string>> = {

@@ -4,9 +4,7 @@
 
 export type JsonObject = Record<string, unknown>;
 
-export function isRecord(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isJsonObject as isRecord } from '../../core/json.ts';
 
 /** One block of a Converse message: exactly one of its keys is set. */
 export interface ContentBlock {

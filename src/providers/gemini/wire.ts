@@ -33,8 +33,6 @@ export interface GenerateContentRequest {
   cachedContent?: string;
 }
 
-export function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isJsonObject as isRecord } from '../../core/json.ts';
 
 export const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
