@@ -6,13 +6,7 @@ import { requestContextOf } from '../request-context.ts';
 import { relayChatStream } from '../../streaming/relay-chat-stream.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { clientClosedRequest } from '../client-abort.ts';
-
-const streamHeaders = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache',
-  connection: 'keep-alive',
-  'x-accel-buffering': 'no',
-};
+import { streamHeaders } from './stream-headers.ts';
 
 /** `POST /v1/chat/completions`, JSON or SSE. */
 export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipelineDependencies): void {

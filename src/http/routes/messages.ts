@@ -17,15 +17,10 @@ import { clientClosedRequest } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { requestContextOf } from '../request-context.ts';
 import { messagesApiHeaders, registerCountTokensRoute } from './messages-count-tokens.ts';
+import { streamHeaders } from './stream-headers.ts';
 
 const endpoint = '/v1/messages';
 const jsonType = 'application/json; charset=utf-8';
-const streamHeaders = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache',
-  connection: 'keep-alive',
-  'x-accel-buffering': 'no',
-};
 
 /**
  * `POST /v1/messages`: Anthropic's Messages dialect in and out, any provider behind

@@ -10,15 +10,9 @@ import type { ChunkOptions } from '../../streaming/chat-chunk.ts';
 import { relayChatStream } from '../../streaming/relay-chat-stream.ts';
 import type { ClientAbort } from '../client-abort.ts';
 import { contentHeadersOf } from './relay-reply.ts';
+import { streamHeaders } from './stream-headers.ts';
 
 /** How the answers of a model call (completions, moderations, images) reach the client. */
-
-const streamHeaders = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache',
-  connection: 'keep-alive',
-  'x-accel-buffering': 'no',
-};
 
 /** Names the executed target in the request's log line; slots are held until the response closes. */
 function settle(request: FastifyRequest, reply: FastifyReply, outcome: ModelCallOutcome<unknown>, abort: ClientAbort): void {

@@ -8,13 +8,7 @@ import { clientClosedRequest } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { requestContextOf } from '../request-context.ts';
 import { registerStoredResponseRoutes } from './stored-responses.ts';
-
-const streamHeaders = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache',
-  connection: 'keep-alive',
-  'x-accel-buffering': 'no',
-};
+import { streamHeaders } from './stream-headers.ts';
 
 /**
  * `POST /v1/responses` (OpenAI's Responses API, JSON or SSE, any provider behind), and the
