@@ -13,4 +13,9 @@ describe('timeOrderedUuid', () => {
     expect([...ids].sort()).toEqual(ids);
     expect(new Set(Array.from({ length: 5000 }, () => timeOrderedUuid())).size).toBe(5000);
   });
+
+  it('sorts ids made within one millisecond in the order they were made', () => {
+    const ids = Array.from({ length: 100 }, () => timeOrderedUuid(1_800_000_000_000));
+    expect([...ids].sort()).toEqual(ids);
+  });
 });
