@@ -36,7 +36,14 @@ interface TotalsRow {
   readonly unpriced_requests: number | string;
 }
 
-const emptyTotalsRow: TotalsRow = { requests: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost_usd: 0, unpriced_requests: 0 };
+const emptyTotalsRow: TotalsRow = {
+  requests: 0,
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  total_tokens: 0,
+  cost_usd: 0,
+  unpriced_requests: 0,
+};
 
 interface GroupRow extends TotalsRow {
   readonly group_key: string | number;
