@@ -14,6 +14,13 @@ import type { DashboardGateway } from './browser-support.ts';
 const stat = (page: Page, label: string) =>
   page.locator('.stat', { has: page.locator('.stat-label', { hasText: label }) }).locator('.stat-value');
 
+/** Sets the usage page's filters through its controls. */
+async function filterUsage(page: Page, userPath: string, groupBy = 'user_path'): Promise<void> {
+  await page.locator('select[name="group_by"]').selectOption(groupBy);
+  await page.locator('input[name="user_path"]').fill(userPath);
+  await page.locator('input[name="user_path"]').press('Enter');
+}
+
 interface UsageAnswer {
   rows: Array<{ key: string; requests: number }>;
 }
@@ -55,7 +62,8 @@ describe.skipIf(!testServices.chromium)('dashboard defects in chromium: usage, r
   it('shows "—", not $0.00, for usage without a price', async () => {
     const { page, context, problems } = await openPage(browser, 1280, 800);
     await signIn(page, sample.gateway);
-    await page.goto(`${sample.gateway.url}/dashboard#/usage?group_by=model&user_path=/unpriced`);
+    await page.goto(`${sample.gateway.url}/dashboard#/usage`);
+    await filterUsage(page, '/unpriced', 'model');
     await page.locator('tr[data-key="free-model"]').waitFor();
     expect(await stat(page, 'Requests').textContent()).toBe('2');
     expect(await stat(page, 'Cost').textContent()).toBe('—');
@@ -111,7 +119,8 @@ describe.skipIf(!testServices.chromium)('dashboard defects in chromium: usage, r
   it('refreshes usage and budgets on its own without taking focus, and not while the tab is hidden', async () => {
     const { page, context, problems } = await openPage(browser, 1280, 800);
     await signIn(page, sample.gateway);
-    await page.goto(`${sample.gateway.url}/dashboard#/usage?user_path=/auto`);
+    await page.goto(`${sample.gateway.url}/dashboard#/usage`);
+    await filterUsage(page, '/auto');
     await page.locator('[data-testid="usage-chart"] .empty').waitFor();
     await page.locator('select[name="metric"]').focus();
     expect(await chatAs(sample.gateway, '/auto/app')).toBe(200);
