@@ -2,7 +2,7 @@
 
 import { api, forgetKey, onUnauthorized, storedKey, storeKey } from './lib/api.js';
 import { h, replace } from './lib/dom.js';
-import { errorLine } from './lib/ui.js';
+import { errorLine, noticeRegion } from './lib/ui.js';
 import { apiKeysPage } from './pages/api-keys.js';
 import { auditPage } from './pages/audit.js';
 import { mcpPage } from './pages/mcp.js';
@@ -44,16 +44,20 @@ async function start() {
   return showSignIn();
 }
 
-/** Whether the admin API answers without a key (no MASTER_KEY configured). */
+/**
+ * Whether the admin API answers without a key (no MASTER_KEY configured), from the dashboard's
+ * own session.json: probing /admin without a key would log a 401 on every sign-in page load.
+ */
 async function adminIsOpen() {
   try {
-    await api('GET', probePath, undefined, { key: '', quiet: true });
-    return true;
+    const response = await fetch('/dashboard/session.json', { cache: 'no-store', credentials: 'omit' });
+    return response.ok && (await response.json()).admin_open === true;
   } catch {
     return false;
   }
 }
 
+/** `message`: an error to show (a refused key), or `{ info }` for a plain notice (signed out). */
 async function showSignIn(message) {
   unmount();
   unmount = () => {};
@@ -67,6 +71,7 @@ async function showSignIn(message) {
     placeholder: 'MASTER_KEY or an admin/viewer key',
   });
   const openNote = h('p', { class: 'banner banner-off', hidden: true });
+  const info = h('p', { class: 'banner banner-info', role: 'status', dataset: { testid: 'signed-out' } });
   const form = h(
     'form',
     { class: 'sign-in card', 'aria-labelledby': 'sign-in-title', onsubmit: (event) => signIn(event, input, error) },
@@ -81,13 +86,16 @@ async function showSignIn(message) {
       class: 'muted',
       text: 'Enter the gateway’s master key, or an API key with the admin or viewer role (read-only). It is kept in this tab only and sent as a bearer token.',
     }),
+    info,
     openNote,
     h('label', { class: 'field', for: 'master-key' }, h('span', { class: 'field-label', text: 'Master key or admin API key' }), input),
     error.element,
     h('button', { type: 'submit', class: 'primary wide', text: 'Sign in' }),
   );
   replace(root, h('main', { class: 'sign-in-page' }, form));
-  if (message) error.show(message);
+  if (typeof message === 'string') error.show(message);
+  info.textContent = message?.info ?? '';
+  info.hidden = !message?.info;
   input.focus();
   if (await adminIsOpen()) {
     openNote.textContent =
@@ -124,7 +132,7 @@ async function signIn(event, input, error) {
 
 function signOut() {
   forgetKey();
-  showSignIn('Signed out.');
+  showSignIn({ info: 'You are signed out. Sign in again to continue.' });
 }
 
 /** `role`: `admin` shows everything; `viewer` hides every write control (marked `data-write`). */
@@ -149,7 +157,9 @@ function showShell(role) {
     readOnly ? h('span', { class: 'badge role-badge', title: 'This key has the viewer role', text: 'Read-only' }) : null,
     h('button', { type: 'button', class: 'ghost sign-out', text: 'Sign out', onclick: signOut }),
   );
-  replace(root, h('div', { class: readOnly ? 'shell read-only' : 'shell', dataset: { role } }, header, main));
+  // The header and the notices band under it stay at the top (notices never cover the page).
+  const top = h('div', { class: 'top' }, header, noticeRegion());
+  replace(root, h('div', { class: readOnly ? 'shell read-only' : 'shell', dataset: { role } }, top, main));
   route();
 }
 
@@ -161,8 +171,6 @@ function route() {
   for (const link of document.querySelectorAll('.nav a')) {
     if (link.dataset.page === page.hash) {
       link.setAttribute('aria-current', 'page');
-      // On a narrow screen the navigation scrolls sideways: keep the current page in view.
-      link.scrollIntoView({ block: 'nearest', inline: 'nearest' });
     } else link.removeAttribute('aria-current');
   }
   unmount();

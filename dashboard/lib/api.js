@@ -43,9 +43,10 @@ export function onUnauthorized(listener) {
 
 /**
  * One admin API call. Resolves with the parsed JSON; rejects with an ApiError carrying the
- * envelope's message. `key` overrides the stored key (used to probe at sign-in).
+ * envelope's message. `key` overrides the stored key (used to probe at sign-in); `signal`
+ * (an AbortSignal) cancels the call, which then rejects with an AbortError (see `aborted`).
  */
-export async function api(method, path, body, { key = storedKey(), quiet = false } = {}) {
+export async function api(method, path, body, { key = storedKey(), quiet = false, signal } = {}) {
   const headers = { accept: 'application/json' };
   if (key) headers.authorization = `Bearer ${key}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -57,8 +58,10 @@ export async function api(method, path, body, { key = storedKey(), quiet = false
       body: body === undefined ? undefined : JSON.stringify(body),
       cache: 'no-store',
       credentials: 'omit',
+      signal,
     });
-  } catch {
+  } catch (error) {
+    if (aborted(error)) throw error;
     throw new ApiError('The gateway cannot be reached. Is it running?');
   }
   const text = await response.text();
@@ -67,6 +70,11 @@ export async function api(method, path, body, { key = storedKey(), quiet = false
   const error = toApiError(response.status, parsed, text);
   if (response.status === 401 && !quiet) for (const listener of listeners) listener(error);
   throw error;
+}
+
+/** Whether `error` is the rejection of a call cancelled through its AbortSignal. */
+export function aborted(error) {
+  return error?.name === 'AbortError';
 }
 
 function parseJson(text) {

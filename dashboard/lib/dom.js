@@ -58,9 +58,13 @@ export function field(label, control, hint) {
   );
 }
 
+/** The name of a column given as '' (the row buttons): read by screen readers, not shown. */
+const actionsHeader = 'Actions';
+
 /**
  * A table inside a horizontally scrolling wrapper. Each cell is labelled with its column
- * (`data-label`), so that on narrow screens the stylesheet can show every row as a card.
+ * (`data-label`), so that on narrow screens the stylesheet can show every row as a card. A
+ * header '' (the row buttons' column) is named "Actions" for assistive technology only.
  */
 export function table(headers, rows, options = {}) {
   for (const row of rows) {
@@ -82,7 +86,11 @@ export function table(headers, rows, options = {}) {
         h(
           'tr',
           {},
-          headers.map((header) => h('th', { scope: 'col', text: header })),
+          headers.map((header) =>
+            header === ''
+              ? h('th', { scope: 'col' }, h('span', { class: 'visually-hidden', text: actionsHeader }))
+              : h('th', { scope: 'col', text: header }),
+          ),
         ),
       ),
       h('tbody', {}, rows),
@@ -100,8 +108,8 @@ export function badge(text, tone = 'neutral') {
   return h('span', { class: ['badge', `badge-${tone}`], text });
 }
 
-/** A usage bar: `used` of `cap` (no bar without a cap). */
-export function meter(used, cap) {
+/** A usage bar: `used` of `cap` (no bar without a cap); `label` names it ("Requests used"). */
+export function meter(used, cap, label) {
   if (cap === null || cap === undefined || cap <= 0) return null;
   const ratio = Math.min(1, used / cap);
   const tone = ratio >= 1 ? 'full' : ratio >= 0.8 ? 'high' : 'ok';
@@ -110,7 +118,68 @@ export function meter(used, cap) {
   bar.style.width = `${(ratio * 100).toFixed(1)}%`;
   return h(
     'span',
-    { class: 'meter', role: 'meter', 'aria-valuemin': '0', 'aria-valuemax': String(cap), 'aria-valuenow': String(used) },
+    {
+      class: 'meter',
+      role: 'meter',
+      'aria-label': label,
+      'aria-valuemin': '0',
+      'aria-valuemax': String(cap),
+      'aria-valuenow': String(used),
+      'aria-valuetext': `${used} of ${cap}`,
+    },
     bar,
   );
+}
+
+/**
+ * Shows `fresh` (a table from table(), or anything else) in `holder`. When `holder` already shows
+ * a table with the same columns, its rows are updated in place (matched by their data-*
+ * attributes) and only the cells that changed are replaced, so that a focused button survives a
+ * refresh. Row buttons must therefore look their data up when clicked, not capture it.
+ */
+export function patch(holder, fresh) {
+  const current = holder.firstElementChild;
+  if (holder.childElementCount !== 1 || !sameTable(current, fresh)) return replace(holder, fresh);
+  patchRows(current.querySelector('tbody'), fresh.querySelector('tbody'));
+  return holder;
+}
+
+function sameTable(current, fresh) {
+  const heads = (element) => (element.classList.contains('table-wrap') ? element.querySelector('thead')?.textContent : undefined);
+  return (
+    heads(current) !== undefined &&
+    heads(current) === heads(fresh) &&
+    current.getAttribute('aria-label') === fresh.getAttribute('aria-label')
+  );
+}
+
+const rowKey = (row) => JSON.stringify(Object.entries(row.dataset));
+
+function patchRows(body, freshBody) {
+  const existing = new Map([...body.rows].map((row) => [rowKey(row), row]));
+  const wanted = [...freshBody.rows];
+  wanted.forEach((fresh, index) => {
+    const old = existing.get(rowKey(fresh));
+    existing.delete(rowKey(fresh));
+    const row = old && old.cells.length === fresh.cells.length ? old : fresh;
+    // Snapshots: a replaced cell moves out of `fresh`, which shrinks its live `cells`.
+    const freshCells = [...fresh.cells];
+    if (row === old) [...old.cells].forEach((cell, position) => patchNode(cell, freshCells[position]));
+    if (body.rows[index] !== row) body.insertBefore(row, body.rows[index] ?? null);
+  });
+  for (const row of [...body.rows].slice(wanted.length)) row.remove();
+}
+
+/** Makes `node` equal `fresh`, replacing whole subtrees except the path to the focused element. */
+function patchNode(node, fresh) {
+  if (node.isEqualNode(fresh)) return;
+  const focused = node.contains(document.activeElement);
+  if (!focused || node.nodeName !== fresh.nodeName || node.childNodes.length !== fresh.childNodes.length) {
+    node.replaceWith(fresh);
+    return;
+  }
+  for (const { name } of [...node.attributes]) if (!fresh.hasAttribute(name)) node.removeAttribute(name);
+  for (const { name, value } of [...fresh.attributes]) if (node.getAttribute(name) !== value) node.setAttribute(name, value);
+  const freshChildren = [...fresh.childNodes];
+  [...node.childNodes].forEach((child, index) => patchNode(child, freshChildren[index]));
 }

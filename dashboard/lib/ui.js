@@ -22,17 +22,17 @@ export function errorLine() {
 
 /**
  * A modal form. `build(form)` returns the fields; `submit(form)` runs on submit and may
- * throw an ApiError, shown inside the dialog; the dialog closes when it resolves.
+ * throw an ApiError, shown inside the dialog; the dialog closes when it resolves. However it
+ * closes (Cancel, Escape, a save), focus goes back to the control that opened it, or to the
+ * page when that control is gone (a deleted row's button).
  */
 export function formDialog({ title, intro, build, submit, submitLabel = 'Save', danger = false, testId }) {
+  const opener = document.activeElement;
   const error = errorLine();
   const submitButton = h('button', { type: 'submit', class: danger ? 'danger' : 'primary', text: submitLabel });
   const form = h('form', { class: 'dialog-form', method: 'dialog', novalidate: true });
   const dialog = h('dialog', { class: 'dialog', 'aria-label': title, dataset: testId ? { testid: testId } : undefined });
-  const close = () => {
-    dialog.close();
-    dialog.remove();
-  };
+  const close = () => dialog.close();
   const actions = h(
     'div',
     { class: 'actions' },
@@ -60,11 +60,22 @@ export function formDialog({ title, intro, build, submit, submitLabel = 'Save', 
       submitButton.disabled = false;
     }
   });
-  dialog.addEventListener('cancel', () => dialog.remove());
+  // Escape fires `cancel` then `close`; Cancel and a save call close(): one way out for all.
+  dialog.addEventListener('close', () => {
+    dialog.remove();
+    returnFocus(opener);
+  });
   dialog.append(form);
   document.body.append(dialog);
   dialog.showModal();
   return dialog;
+}
+
+/** Focus back on `opener` when it is still in the page, else on the page's main region. */
+export function returnFocus(opener) {
+  const target =
+    opener instanceof window.HTMLElement && opener !== document.body && opener.isConnected ? opener : document.getElementById('content');
+  target?.focus();
 }
 
 /**
@@ -91,16 +102,23 @@ export function confirmAction({ title, message, confirmLabel, typed, action, tes
   });
 }
 
-let noticeRegion = null;
+/**
+ * The region short-lived notices go to: a band under the navigation in the sticky page header
+ * (so a notice never lies over the page's buttons), or one of its own outside the shell.
+ */
+export function noticeRegion() {
+  return h('div', { class: 'notices', id: 'notices', role: 'status', 'aria-live': 'polite' });
+}
 
-/** A short-lived notice at the bottom of the screen ("Rule saved: counters kept"). */
+/** A short-lived notice ("Rule saved: counters kept"), shown for 5 seconds. */
 export function notify(text) {
-  if (noticeRegion === null || !noticeRegion.isConnected) {
-    noticeRegion = h('div', { class: 'notices', role: 'status', 'aria-live': 'polite' });
-    document.body.append(noticeRegion);
+  let region = document.getElementById('notices');
+  if (region === null) {
+    region = noticeRegion();
+    document.body.append(region);
   }
   const note = h('div', { class: 'notice', text });
-  noticeRegion.append(note);
+  region.append(note);
   setTimeout(() => note.remove(), 5000);
 }
 

@@ -2,22 +2,36 @@
 // the amount (the period's spend is kept) and delete manual ones.
 
 import { api } from '../lib/api.js';
-import { badge, empty, field, h, meter, replace, table } from '../lib/dom.js';
+import { badge, empty, field, h, meter, patch, replace, table } from '../lib/dom.js';
 import { dollars, when } from '../lib/format.js';
+import { unreachable } from '../lib/live.js';
 import { confirmAction, failure, formDialog, notify, section } from '../lib/ui.js';
 
 const periods = ['hourly', 'daily', 'weekly', 'monthly'];
 
+/**
+ * The budgets card: `{ element, load }`. `load()` (re)reads the budgets, updating the table in
+ * place, and resolves with whether the gateway answered; after a failure the last table stays.
+ */
 export function budgetsSection() {
   const holder = h('div', { dataset: { testid: 'budgets' } });
+  const shown = { budgets: [], loaded: false };
   const load = async () => {
+    let listing;
     try {
-      replace(holder, budgetsTable((await api('GET', '/admin/budgets')).budgets, load));
-      newButton.disabled = false;
+      listing = await api('GET', '/admin/budgets');
     } catch (error) {
+      if (unreachable(error) && shown.loaded) return false;
       replace(holder, failure(error));
+      shown.loaded = false;
       newButton.disabled = Boolean(error.featureOff);
+      return !unreachable(error);
     }
+    shown.budgets = listing.budgets;
+    shown.loaded = true;
+    patch(holder, budgetsTable(shown, load));
+    newButton.disabled = false;
+    return true;
   };
   const newButton = h('button', {
     'data-write': true,
@@ -26,11 +40,15 @@ export function budgetsSection() {
     text: 'New budget',
     onclick: () => budgetDialog(null, load),
   });
-  load();
-  return section('Budgets', [newButton], holder);
+  return { element: section('Budgets', [newButton], holder), load };
 }
 
-function budgetsTable(budgets, reload) {
+/** The budget as last listed (row buttons look it up when clicked: rows are updated in place). */
+const current = (shown, budget) =>
+  shown.budgets.find((other) => other.user_path === budget.user_path && other.period === budget.period) ?? budget;
+
+function budgetsTable(shown, reload) {
+  const { budgets } = shown;
   if (budgets.length === 0)
     return empty('No budgets. A budget caps the dollars a user path (and everything below it) may spend per period.');
   return table(
@@ -45,7 +63,12 @@ function budgetsTable(budgets, reload) {
         h(
           'td',
           { class: 'usage' },
-          h('div', { class: 'usage-cell' }, h('strong', { text: dollars(budget.spent) }), meter(budget.spent, budget.amount)),
+          h(
+            'div',
+            { class: 'usage-cell' },
+            h('strong', { text: dollars(budget.spent) }),
+            meter(budget.spent, budget.amount, 'Budget spent'),
+          ),
         ),
         h('td', { class: 'number', text: dollars(budget.remaining) }),
         h('td', { class: 'number', text: dollars(budget.amount) }),
@@ -62,7 +85,7 @@ function budgetsTable(budgets, reload) {
                   type: 'button',
                   class: 'small',
                   text: 'Edit',
-                  onclick: () => budgetDialog(budget, reload),
+                  onclick: () => budgetDialog(current(shown, budget), reload),
                 }),
                 h('button', {
                   'data-write': true,

@@ -2,7 +2,7 @@
 // members, conflicts, tool discovery); create, edit, delete the admin-managed ones.
 
 import { api } from '../lib/api.js';
-import { badge, empty, h, replace, table } from '../lib/dom.js';
+import { badge, empty, h, patch, replace, table } from '../lib/dom.js';
 import { count } from '../lib/format.js';
 import { confirmAction, failure, notify, pageHeader, section } from '../lib/ui.js';
 import { serverDialog, virtualServerDialog } from './mcp-forms.js';
@@ -33,8 +33,9 @@ export function mcpPage(main) {
     try {
       const [servers, virtuals] = await Promise.all([api('GET', '/admin/mcp-servers'), api('GET', '/admin/mcp-virtual-servers')]);
       Object.assign(state, { servers, virtuals });
-      replace(serversHolder, serversTable(servers, load));
-      replace(virtualHolder, virtualTable(state, load));
+      // In place: a focused row button survives the refresh.
+      patch(serversHolder, serversTable(state, load));
+      patch(virtualHolder, virtualTable(state, load));
       buttons.server.disabled = buttons.virtual.disabled = false;
     } catch (error) {
       replace(virtualHolder, failure(error));
@@ -58,7 +59,8 @@ export function mcpPage(main) {
 
 const statusTones = { connected: 'ok', connecting: 'warn', error: 'bad' };
 
-function serversTable(servers, reload) {
+function serversTable(state, reload) {
+  const { servers } = state;
   if (servers.length === 0) return empty('No MCP servers. Add one, or declare them in config.yaml (mcp.servers).');
   return table(
     ['Server', 'Transport', 'Endpoint', 'Status', 'Tools', 'Prompts', 'Resources', 'Origin', ''],
@@ -94,7 +96,8 @@ function serversTable(servers, reload) {
                   type: 'button',
                   class: 'small',
                   text: 'Edit',
-                  onclick: () => serverDialog(server, reload),
+                  // Rows are updated in place: the server as last listed.
+                  onclick: () => serverDialog(state.servers.find((other) => other.slug === server.slug) ?? server, reload),
                 }),
                 h('button', {
                   'data-write': true,
@@ -152,7 +155,8 @@ function virtualTable(state, reload) {
                   type: 'button',
                   class: 'small',
                   text: 'Edit',
-                  onclick: () => virtualServerDialog(virtual, state.servers, reload),
+                  onclick: () =>
+                    virtualServerDialog(state.virtuals.find((other) => other.name === virtual.name) ?? virtual, state.servers, reload),
                 }),
                 h('button', {
                   'data-write': true,

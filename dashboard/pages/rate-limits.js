@@ -2,8 +2,9 @@
 // caps (counters kept), move (counters restart), delete, reset one, reset all.
 
 import { api } from '../lib/api.js';
-import { badge, empty, h, meter, replace, table } from '../lib/dom.js';
+import { badge, empty, h, meter, patch, replace, table } from '../lib/dom.js';
 import { count, period, relative } from '../lib/format.js';
+import { every, liveStatus, unreachable } from '../lib/live.js';
 import { confirmAction, failure, formDialog, notify, pageHeader } from '../lib/ui.js';
 import { ruleFields, ruleIdentity } from './rule-form.js';
 
@@ -12,7 +13,7 @@ const refreshMilliseconds = 3000;
 export function rateLimitsPage(main) {
   const state = { rules: [], serverTime: null, loaded: false };
   const holder = h('div', { class: 'card', dataset: { testid: 'rules' } });
-  const updated = h('span', { class: 'live muted', 'aria-live': 'off' });
+  const status = liveStatus();
   const newButton = h('button', {
     'data-write': true,
     type: 'button',
@@ -32,7 +33,7 @@ export function rateLimitsPage(main) {
     pageHeader(
       'Rate limits',
       'Caps on requests, tokens and in-flight requests per user path, provider or model. Counters live in memory.',
-      updated,
+      status.element,
       newButton,
       resetAllButton,
     ),
@@ -43,22 +44,36 @@ export function rateLimitsPage(main) {
     state.rules = listing.rate_limits;
     state.serverTime = Date.parse(listing.server_time);
     state.loaded = true;
-    replace(holder, rulesTable(state, show));
-    updated.textContent = `Live · updated ${new Date().toLocaleTimeString()}`;
+    // In place: a focused row button survives the refresh, and nothing is re-announced.
+    patch(holder, rulesTable(state, show));
+    status.ok();
+    newButton.disabled = resetAllButton.disabled = false;
   };
   const refresh = async () => {
-    if (document.hidden || document.querySelector('dialog[open]')) return;
+    let listing;
     try {
-      show(await api('GET', '/admin/rate-limits'));
+      listing = await api('GET', '/admin/rate-limits');
     } catch (error) {
+      if (!unreachable(error)) status.ok();
+      else status.failed();
+      // A gateway that stopped answering: the last rules stay, marked stale by the status line.
+      if (state.loaded && unreachable(error)) return;
       replace(holder, failure(error));
+      state.loaded = false;
       newButton.disabled = resetAllButton.disabled = Boolean(error.featureOff);
+      return;
     }
+    show(listing);
   };
-  refresh();
-  const timer = setInterval(refresh, refreshMilliseconds);
-  return () => clearInterval(timer);
+  return every(refreshMilliseconds, refresh);
 }
+
+/** The rule as last listed (row buttons look it up when clicked: rows are updated in place). */
+const current = (state, rule) =>
+  state.rules.find(
+    (other) =>
+      ruleIdentity(other.scope, other.subject, other.period_seconds) === ruleIdentity(rule.scope, rule.subject, rule.period_seconds),
+  ) ?? rule;
 
 function rulesTable(state, show) {
   if (state.rules.length === 0) return empty('No rules yet. Create one with “New rule”, or declare them in config.yaml (rate_limits).');
@@ -81,12 +96,12 @@ function ruleRow(rule, state, show) {
     h(
       'td',
       { class: 'usage', dataset: { cell: 'requests' } },
-      usage(concurrent ? rule.in_flight : rule.requests_used, rule.max_requests, rule.requests_remaining),
+      usage(concurrent ? rule.in_flight : rule.requests_used, rule.max_requests, rule.requests_remaining, 'Requests used'),
     ),
     h(
       'td',
       { class: 'usage', dataset: { cell: 'tokens' } },
-      concurrent ? '—' : usage(rule.tokens_used, rule.max_tokens, rule.tokens_remaining),
+      concurrent ? '—' : usage(rule.tokens_used, rule.max_tokens, rule.tokens_remaining, 'Tokens used'),
     ),
     h('td', { class: 'number', dataset: { cell: 'in-flight' }, text: count(rule.in_flight) }),
     h('td', { title: rule.window_end ?? '', text: windowEnd }),
@@ -96,7 +111,13 @@ function ruleRow(rule, state, show) {
       { class: 'row-actions' },
       readOnly
         ? null
-        : h('button', { 'data-write': true, type: 'button', class: 'small', text: 'Edit', onclick: () => editRule(rule, state, show) }),
+        : h('button', {
+            'data-write': true,
+            type: 'button',
+            class: 'small',
+            text: 'Edit',
+            onclick: () => editRule(current(state, rule), state, show),
+          }),
       h('button', { 'data-write': true, type: 'button', class: 'small ghost', text: 'Reset', onclick: () => resetRule(rule, show) }),
       readOnly
         ? null
@@ -111,14 +132,14 @@ function ruleRow(rule, state, show) {
   );
 }
 
-/** "3 / 10" with a bar and what is left; just the count when there is no cap. */
-function usage(used, cap, remaining) {
+/** "3 / 10" with a bar (named `label`) and what is left; just the count when there is no cap. */
+function usage(used, cap, remaining, label) {
   if (cap === null) return h('span', { class: 'muted' }, `${count(used)} · no cap`);
   return h(
     'div',
     { class: 'usage-cell' },
     h('span', { class: 'usage-numbers' }, h('strong', { dataset: { used: '' }, text: count(used) }), ` / ${count(cap)}`),
-    meter(used, cap),
+    meter(used, cap, label),
     h('small', { class: 'muted', text: `${count(remaining)} left` }),
   );
 }

@@ -1,10 +1,11 @@
 // Usage and budgets: requests, tokens and cost over time by user path, provider or model
 // (GET /admin/usage with a bucket), and budgets with their spend.
 
-import { api, query } from '../lib/api.js';
+import { aborted, api, query } from '../lib/api.js';
 import { legend, stackedBars } from '../lib/chart.js';
-import { empty, field, h, replace, table } from '../lib/dom.js';
+import { empty, field, h, patch, replace, table } from '../lib/dom.js';
 import { count, dollars } from '../lib/format.js';
+import { every, liveStatus, unreachable } from '../lib/live.js';
 import { failure, pageHeader, section } from '../lib/ui.js';
 import { budgetsSection } from './budgets.js';
 
@@ -18,49 +19,35 @@ const ranges = {
 const metrics = {
   requests: { label: 'Requests', of: (row) => row.requests, format: 'count' },
   total_tokens: { label: 'Tokens', of: (row) => row.total_tokens, format: 'count' },
-  cost_usd: { label: 'Cost (USD)', of: (row) => row.cost_usd, format: 'dollars' },
+  // An unpriced group (cost_usd null) draws no cost; the totals below show "—" for it.
+  cost_usd: { label: 'Cost (USD)', of: (row) => row.cost_usd ?? 0, format: 'dollars' },
 };
 const dimensions = { user_path: 'User path', provider: 'Provider', model: 'Model' };
 /** Series beyond this many are summed into "other", so colours stay readable. */
 const maximumSeries = 6;
 
+const refreshMilliseconds = 10_000;
+const defaults = { range: '24h', group_by: 'user_path', metric: 'requests', user_path: '' };
+
 export function usagePage(main) {
-  const controls = {
-    range: select(
-      'range',
-      Object.entries(ranges).map(([value, range]) => [value, range.label]),
-      '24h',
-    ),
-    groupBy: select('group_by', Object.entries(dimensions), 'user_path'),
-    metric: select(
-      'metric',
-      Object.entries(metrics).map(([value, metric]) => [value, metric.label]),
-      'requests',
-    ),
-    userPath: h('input', { name: 'user_path', placeholder: '/ (everything)', autocomplete: 'off', spellcheck: 'false' }),
+  const controls = filterControls(filtersFromUrl());
+  const view = {
+    summary: h('div', { class: 'stats' }),
+    chart: h('div', { class: 'chart-holder', dataset: { testid: 'usage-chart' } }),
+    chartLegend: h('div'),
+    totals: h('div'),
   };
-  const summary = h('div', { class: 'stats' });
-  const chart = h('div', { class: 'chart-holder', dataset: { testid: 'usage-chart' } });
-  const chartLegend = h('div');
-  const totals = h('div');
-  let stopChart = () => {};
-  const load = async () => {
-    stopChart();
-    try {
-      const data = await fetchSeries(controls);
-      stopChart = render(data, { summary, chart, chartLegend, totals });
-    } catch (error) {
-      replace(chart, failure(error));
-      summary.replaceChildren();
-      chartLegend.replaceChildren();
-      totals.replaceChildren();
-    }
+  const status = liveStatus();
+  const budgets = budgetsSection();
+  const usage = usageLoader(controls, view);
+  const changed = () => {
+    filtersToUrl(controls);
+    usage.load();
   };
-  for (const control of [controls.range, controls.groupBy, controls.metric]) control.addEventListener('change', load);
-  controls.userPath.addEventListener('change', load);
+  for (const control of Object.values(controls)) control.addEventListener('change', changed);
   const filters = h(
     'form',
-    { class: 'filters', onsubmit: (event) => (event.preventDefault(), load()) },
+    { class: 'filters', onsubmit: (event) => (event.preventDefault(), changed()) },
     field('Range', controls.range),
     field('Group by', controls.groupBy),
     field('Show', controls.metric),
@@ -68,12 +55,126 @@ export function usagePage(main) {
   );
   replace(
     main,
-    pageHeader('Usage & budgets', 'From the usage records of executed requests (USAGE_ENABLED). Times are UTC days or your local hours.'),
-    section('Usage', [], filters, summary, chart, chartLegend, totals),
-    budgetsSection(),
+    pageHeader(
+      'Usage & budgets',
+      'From the usage records of executed requests (USAGE_ENABLED). Times are UTC days or your local hours.',
+      status.element,
+    ),
+    section('Usage', [], filters, view.summary, view.chart, view.chartLegend, view.totals),
+    budgets.element,
   );
-  load();
-  return () => stopChart();
+  // Both refresh on their own (paused while the tab is hidden), updating in place.
+  const stop = every(refreshMilliseconds, async () => {
+    const answered = await Promise.all([usage.load(), budgets.load()]);
+    if (answered.every(Boolean)) status.ok();
+    else status.failed();
+  });
+  return () => {
+    stop();
+    usage.stop();
+  };
+}
+
+/**
+ * Loads the series for the current filters. Only the newest load may draw: a new one aborts
+ * the one before, and an answer that arrives after a newer load started is dropped (the chart
+ * never shows the data of filters no longer selected). `load()` resolves with whether the
+ * gateway answered.
+ */
+function usageLoader(controls, view) {
+  let stopChart = () => {};
+  let newest = null;
+  let shown = null;
+  const load = async () => {
+    newest?.abort();
+    const controller = new window.AbortController();
+    newest = controller;
+    let data;
+    try {
+      data = await fetchSeries(controls, controller.signal);
+    } catch (error) {
+      if (aborted(error) || newest !== controller) return true;
+      // Stale numbers stay on screen while the gateway is unreachable; the status line says Offline.
+      if (unreachable(error) && shown !== null) return false;
+      showFailure(error, view);
+      shown = null;
+      return !unreachable(error);
+    }
+    if (newest !== controller) return true;
+    // A refresh that brings the same numbers leaves the page alone.
+    const fingerprint = JSON.stringify([data.rows, data.buckets, data.metric.label, data.dimension]);
+    if (fingerprint === shown) return true;
+    shown = fingerprint;
+    stopChart();
+    stopChart = render(data, view);
+    return true;
+  };
+  return {
+    load,
+    stop() {
+      newest?.abort();
+      stopChart();
+    },
+  };
+}
+
+function showFailure(error, { summary, chart, chartLegend, totals }) {
+  replace(chart, failure(error));
+  summary.replaceChildren();
+  chartLegend.replaceChildren();
+  totals.replaceChildren();
+}
+
+/** The filters in the page's address (#/usage?range=7d&group_by=model...); unknown values give the defaults. */
+function filtersFromUrl() {
+  const params = new URLSearchParams(location.hash.split('?')[1] ?? '');
+  const pick = (name, allowed) => {
+    const value = params.get(name);
+    return value !== null && Object.hasOwn(allowed, value) ? value : defaults[name];
+  };
+  return {
+    range: pick('range', ranges),
+    group_by: pick('group_by', dimensions),
+    metric: pick('metric', metrics),
+    user_path: params.get('user_path') ?? '',
+  };
+}
+
+/** A new history entry with the filters (Back returns to the previous ones; a reload keeps them). */
+function filtersToUrl(controls) {
+  const values = {
+    range: controls.range.value,
+    group_by: controls.groupBy.value,
+    metric: controls.metric.value,
+    user_path: controls.userPath.value.trim(),
+  };
+  const params = new URLSearchParams(Object.entries(values).filter(([name, value]) => value !== defaults[name]));
+  const text = params.toString();
+  const hash = `#/usage${text === '' ? '' : `?${text}`}`;
+  if (location.hash !== hash) history.pushState(null, '', hash);
+}
+
+function filterControls(filters) {
+  return {
+    range: select(
+      'range',
+      Object.entries(ranges).map(([value, range]) => [value, range.label]),
+      filters.range,
+    ),
+    groupBy: select('group_by', Object.entries(dimensions), filters.group_by),
+    metric: select(
+      'metric',
+      Object.entries(metrics).map(([value, metric]) => [value, metric.label]),
+      filters.metric,
+    ),
+    userPath: h('input', {
+      name: 'user_path',
+      placeholder: '/ (everything)',
+      autocomplete: 'off',
+      spellcheck: 'false',
+      value: filters.user_path,
+    }),
+  };
 }
 
 function select(name, options, selected) {
@@ -84,7 +185,7 @@ function select(name, options, selected) {
   );
 }
 
-async function fetchSeries(controls) {
+async function fetchSeries(controls, signal) {
   const range = ranges[controls.range.value];
   const now = Date.now();
   const lastStart = Math.floor(now / range.size) * range.size;
@@ -98,6 +199,8 @@ async function fetchSeries(controls) {
       to: new Date(lastStart + range.size).toISOString(),
       user_path: controls.userPath.value.trim(),
     })}`,
+    undefined,
+    { signal },
   );
   const buckets = Array.from({ length: range.buckets }, (_, index) => from + index * range.size);
   return { rows: data.rows, buckets, range, metric: metrics[controls.metric.value], dimension: dimensions[controls.groupBy.value] };
@@ -128,7 +231,7 @@ function render({ rows, buckets, range, metric, dimension }, { summary, chart, c
     summary,
     stat('Requests', count(grand.requests)),
     stat('Tokens', count(grand.total_tokens)),
-    stat('Cost', dollars(grand.cost_usd)),
+    stat('Cost', dollars(grand.cost_usd), unpricedNote(grand.unpriced_requests)),
     stat(`${dimension}s`, count(all.length)),
   );
   if (rows.length === 0) {
@@ -139,7 +242,7 @@ function render({ rows, buckets, range, metric, dimension }, { summary, chart, c
   }
   const series = seriesOf(rows, buckets, metric);
   replace(chartLegend, legend(series));
-  replace(
+  patch(
     totals,
     table(
       [dimension, 'Requests', 'Prompt tokens', 'Completion tokens', 'Total tokens', 'Cost'],
@@ -151,7 +254,7 @@ function render({ rows, buckets, range, metric, dimension }, { summary, chart, c
           ...[row.requests, row.prompt_tokens, row.completion_tokens, row.total_tokens].map((value) =>
             h('td', { class: 'number', text: count(value) }),
           ),
-          h('td', { class: 'number', text: dollars(row.cost_usd) }),
+          h('td', { class: 'number', title: unpricedNote(row.unpriced_requests), text: dollars(row.cost_usd) }),
         ),
       ),
       { label: `Usage by ${dimension}` },
@@ -166,11 +269,19 @@ function render({ rows, buckets, range, metric, dimension }, { summary, chart, c
   });
 }
 
-const totalFields = ['requests', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost_usd'];
+const countFields = ['requests', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'unpriced_requests'];
 
+/** Sums counts; a cost is unknown (null) as soon as one part of it is. */
 function addTotals(into, row) {
-  for (const name of totalFields) into[name] = (into[name] ?? 0) + (row[name] ?? 0);
+  for (const name of countFields) into[name] = (into[name] ?? 0) + (row[name] ?? 0);
+  into.cost_usd = into.cost_usd === null || row.cost_usd === null ? null : (into.cost_usd ?? 0) + (row.cost_usd ?? 0);
   return into;
+}
+
+/** "3 requests without a price" (why a cost shows "—"), or nothing. */
+function unpricedNote(unpriced) {
+  if (!unpriced) return undefined;
+  return `${count(unpriced)} ${unpriced === 1 ? 'request' : 'requests'} without a price: cost unknown`;
 }
 
 function totalsByKey(rows) {
@@ -179,6 +290,12 @@ function totalsByKey(rows) {
   return [...byKey.values()].sort((a, b) => b.requests - a.requests);
 }
 
-function stat(label, value) {
-  return h('div', { class: 'stat' }, h('span', { class: 'stat-label', text: label }), h('strong', { class: 'stat-value', text: value }));
+function stat(label, value, note) {
+  return h(
+    'div',
+    { class: 'stat', dataset: { stat: label.toLowerCase() } },
+    h('span', { class: 'stat-label', text: label }),
+    h('strong', { class: 'stat-value', text: value }),
+    note ? h('small', { class: 'muted', text: note }) : null,
+  );
 }

@@ -14,13 +14,19 @@ function readBucket(value: unknown): UsageBucket | undefined {
   return value as UsageBucket;
 }
 
+/**
+ * A group's totals as the API shows them. `cost_usd` is null as soon as one record of the group
+ * has no known price (a sum of the priced ones would read as the whole cost); `unpriced_requests`
+ * says how many records that is.
+ */
 export function renderTotals(totals: UsageTotals) {
   return {
     requests: totals.requests,
     prompt_tokens: totals.promptTokens,
     completion_tokens: totals.completionTokens,
     total_tokens: totals.totalTokens,
-    cost_usd: Math.round(totals.costUsd * 1e10) / 1e10,
+    cost_usd: totals.unpricedRequests > 0 ? null : Math.round(totals.costUsd * 1e10) / 1e10,
+    unpriced_requests: totals.unpricedRequests,
   };
 }
 

@@ -156,7 +156,7 @@ export function buildServer(dependencies: ServerDependencies): FastifyInstance {
   // Every route registered from here on is described by GET /openapi.json (checked by its test).
   registerOpenApiRoute(app, collectRoutes(app));
   registerHealthRoutes(app, catalog, storage, dependencies.cache, dependencies.rateLimitStore ?? null);
-  registerDashboardRoutes(app);
+  registerDashboardRoutes(app, undefined, settings.server.masterKey === null);
   if (metrics !== null) {
     app.get('/metrics', async (_request, reply) => reply.header('content-type', metrics.registry.contentType).send(await metrics.render()));
   }

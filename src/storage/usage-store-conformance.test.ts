@@ -38,7 +38,14 @@ describe.each(backends)('UsageStore conformance: $name', (backend) => {
   it('insertMany of nothing is a no-op', async () => {
     const { usage } = fresh().storage;
     await usage.insertMany([]);
-    expect(await usage.totals(everything)).toEqual({ requests: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0 });
+    expect(await usage.totals(everything)).toEqual({
+      requests: 0,
+      promptTokens: 0,
+      completionTokens: 0,
+      totalTokens: 0,
+      costUsd: 0,
+      unpricedRequests: 0,
+    });
   });
 
   it('insertMany is all or nothing', async () => {
@@ -61,6 +68,7 @@ describe.each(backends)('UsageStore conformance: $name', (backend) => {
       completionTokens: 10_000,
       totalTokens: 30_000,
       costUsd: 500,
+      unpricedRequests: 1_000,
     });
     const bulk = await usage.findByRequestId('bulk-3');
     expect(bulk).toHaveLength(200);
@@ -83,8 +91,8 @@ describe.each(backends)('UsageStore conformance: $name', (backend) => {
       usageRecord({ userPath: '/alpha', provider: 'openai', model: 'Zeta', costUsd: null }),
     ]);
     expect(await usage.summarize(everything, 'user_path')).toEqual([
-      { key: '/alpha', requests: 1, promptTokens: 10, completionTokens: 5, totalTokens: 15, costUsd: 0 },
-      { key: '/team/app', requests: 2, promptTokens: 11, completionTokens: 7, totalTokens: 18, costUsd: 0.75 },
+      { key: '/alpha', requests: 1, promptTokens: 10, completionTokens: 5, totalTokens: 15, costUsd: 0, unpricedRequests: 1 },
+      { key: '/team/app', requests: 2, promptTokens: 11, completionTokens: 7, totalTokens: 18, costUsd: 0.75, unpricedRequests: 0 },
     ]);
     expect((await usage.summarize(everything, 'provider')).map(({ key, requests }) => [key, requests])).toEqual([
       ['anthropic', 1],
@@ -172,7 +180,7 @@ describe.each(backends)('UsageStore conformance: $name', (backend) => {
     expect((await usage.totals({ ...everything, model: 'a' })).requests).toBe(2);
     expect((await usage.totals({ ...everything, provider: 'openai', model: 'a' })).requests).toBe(1);
     expect(await usage.summarize({ ...everything, provider: 'azure' }, 'model')).toEqual([
-      { key: 'a', requests: 1, promptTokens: 10, completionTokens: 5, totalTokens: 15, costUsd: 0.001 },
+      { key: 'a', requests: 1, promptTokens: 10, completionTokens: 5, totalTokens: 15, costUsd: 0.001, unpricedRequests: 0 },
     ]);
   });
 
@@ -207,17 +215,24 @@ describe.each(backends)('UsageStore conformance: $name', (backend) => {
     expect((await usage.totals({ ...everything, userPath: '/team' })).requests).toBe(3);
   });
 
-  it('counts unknown (NULL) costs as zero in sums', async () => {
+  it('counts unknown (NULL) costs as zero in sums, and counts them apart', async () => {
     const { usage } = fresh().storage;
     await usage.insertMany([
       usageRecord({ costUsd: null }),
       usageRecord({ costUsd: null, provider: 'x' }),
       usageRecord({ costUsd: 1.5, provider: 'x' }),
     ]);
-    expect((await usage.totals(everything)).costUsd).toBe(1.5);
-    expect((await usage.summarize(everything, 'provider')).map(({ key, costUsd }) => [key, costUsd])).toEqual([
-      ['openai', 0],
-      ['x', 1.5],
+    expect(await usage.totals(everything)).toMatchObject({ costUsd: 1.5, unpricedRequests: 2 });
+    expect(
+      (await usage.summarize(everything, 'provider')).map(({ key, costUsd, unpricedRequests }) => [key, costUsd, unpricedRequests]),
+    ).toEqual([
+      ['openai', 0, 1],
+      ['x', 1.5, 1],
+    ]);
+    const series = await usage.summarize(everything, 'provider', 'hour');
+    expect(series.map(({ key, unpricedRequests }) => [key, unpricedRequests])).toEqual([
+      ['openai', 1],
+      ['x', 1],
     ]);
   });
 });

@@ -52,6 +52,8 @@ export interface UsageTotals {
   totalTokens: number;
   /** Sum of known costs; 0 when none is known. */
   costUsd: number;
+  /** Records without a known cost (no price for their model): the API then reports a null cost. */
+  unpricedRequests: number;
 }
 
 export interface UsageGroup extends UsageTotals {

@@ -264,7 +264,14 @@ describe('budgets', () => {
       return (usage['usage'] as { requests?: number } | null)?.requests === 0 ? undefined : usage;
     }, 'the request in GET /v1/usage');
     expect(body['user_path']).toBe('/apply/x/y');
-    expect(body['usage']).toEqual({ requests: 1, prompt_tokens: 12, completion_tokens: 5, total_tokens: 17, cost_usd: 1 });
+    expect(body['usage']).toEqual({
+      requests: 1,
+      prompt_tokens: 12,
+      completion_tokens: 5,
+      total_tokens: 17,
+      cost_usd: 1,
+      unpriced_requests: 0,
+    });
     expect(body['rate_limits']).toEqual([]);
     const budgets = (body['budgets'] as Budget[]).map((budget) => `${budget.user_path} ${budget.period} ${budget.spent}`);
     expect(budgets.sort()).toEqual(['/apply daily 1', '/apply/x hourly 1']);

@@ -143,7 +143,10 @@ export interface UsageRow {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  cost_usd: number;
+  /** Null when a record of the group has no known price. */
+  cost_usd: number | null;
+  /** Records of the group without a known price. */
+  unpriced_requests: number;
 }
 
 /** GET /admin/usage with a query; asserts 200 and the body shape; returns the rows by key. */
@@ -153,7 +156,15 @@ export async function adminUsage(gateway: GatewayProcess, query: Record<string, 
   expect(body['group_by']).toBe(query['group_by'] ?? 'day');
   const rows = body['rows'] as UsageRow[];
   for (const row of rows) {
-    expect(Object.keys(row).sort()).toEqual(['completion_tokens', 'cost_usd', 'key', 'prompt_tokens', 'requests', 'total_tokens']);
+    expect(Object.keys(row).sort()).toEqual([
+      'completion_tokens',
+      'cost_usd',
+      'key',
+      'prompt_tokens',
+      'requests',
+      'total_tokens',
+      'unpriced_requests',
+    ]);
   }
   return new Map(rows.map((row) => [row.key, row]));
 }

@@ -128,7 +128,7 @@ describe.each(backendNames)('usage records on %s', (backendName) => {
     expect(record.latencyMs).toBeGreaterThan(0);
   });
 
-  it('stores cost null for a model without a price, and sums it as 0', async () => {
+  it('stores cost null for a model without a price; GET /admin/usage then reports a null cost and the unpriced count', async () => {
     const freeId = await chat('free-model', '/price/free');
     const paidId = await chat('mock-model', '/price/paid');
     const free = await usageRecordOf(storage, freeId);
@@ -141,11 +141,22 @@ describe.each(backendNames)('usage records on %s', (backendName) => {
       prompt_tokens: 12,
       completion_tokens: 5,
       total_tokens: 17,
-      cost_usd: 0,
+      cost_usd: null,
+      unpriced_requests: 1,
     });
-    expect(rows.get('/price/paid')?.cost_usd).toBe(1);
+    expect(rows.get('/price/paid')).toMatchObject({ cost_usd: 1, unpriced_requests: 0 });
+    // One unpriced record in a group makes its cost unknown: never a partial sum shown as the whole.
     const bothTotal = await adminUsage(gateway, { user_path: '/price', group_by: 'day' });
-    expect([...bothTotal.values()].map((row) => row.cost_usd)).toEqual([1]);
+    expect([...bothTotal.values()].map((row) => [row.cost_usd, row.unpriced_requests])).toEqual([[null, 1]]);
+    const series = await callJson(gateway, '/admin/usage?user_path=/price&group_by=model&bucket=hour', 200);
+    expect(
+      (series['rows'] as Array<Record<string, unknown>>).map((row) => [row['key'], row['cost_usd'], row['unpriced_requests']]),
+    ).toEqual([
+      ['free-model', null, 1],
+      ['mock-model', 1, 0],
+    ]);
+    const own = await callJson(gateway, '/v1/usage', 200, { headers: { 'x-user-path': '/price/free' } });
+    expect(own['usage']).toMatchObject({ requests: 1, cost_usd: null, unpriced_requests: 1 });
   });
 
   it('records an upstream 500 with its status and zero tokens', async () => {

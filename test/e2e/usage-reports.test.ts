@@ -33,6 +33,7 @@ const totalsOf = (requests: number, costUsd: number): Omit<UsageRow, 'key'> => (
   completion_tokens: 5 * requests,
   total_tokens: 17 * requests,
   cost_usd: costUsd,
+  unpriced_requests: 0,
 });
 
 describe.each(backendNames)('GET /admin/usage on %s', (backendName) => {

@@ -78,4 +78,17 @@ describe('dashboard routes', () => {
     const app = await appFor(join(tmpdir(), 'no-such-dashboard-folder'));
     expect((await app.inject({ url: '/dashboard' })).statusCode).toBe(404);
   });
+
+  it('says in session.json whether the admin API is open, without a key and uncached', async () => {
+    for (const adminOpen of [true, false]) {
+      const app = Fastify();
+      registerDashboardRoutes(app, sampleDirectory(), adminOpen);
+      await app.ready();
+      const reply = await app.inject({ url: '/dashboard/session.json' });
+      expect(reply.statusCode).toBe(200);
+      expect(reply.json()).toEqual({ admin_open: adminOpen });
+      expect(reply.headers['cache-control']).toBe('no-store');
+      expect(reply.headers['content-type']).toMatch(/^application\/json/);
+    }
+  });
 });

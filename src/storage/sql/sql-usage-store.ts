@@ -24,7 +24,8 @@ const totalsSelect = `COUNT(*) AS requests,
   COALESCE(SUM(prompt_tokens), 0) AS prompt_tokens,
   COALESCE(SUM(completion_tokens), 0) AS completion_tokens,
   COALESCE(SUM(total_tokens), 0) AS total_tokens,
-  COALESCE(SUM(cost_usd), 0) AS cost_usd`;
+  COALESCE(SUM(cost_usd), 0) AS cost_usd,
+  COALESCE(SUM(CASE WHEN cost_usd IS NULL THEN 1 ELSE 0 END), 0) AS unpriced_requests`;
 
 interface TotalsRow {
   readonly requests: number | string;
@@ -32,9 +33,17 @@ interface TotalsRow {
   readonly completion_tokens: number | string;
   readonly total_tokens: number | string;
   readonly cost_usd: number | string;
+  readonly unpriced_requests: number | string;
 }
 
-const emptyTotalsRow: TotalsRow = { requests: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost_usd: 0 };
+const emptyTotalsRow: TotalsRow = {
+  requests: 0,
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  total_tokens: 0,
+  cost_usd: 0,
+  unpriced_requests: 0,
+};
 
 interface GroupRow extends TotalsRow {
   readonly group_key: string | number;
@@ -109,5 +118,6 @@ function totalsFromRow(row: TotalsRow): UsageTotals {
     completionTokens: toNumber(row.completion_tokens),
     totalTokens: toNumber(row.total_tokens),
     costUsd: toNumber(row.cost_usd),
+    unpricedRequests: toNumber(row.unpriced_requests),
   };
 }
