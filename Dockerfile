@@ -17,6 +17,8 @@ COPY package.json package-lock.json .npmrc ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# `npm run build` = tsc, then the start-up bundle (scripts/bundle.ts, esbuild; ADR 16).
+COPY scripts ./scripts
 RUN npm run build \
   && rm -rf node_modules \
   && npm ci --omit=dev --ignore-scripts --no-audit --no-fund \

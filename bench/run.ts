@@ -3,10 +3,13 @@ import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { compareCounterStores, printCounterStores, type CounterStoreComparison } from './counter-stores.ts';
+import { goalRows, printGoalRows, type LoadRow, type Memory } from './goals.ts';
 import { measureLoad, round, startGateway, startMock, type MeasuredLoad } from './harness.ts';
 import { PROJECT_ROOT as ROOT, clockTicksPerSecond, killChildrenOnExit, memoryMegabytes, stopAllChildren, stopChild } from './processes.ts';
+import { FLOOR_ENTRY, measureStarts, rssMb, type StartSummary } from './startup-probe.ts';
 
 // `npm run bench`: mock upstream, gateway and load generator as separate processes; every
 // scenario runs once direct (load -> mock) and once through the gateway. See bench/README.md.
@@ -18,10 +21,7 @@ interface Scenario {
   concurrency: number;
 }
 
-interface ScenarioResult extends Scenario, MeasuredLoad {
-  rps_vs_direct?: number;
-  p50_overhead_ms?: number;
-}
+type ScenarioResult = LoadRow;
 
 interface Budget {
   name: string;
@@ -35,6 +35,7 @@ interface Settings {
   warmupSeconds: number;
   gatewayEntry: string;
   gatewayEnv: Record<string, string>;
+  startRuns: number;
 }
 
 function readSettings(): Settings {
@@ -54,19 +55,28 @@ function readSettings(): Settings {
     warmupSeconds: seconds('BENCH_WARMUP', 2),
     gatewayEntry: resolve(ROOT, process.env.BENCH_GATEWAY_ENTRY ?? 'dist/main.js'),
     gatewayEnv,
+    startRuns: Math.max(1, Math.round(seconds('BENCH_START_RUNS', 15))),
   };
 }
 
-const SCENARIOS: Scenario[] = [false, true].flatMap((stream) =>
-  [1, 50].flatMap((concurrency) =>
-    (['direct', 'gateway'] as const).map((target) => ({
-      name: `${target} ${stream ? 'stream' : 'non-stream'} c=${concurrency}`,
-      target,
-      stream,
-      concurrency,
-    })),
-  ),
+/** Issue 18's rows: non-stream at c=1 and c=50, streams of 20 chunks at c=10. */
+const SCENARIOS: Scenario[] = (
+  [
+    [false, 1],
+    [false, 50],
+    [true, 10],
+  ] as const
+).flatMap(([stream, concurrency]) =>
+  (['direct', 'gateway'] as const).map((target) => ({
+    name: `${target} ${stream ? 'stream' : 'non-stream'} c=${concurrency}`,
+    target,
+    stream,
+    concurrency,
+  })),
 );
+
+/** role + 18 content chunks + finish = 20 chunks, then usage and [DONE], each in its own turn (as ../shared/perf). */
+const MOCK_STREAM_ENV = { MOCK_CHUNKS: '18', MOCK_CHUNK_EACH_TURN: '1' };
 
 interface Processes {
   mockUrl: string;
@@ -131,7 +141,7 @@ function errorShare(result: MeasuredLoad): number {
   return result.errors / Math.max(1, result.requests + result.errors);
 }
 
-function printReport(results: ScenarioResult[], budgets: Budget[], memory: { rss_mb: number; hwm_mb: number }): void {
+function printReport(results: ScenarioResult[], budgets: Budget[], memory: Memory, goals: string[]): void {
   const header = ['scenario', 'rps', 'p50 ms', 'p99 ms', 'errors', 'vs direct', 'p50 +ms', 'gw µs/req', 'mock µs/req'];
   const show = (value: number | undefined): string => (value === undefined ? '' : String(value));
   const rows = results.map((result) => [
@@ -149,12 +159,14 @@ function printReport(results: ScenarioResult[], budgets: Budget[], memory: { rss
   const format = (row: string[]): string =>
     row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ');
   const lines = [format(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(format), ''];
-  lines.push(`gateway memory after the runs: RSS ${memory.rss_mb} MB, peak (VmHWM) ${memory.hwm_mb} MB`);
+  lines.push(
+    `gateway memory: RSS 1 s after start ${memory.rss_after_start_mb} MB, after the runs ${memory.rss_mb} MB, peak (VmHWM) ${memory.hwm_mb} MB`,
+  );
   for (const budget of budgets) lines.push(`${budget.pass ? 'PASS' : 'FAIL'}  ${budget.name} (measured ${budget.value})`);
   for (const result of results.filter((item) => errorShare(item) > 0.01)) {
     lines.push(`ERRORS  ${result.name}: ${JSON.stringify(result.error_statuses)} ${result.first_error ?? ''}`);
   }
-  process.stdout.write(`${lines.join('\n')}\n`);
+  process.stdout.write(`${[...lines, '', ...goals].join('\n')}\n`);
 }
 
 function gitCommit(): string | null {
@@ -197,13 +209,23 @@ async function writeResults(settings: Settings, report: object): Promise<string>
   return path;
 }
 
+/** Start-up first, while nothing else of the bench runs: the gateway alternating with the floor. */
+async function measureStartup(settings: Settings): Promise<{ start: StartSummary | undefined; floor: StartSummary | undefined }> {
+  process.stderr.write(`bench: start-up, ${settings.startRuns} starts of the gateway and of the floor, alternating\n`);
+  const [floor, start] = await measureStarts([FLOOR_ENTRY, settings.gatewayEntry], settings.startRuns, 0);
+  return { start, floor };
+}
+
 async function main(): Promise<number> {
   const settings = readSettings();
   const workDirectory = await mkdtemp(join(tmpdir(), 'gateway-bench-'));
   process.once('exit', () => rmSync(workDirectory, { recursive: true, force: true }));
   try {
-    const mock = await startMock();
+    const startup = await measureStartup(settings);
+    const mock = await startMock(MOCK_STREAM_ENV);
     const gateway = await startGateway(settings.gatewayEntry, settings.gatewayEnv, mock.url, workDirectory);
+    await sleep(1000);
+    const rssAfterStart = rssMb(gateway.child.pid ?? 0);
     const processes: Processes = {
       mockUrl: mock.url,
       mockPid: mock.child.pid,
@@ -218,16 +240,19 @@ async function main(): Promise<number> {
     }
     addComparisons(results);
     const budgets = checkBudgets(results);
-    const memory = memoryMegabytes(gateway.child.pid);
+    const memory: Memory = { rss_after_start_mb: rssAfterStart, ...memoryMegabytes(gateway.child.pid) };
+    const goals = goalRows(results, memory, startup.start);
     await stopChild(gateway.child);
     const counterStores = await compareCounterStores(settings, { url: mock.url, pid: mock.child.pid });
     if (counterStores !== null) budgets.push(counterStoreBudget(counterStores));
-    printReport(results, budgets, memory);
+    printReport(results, budgets, memory, printGoalRows(goals, startup.start, startup.floor));
     if (counterStores !== null) process.stdout.write(`${printCounterStores(counterStores).join('\n')}\n`);
     const path = await writeResults(settings, {
       scenarios: results,
       budgets,
       gateway_memory: memory,
+      issue18_goals: goals,
+      startup: startup,
       counter_stores: counterStores,
     });
     process.stderr.write(`bench: wrote ${path}\n`);

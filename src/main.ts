@@ -4,7 +4,7 @@ import { ConfigError } from './config/config-error.ts';
 import { loadProcessSettings } from './config/load.ts';
 import type { LoadedSettings, Settings } from './config/settings.ts';
 import { Authenticator } from './http/auth.ts';
-import { JwtVerifier } from './auth/jwt-verifier.ts';
+import type { JwtVerifier } from './auth/jwt-verifier.ts';
 import { buildServer } from './http/server.ts';
 import { LogDestination } from './lifecycle/log-destination.ts';
 import { RunningHandlers } from './lifecycle/running-handlers.ts';
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   const adapters = createAdapters(settings.providers, client);
   const catalog = createCatalog(settings, adapters, logger);
   const services = await startStatefulServices(settings, logger);
-  const authenticator = new Authenticator(settings.server.masterKey, services.apiKeys, new JwtVerifier(settings.auth.jwt, logger));
+  const authenticator = new Authenticator(settings.server.masterKey, services.apiKeys, await createJwtVerifier(settings, logger));
   if (authenticator.openMode) {
     logger.warn({ host: settings.server.host }, 'no MASTER_KEY is set: every route is open to anyone who can reach the gateway');
   }
@@ -101,6 +101,13 @@ function createCatalog(settings: Settings, adapters: ProviderAdapter[], logger: 
     configured: new Map(settings.providers.flatMap((provider) => (provider.models ? [[provider.name, provider.models] as const] : []))),
     logger,
   });
+}
+
+/** jose is loaded only when a JWT issuer is configured. */
+async function createJwtVerifier(settings: Settings, logger: Logger): Promise<JwtVerifier | null> {
+  if (settings.auth.jwt.issuers.length === 0) return null;
+  const { JwtVerifier: Verifier } = await import('./auth/jwt-verifier.ts');
+  return new Verifier(settings.auth.jwt, logger);
 }
 
 /** prom-client is loaded only with METRICS_ENABLED. */

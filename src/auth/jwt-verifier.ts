@@ -13,11 +13,7 @@ interface TrustedIssuer {
   readonly userPath: ClaimTemplate | null;
 }
 
-/** A compact JWS: three base64url parts. Anything else goes on to the managed-key path. */
-export function looksLikeJwt(token: string): boolean {
-  const first = token.indexOf('.');
-  return first > 0 && token.indexOf('.', first + 1) > first + 1 && token.split('.').length === 3;
-}
+export { looksLikeJwt } from './jwt-shape.ts';
 
 /**
  * Verifies JWT bearer tokens of the configured issuers (jose: signature, `exp`, `nbf`, `iss`,

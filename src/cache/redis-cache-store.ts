@@ -125,7 +125,7 @@ export interface CreateRedisCacheStoreOptions {
 export async function createRedisCacheStore(options: CreateRedisCacheStoreOptions): Promise<RedisCacheStore> {
   const connectTimeoutMs = options.connectTimeoutMs ?? defaultConnectTimeoutMs;
   // ioredis is loaded only when a Redis store is configured, not at every start-up.
-  const { Redis: RedisClient } = await import('ioredis');
+  const { Redis: RedisClient } = await import('../lazy/ioredis.ts');
   const client = new RedisClient(options.url, {
     lazyConnect: false,
     // Fail fast instead of queueing while disconnected: a request must not wait for Redis.

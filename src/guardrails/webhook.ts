@@ -36,7 +36,7 @@ export function webhookCheck(name: string, options: WebhookOptions): (body: Chat
 async function ask(options: WebhookOptions, payload: string, headers: Record<string, string>): Promise<string | null | undefined> {
   try {
     // undici's index (fetch, WebSocket, ...) is loaded only when a webhook guardrail calls out (ADR 16).
-    const { request } = await import('undici');
+    const { request } = await import('../lazy/undici-request.ts');
     const response = await request(options.url, { method: 'POST', headers, body: payload, signal: AbortSignal.timeout(options.timeoutMs) });
     const text = await response.body.text();
     if (response.statusCode < 200 || response.statusCode > 299) return undefined;

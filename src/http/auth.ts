@@ -2,7 +2,8 @@ import { hash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isGeminiDialectUrl } from '../dialects/gemini/errors.ts';
 import { authenticationError, permissionError } from '../errors/gateway-error.ts';
-import { looksLikeJwt, type JwtVerifier } from '../auth/jwt-verifier.ts';
+import { looksLikeJwt } from '../auth/jwt-shape.ts';
+import type { JwtVerifier } from '../auth/jwt-verifier.ts';
 
 export interface Principal {
   /** `open`: no credentials are configured; `master`: the master key; `api_key`: a managed key; `jwt`: a trusted issuer's token. */

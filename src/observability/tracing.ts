@@ -42,11 +42,7 @@ const operations: Readonly<Record<string, string>> = {
  */
 export async function startTracing(settings: TracingSettings, providerTypes: ReadonlyMap<string, string>): Promise<RequestTracer | null> {
   if (settings.tracesUrl === null) return null;
-  const [{ TracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, { resourceFromAttributes }] = await Promise.all([
-    import('@opentelemetry/sdk-trace'),
-    import('@opentelemetry/exporter-trace-otlp-http'),
-    import('@opentelemetry/resources'),
-  ]);
+  const { TracerProvider, BatchSpanProcessor, OTLPTraceExporter, resourceFromAttributes, api } = await import('../lazy/opentelemetry.ts');
   const ids = new PresetIds();
   const exporter = new OTLPTraceExporter({ url: settings.tracesUrl, headers: { ...settings.headers } });
   const provider = new TracerProvider({
@@ -56,7 +52,6 @@ export async function startTracing(settings: TracingSettings, providerTypes: Rea
   });
   enableTracePropagation();
   const tracer = provider.getTracer('model-gateway');
-  const api = await import('@opentelemetry/api');
   return {
     record: (request) => {
       const trace = request.trail.trace;

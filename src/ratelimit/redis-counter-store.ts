@@ -284,7 +284,7 @@ export interface RedisClientOptions {
 export async function connectRedisForCounters(options: RedisClientOptions): Promise<Redis> {
   const connectTimeoutMs = options.connectTimeoutMs ?? 1_000;
   // ioredis is loaded only when a Redis store is configured, not at every start-up.
-  const { Redis: RedisClient } = await import('ioredis');
+  const { Redis: RedisClient } = await import('../lazy/ioredis.ts');
   const client = new RedisClient(options.url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,

@@ -1,15 +1,20 @@
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway } from '../support/gateway-process.ts';
 import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
 
-// ADR 0015: packages that only some configurations use are loaded when first needed, not at
-// start-up. The gateway runs with a preload that lists, on exit, every module it loaded.
+// ADR 0016: packages that only some configurations use are loaded when first needed, not at
+// start-up. The gateway runs with a preload that lists, on exit, every module it loaded. Built
+// by `npm run build`, dist/main.js is the start-up bundle: a loaded file of it stands for the
+// modules esbuild put in it (dist/chunks/inputs.json), so the same names are checked.
 const probe = resolve(import.meta.dirname, '..', 'support', 'loaded-modules-probe.mjs');
+const dist = resolve(import.meta.dirname, '..', '..', 'dist');
+const bundleManifest = join(dist, 'chunks', 'inputs.json');
 const lazyPackages = [
   '@modelcontextprotocol/sdk',
   'ioredis',
@@ -18,6 +23,7 @@ const lazyPackages = [
   '@smithy/',
   'node_modules/ws/',
   'node_modules/yaml/',
+  'node_modules/jose/',
 ];
 
 async function loadedModules(options: { env?: Record<string, string>; configYaml?: string }, use: (url: string) => Promise<void>) {
@@ -33,7 +39,16 @@ async function loadedModules(options: { env?: Record<string, string>; configYaml
   } finally {
     expect(await gateway.stop()).toBe(0);
   }
-  return readFileSync(join(gateway.cwd, 'loaded-modules.txt'), 'utf8');
+  return withBundleInputs(readFileSync(join(gateway.cwd, 'loaded-modules.txt'), 'utf8'));
+}
+
+function withBundleInputs(modules: string): string {
+  if (!existsSync(bundleManifest)) return modules;
+  const inputs = JSON.parse(readFileSync(bundleManifest, 'utf8')) as Record<string, string[]>;
+  const prefix = `${pathToFileURL(dist).href}/`;
+  const lines = modules.split('\n');
+  const bundled = lines.flatMap((line) => (line.startsWith(prefix) ? (inputs[line.slice(prefix.length)] ?? []) : []));
+  return [...lines, ...bundled].join('\n');
 }
 
 /** Sends a WebSocket upgrade to /v1/realtime (no model: refused) and waits for the answer. */

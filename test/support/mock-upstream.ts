@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 
 import { completionJson, errorJson, readChatRequest, streamFrames } from './mock-openai-wire.ts';
 import type { ChatRequest } from './mock-openai-wire.ts';
@@ -61,6 +61,11 @@ export interface MockUpstreamOptions {
   chunkCount?: number;
   /** Delay between stream chunks. Default 0. */
   chunkDelayMs?: number;
+  /**
+   * Without a delay, write each stream chunk in its own event-loop turn (setImmediate), so a
+   * proxy reads them one by one as from a real model, instead of all in one write. Default false.
+   */
+  chunkEachTurn?: boolean;
   /** Delay before every chat answer. Default 0. */
   latencyMs?: number;
   /** When set, requests without `Authorization: Bearer <apiKey>` get 401. */
@@ -111,6 +116,7 @@ interface Plan {
   latencyMs: number;
   chunkCount: number;
   chunkDelayMs: number;
+  chunkEachTurn: boolean;
 }
 
 /** One request/response pair. The abort controller exists only once something waits. */
@@ -134,16 +140,18 @@ function delay(exchange: Exchange, ms: number): Promise<boolean> {
   return until(exchange, (signal) => sleep(ms, undefined, { signal }));
 }
 
-/** Writes SSE frames; with a delay between them, one at a time and with backpressure. */
-async function writeFrames(exchange: Exchange, frames: string[], delayMs: number): Promise<void> {
+/** Writes SSE frames; with a delay (or a turn) between them, one at a time and with backpressure. */
+async function writeFrames(exchange: Exchange, frames: string[], plan: Plan): Promise<void> {
   const { response } = exchange;
+  const { chunkDelayMs: delayMs, chunkEachTurn } = plan;
   response.writeHead(200, SSE_HEADERS);
-  if (delayMs <= 0) {
+  if (delayMs <= 0 && !chunkEachTurn) {
     response.end(frames.join('')); // one chunk: about half the CPU of a write per frame
     return;
   }
+  const pause = (): Promise<boolean> => (delayMs > 0 ? delay(exchange, delayMs) : until(exchange, () => nextTurn()));
   for (const [index, frame] of frames.entries()) {
-    if (index > 0 && !(await delay(exchange, delayMs))) return;
+    if (index > 0 && !(await pause())) return;
     if (exchange.closed) return;
     if (response.write(frame)) continue;
     if (!(await until(exchange, (signal) => once(response, 'drain', { signal })))) return;
@@ -344,6 +352,7 @@ class MockUpstreamServer implements MockUpstream {
       latencyMs,
       chunkCount: slowStream ? 40 : (this.options.chunkCount ?? 5),
       chunkDelayMs: slowStream ? 50 : (this.options.chunkDelayMs ?? 0),
+      chunkEachTurn: this.options.chunkEachTurn ?? false,
     };
   }
 
@@ -361,7 +370,7 @@ class MockUpstreamServer implements MockUpstream {
     const toolCall = behavior.kind === 'tool_call' ? behavior : undefined;
     if (chat.stream) {
       const spec = { chat, counter: this.counter, chunkCount: plan.chunkCount, toolCall };
-      await writeFrames(exchange, streamFrames(spec), plan.chunkDelayMs);
+      await writeFrames(exchange, streamFrames(spec), plan);
     } else {
       sendJson(exchange.response, 200, completionJson(chat, this.counter, toolCall));
     }

@@ -1,15 +1,12 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { projectRoot } from '../../core/project-root.ts';
 import { notFound } from '../../errors/gateway-error.ts';
 
-/**
- * The dashboard's files: `dashboard/` at the repository root. This module sits at the same
- * depth in `src/` and in `dist/`, so one relative URL finds them for `tsx` and `npm start`.
- */
-export const defaultDashboardDirectory = fileURLToPath(new URL('../../../dashboard/', import.meta.url));
+/** The dashboard's files: `dashboard/` at the project root (found from src/, dist/ or the bundle). */
+export const defaultDashboardDirectory = `${join(projectRoot(), 'dashboard')}${sep}`;
 
 /** Only these kinds of files are served; anything else in the folder stays private. */
 const contentTypes: Readonly<Record<string, string>> = {

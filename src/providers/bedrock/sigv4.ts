@@ -10,10 +10,7 @@ interface Signing {
 let signing: Promise<Signing> | null = null;
 
 function loadSigning(): Promise<Signing> {
-  signing ??= Promise.all([import('@smithy/hash-node'), import('@smithy/signature-v4')]).then(([hash, signature]) => ({
-    Hash: hash.Hash,
-    SignatureV4: signature.SignatureV4,
-  }));
+  signing ??= import('../../lazy/smithy-signing.ts').then((smithy) => ({ Hash: smithy.Hash, SignatureV4: smithy.SignatureV4 }));
   return signing;
 }
 

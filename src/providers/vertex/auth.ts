@@ -75,7 +75,7 @@ export function createTokenSource(options: TokenSourceOptions): VertexTokenSourc
 type CredentialsJson = Record<string, unknown>;
 
 async function createGoogleAuth(credentials: CredentialsJson | null): Promise<GoogleAuth> {
-  const { GoogleAuth: Auth } = await import('google-auth-library');
+  const { GoogleAuth: Auth } = await import('../../lazy/google-auth.ts');
   return credentials === null ? new Auth({ scopes: [CLOUD_PLATFORM_SCOPE] }) : new Auth({ credentials, scopes: [CLOUD_PLATFORM_SCOPE] });
 }
 

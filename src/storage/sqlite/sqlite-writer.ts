@@ -1,17 +1,22 @@
 import { once } from 'node:events';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { projectRoot } from '../../core/project-root.ts';
 import type { SqlValue } from '../sql/sql-executor.ts';
 import { fromWriterFailure, type WriterReply, type WriterRequest, type WriterStart } from './writer-protocol.ts';
 
 const closeTimeoutMs = 10_000;
 
 /**
- * The thread runs this file's compiled sibling. Run from sources (tests, `npm run dev`), the
- * sibling is TypeScript: the thread registers tsx (a dev dependency) first, since Node 20
- * does not pass `--import` loaders on to worker threads.
+ * The thread runs tsc's compiled `dist/storage/sqlite/sqlite-writer-thread.js` (found from the
+ * project root, since this code may run from the start-up bundle in `dist/chunks/`). Run from
+ * sources (tests, `npm run dev`), it runs the TypeScript sibling: the thread registers tsx (a
+ * dev dependency) first, since Node 20 does not pass `--import` loaders on to worker threads.
  */
 function createThread(workerData: WriterStart): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./sqlite-writer-thread.js', import.meta.url), { workerData });
+  if (!import.meta.url.endsWith('.ts')) {
+    return new Worker(join(projectRoot(import.meta.url), 'dist', 'storage', 'sqlite', 'sqlite-writer-thread.js'), { workerData });
+  }
   const tsx = import.meta.resolve('tsx/esm/api');
   const entry = new URL('./sqlite-writer-thread.ts', import.meta.url).href;
   const bootstrap = `import { register } from ${JSON.stringify(tsx)}; register(); await import(${JSON.stringify(entry)});`;

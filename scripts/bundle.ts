@@ -1,0 +1,50 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { build } from 'esbuild';
+
+// The start-up bundle (ADR 0016), run by `npm run build` after tsc: src/main.ts and everything
+// it imports, packages included, become dist/main.js plus the chunks in dist/chunks/ that only
+// dynamic imports load (the packages a configuration may not use stay lazy). Node then reads a
+// handful of files at start instead of about 1,300. tsc's output stays beside it: the SQLite
+// writer thread and the demo run from it. dist/chunks/inputs.json lists each output file's
+// inputs, for test/e2e/lazy-start.test.ts.
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dist = join(root, 'dist');
+const chunks = join(dist, 'chunks');
+
+/** Native addons and optional drivers stay in node_modules, loaded by Node's own require. */
+const external = ['better-sqlite3', 'pg-native'];
+
+/** The bundle is ESM; the CommonJS packages inside it call `require` for Node's built-ins. */
+const banner = "import { createRequire as __gatewayRequire } from 'node:module'; const require = __gatewayRequire(import.meta.url);";
+
+rmSync(chunks, { recursive: true, force: true });
+mkdirSync(chunks, { recursive: true });
+const result = await build({
+  entryPoints: { main: join(root, 'src', 'main.ts') },
+  outdir: dist,
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external,
+  banner: { js: banner },
+  // Fewer bytes for V8 to read and scan at start (identifiers are kept: names stay readable).
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  sourcemap: 'linked',
+  metafile: true,
+  logLevel: 'warning',
+});
+const inputs = Object.fromEntries(
+  Object.entries(result.metafile.outputs)
+    .filter(([output]) => output.endsWith('.js'))
+    .map(([output, { inputs: used }]) => [relative(dist, join(root, output)), Object.keys(used)]),
+);
+writeFileSync(join(chunks, 'inputs.json'), `${JSON.stringify(inputs)}\n`);
