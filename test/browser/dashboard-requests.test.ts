@@ -173,4 +173,24 @@ describe.skipIf(!testServices.chromium)('dashboard Requests page in chromium', {
     await expect.poll(() => row.locator('.key-requests').textContent()).toBe('2');
     expect(problems).toEqual([]);
   });
+  it('fits a 400 px wide window, with the drawer open too', async () => {
+    const narrow = await openPage(browser, 400, 800);
+    try {
+      await signIn(narrow.page, sample.gateway);
+      await narrow.page.goto(`${sample.gateway.url}/dashboard#/requests`);
+      await rows(narrow.page).first().waitFor();
+      await narrow.page.locator('[data-testid="request-stats"] table').waitFor();
+      const overflow = () => narrow.page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+      expect(Number(await overflow())).toBeLessThanOrEqual(0);
+      await rows(narrow.page)
+        .first()
+        .getByRole('button', { name: /Details/ })
+        .click();
+      await narrow.page.locator('[data-testid="request-drawer"] dl').waitFor();
+      expect(Number(await overflow())).toBeLessThanOrEqual(0);
+      expect(narrow.problems).toEqual([]);
+    } finally {
+      await narrow.context.close();
+    }
+  });
 });
