@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import type { RequestLogEntry, RequestLogQuery } from '../src/request-log/request-log-store.ts';
+import { maxStatsRows } from '../src/admin/request-stats-route.ts';
 import { openStorage } from '../src/storage/open-storage.ts';
 import type { Storage } from '../src/storage/storage.ts';
 import { loadPg } from '../src/storage/postgres/pg-driver.ts';
-import { createTestSchema, defaultTestDatabaseUrl } from '../src/storage/testing/storage-backends.ts';
+import { randomBytes } from 'node:crypto';
 
 // `npm run bench:request-log`: fills a request log with BENCH_ROWS entries (default
 // 1,000,000, over 30 days) on SQLite and on PostgreSQL (a schema of its own, dropped after),
@@ -20,6 +21,28 @@ const runs = 40;
 const day = 86_400_000;
 const now = Date.now();
 const providers = ['openai', 'anthropic', 'gemini', 'azure', 'local'];
+
+// The test helpers (src/storage/testing/) import vitest, which cannot load outside a test run.
+const defaultTestDatabaseUrl = 'postgres://postgres@127.0.0.1:5432/test';
+
+/** A schema of its own on the test database, reached through `search_path`. */
+async function createTestSchema(baseUrl: string): Promise<{ databaseUrl: string; dispose(): Promise<void> }> {
+  const schema = `gw_bench_${randomBytes(6).toString('hex')}`;
+  const run = async (text: string): Promise<void> => {
+    const { Client } = await loadPg();
+    const client = new Client({ connectionString: baseUrl });
+    await client.connect();
+    try {
+      await client.query(text);
+    } finally {
+      await client.end();
+    }
+  };
+  await run(`CREATE SCHEMA ${schema}`);
+  const url = new URL(baseUrl);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return { databaseUrl: url.toString(), dispose: () => run(`DROP SCHEMA IF EXISTS ${schema} CASCADE`) };
+}
 
 function entry(index: number): RequestLogEntry {
   const time = now - 30 * day + Math.floor((index / rows) * 30 * day);
@@ -42,7 +65,7 @@ function entry(index: number): RequestLogEntry {
     errorType: status === 200 ? null : status === 429 ? 'rate_limit_error' : 'provider_error',
     errorCode: status === 200 ? null : status === 429 ? 'rate_limit_exceeded' : 'upstream_error',
     rateLimit: status === 429 ? { scope: 'user_path', subject: '/org', period: 'minute', kind: 'requests' } : null,
-    latencyMs: 130,
+    latencyMs: 50 + ((index * 7_919) % 2_000),
     ttftMs: null,
     promptTokens: 12,
     completionTokens: 5,
@@ -105,7 +128,31 @@ async function measure(storage: Storage): Promise<number> {
     await time('q=req-zz (request id prefix)', storage, async () => ({ limit: 50, text: 'req-zz' })),
   ];
 
+  await aggregates(storage);
   return Math.max(...p95s);
+}
+
+/** GET /admin/requests/stats and the API-key listing's activity (reported, not in the verdict). */
+async function aggregates(storage: Storage): Promise<void> {
+  const timed = async (label: string, run: () => Promise<unknown>): Promise<void> => {
+    const samples: number[] = [];
+    for (let index = 0; index < 10; index += 1) {
+      const started = performance.now();
+      await run();
+      samples.push(performance.now() - started);
+    }
+    samples.sort((left, right) => left - right);
+    const p50 = samples[5] ?? 0;
+    const p95 = samples[9] ?? 0;
+    process.stdout.write(`  ${label.padEnd(44)} p50 ${p50.toFixed(2).padStart(7)} ms  p95 ${p95.toFixed(2).padStart(7)} ms\n`);
+  };
+  const stats = (span: number, groupBy: 'provider' | 'model') => () =>
+    storage.requestLog.stats({ from: now - span, to: now + 1, groupBy, maxRows: maxStatsRows });
+  await timed('stats by provider, last 24 h', stats(day, 'provider'));
+  await timed('stats by model, last 24 h', stats(day, 'model'));
+  await timed(`stats by provider, 30 days (newest ${maxStatsRows})`, stats(30 * day, 'provider'));
+  await timed('key activity, last 24 h', () => storage.requestLog.keyActivity(now - day));
+  await timed('key activity, last 30 days', () => storage.requestLog.keyActivity(now - 30 * day));
 }
 
 /** What autovacuum does on its own once a table has grown: planner statistics. */

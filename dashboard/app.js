@@ -8,6 +8,7 @@ import { auditPage } from './pages/audit.js';
 import { mcpPage } from './pages/mcp.js';
 import { modelsPage } from './pages/models.js';
 import { rateLimitsPage } from './pages/rate-limits.js';
+import { requestsPage } from './pages/requests.js';
 import { usagePage } from './pages/usage.js';
 
 /** Every page: its hash, its name in the navigation and how it mounts (returns a cleanup). */
@@ -16,6 +17,7 @@ const pages = [
   { hash: 'models', title: 'Models', mount: modelsPage },
   { hash: 'mcp', title: 'MCP', mount: mcpPage },
   { hash: 'usage', title: 'Usage & budgets', mount: usagePage },
+  { hash: 'requests', title: 'Requests', mount: requestsPage },
   { hash: 'api-keys', title: 'API keys', mount: apiKeysPage },
   { hash: 'audit', title: 'Audit', mount: auditPage },
 ];

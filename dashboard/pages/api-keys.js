@@ -2,15 +2,25 @@
 
 import { api } from '../lib/api.js';
 import { badge, empty, field, h, replace, table } from '../lib/dom.js';
-import { when } from '../lib/format.js';
+import { count, dollars, when } from '../lib/format.js';
 import { confirmAction, errorLine, failure, notify, pageHeader, section } from '../lib/ui.js';
 
 export function apiKeysPage(main) {
   const listHolder = h('div', { dataset: { testid: 'api-keys' } });
   const created = h('div', { class: 'created-key', hidden: true, role: 'status' });
+  // Per-key usage over a window (last use, requests, cost), from the request log.
+  const usageWindow = h(
+    'select',
+    { name: 'window', 'aria-label': 'Usage window' },
+    [
+      ['24h', 'Last 24 hours'],
+      ['7d', 'Last 7 days'],
+      ['30d', 'Last 30 days'],
+    ].map(([value, label]) => h('option', { value, text: label, selected: value === '30d' })),
+  );
   const load = async () => {
     try {
-      replace(listHolder, keysTable(await api('GET', '/admin/api-keys'), load));
+      replace(listHolder, keysTable(await api('GET', `/admin/api-keys?window=${usageWindow.value}`), load));
     } catch (error) {
       replace(listHolder, failure(error));
     }
@@ -22,8 +32,9 @@ export function apiKeysPage(main) {
       'Managed keys call the model endpoints and /mcp (never /admin). A key bound to a user path is always charged to it.',
     ),
     section('New key', [], createForm(created, load), created),
-    section('Keys', [], listHolder),
+    section('Keys', [usageWindow], listHolder),
   );
+  usageWindow.addEventListener('change', load);
   load();
   return () => {};
 }
@@ -116,7 +127,7 @@ function status(key) {
 function keysTable(keys, reload) {
   if (keys.length === 0) return empty('No managed keys yet.');
   return table(
-    ['Name', 'Key', 'User path', 'Status', 'Created', 'Expires', ''],
+    ['Name', 'Key', 'User path', 'Status', 'Created', 'Expires', 'Last used', 'Requests', 'Cost', ''],
     keys.map((key) =>
       h(
         'tr',
@@ -127,6 +138,9 @@ function keysTable(keys, reload) {
         h('td', {}, status(key)),
         h('td', { text: when(key.created_at) }),
         h('td', { text: key.expires_at ? when(key.expires_at) : 'never' }),
+        h('td', { class: 'key-last-used', text: key.last_used_at ? when(key.last_used_at) : '—' }),
+        h('td', { class: 'number key-requests', text: count(key.requests) }),
+        h('td', { class: 'number key-cost', text: dollars(key.cost_usd) }),
         h(
           'td',
           { class: 'row-actions' },

@@ -6,28 +6,19 @@ import type { ApiKeyChanges, ApiKeyService } from '../keys/api-key-service.ts';
 import { invalidParameter, isoTime, objectBody } from './admin-errors.ts';
 import { readAllowList, readGraceSeconds, readRole } from './api-key-access.ts';
 import { applyKeyShorthand } from './api-key-shorthand.ts';
+import { activityByKey, readActivityWindow } from './api-key-activity.ts';
+import type { RequestLogStore } from '../request-log/request-log-store.ts';
 
 const maximumNameLength = 200;
 
 /**
  * `POST|GET /admin/api-keys`, `PATCH /admin/api-keys/{id}`, `POST /admin/api-keys/{id}/rotate`,
- * `POST /admin/api-keys/{id}/deactivate` (CONTRACT section 3, issue 19).
+ * `POST /admin/api-keys/{id}/deactivate` (CONTRACT section 3, issue 19). The listing adds each
+ * key's `last_used_at`, `requests` and `cost_usd` over `window` from the request log (null
+ * when the log is off).
  */
-export function registerApiKeyRoutes(app: FastifyInstance, keys: ApiKeyService): void {
-  const render = (row: ApiKeyRow) => ({
-    id: row.id,
-    name: row.name,
-    redacted: row.redacted,
-    user_path: row.userPath,
-    active: keys.isActive(row),
-    created_at: isoTime(row.createdAt),
-    expires_at: isoTime(row.expiresAt),
-    deactivated_at: isoTime(row.deactivatedAt),
-    allowed_models: row.allowedModels,
-    allowed_endpoints: row.allowedEndpoints,
-    role: row.role,
-    previous_key_expires_at: row.previousExpiresAt !== null && row.previousExpiresAt > Date.now() ? isoTime(row.previousExpiresAt) : null,
-  });
+export function registerApiKeyRoutes(app: FastifyInstance, keys: ApiKeyService, requestLog: RequestLogStore | null = null): void {
+  const render = (row: ApiKeyRow) => renderKey(keys, row);
 
   app.post('/admin/api-keys', async (request, reply) => {
     const body = objectBody(request.body);
@@ -53,7 +44,11 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: ApiKeyService):
     return reply.code(201).send({ ...render(created.row), key: created.key });
   });
 
-  app.get('/admin/api-keys', async () => (await keys.list()).map(render));
+  app.get('/admin/api-keys', async (request) => {
+    const window = readActivityWindow((request.query as Record<string, unknown>)['window']);
+    const [rows, activity] = await Promise.all([keys.list(), activityByKey(requestLog, window)]);
+    return rows.map((row) => ({ ...render(row), ...activity(row.id) }));
+  });
 
   app.patch<{ Params: { id: string } }>('/admin/api-keys/:id', async (request) => {
     const body = objectBody(request.body);
@@ -77,6 +72,23 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: ApiKeyService):
   app.post<{ Params: { id: string } }>('/admin/api-keys/:id/deactivate', async (request) =>
     render(await keys.deactivate(request.params.id)),
   );
+}
+
+function renderKey(keys: ApiKeyService, row: ApiKeyRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    redacted: row.redacted,
+    user_path: row.userPath,
+    active: keys.isActive(row),
+    created_at: isoTime(row.createdAt),
+    expires_at: isoTime(row.expiresAt),
+    deactivated_at: isoTime(row.deactivatedAt),
+    allowed_models: row.allowedModels,
+    allowed_endpoints: row.allowedEndpoints,
+    role: row.role,
+    previous_key_expires_at: row.previousExpiresAt !== null && row.previousExpiresAt > Date.now() ? isoTime(row.previousExpiresAt) : null,
+  };
 }
 
 function readName(name: unknown): string {

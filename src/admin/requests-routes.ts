@@ -9,24 +9,44 @@ import type {
   StatusFilter,
 } from '../request-log/request-log-store.ts';
 import { featureUnavailable, invalidParameter, isoTime } from './admin-errors.ts';
+import { registerRequestStatsRoute } from './request-stats-route.ts';
 
 const defaultLimit = 50;
 const maxLimit = 500;
 const dateOnly = /^\d{4}-\d{2}-\d{2}$/;
 
-/** `GET /admin/requests` and `GET /admin/requests/{id}` (issue 16 "Names fixed here"). */
-export function registerRequestLogRoutes(app: FastifyInstance, store: RequestLogStore | null): void {
+/** The managed keys, for their names (`ApiKeyService.list`). */
+export interface KeyDirectory {
+  list(): Promise<readonly { readonly id: string; readonly name: string }[]>;
+}
+
+/**
+ * `GET /admin/requests`, `GET /admin/requests/{id}` (issue 16 "Names fixed here") and
+ * `GET /admin/requests/stats`. Entries show their key's current name (`api_key_name`), looked up
+ * once per answer from the managed keys.
+ */
+export function registerRequestLogRoutes(app: FastifyInstance, store: RequestLogStore | null, keys: KeyDirectory | null = null): void {
+  const keyNames = async (entries: readonly RequestLogEntry[]): Promise<ReadonlyMap<string, string>> => {
+    if (keys === null || !entries.some((entry) => entry.apiKeyId !== null)) return new Map();
+    return new Map((await keys.list()).map((key) => [key.id, key.name]));
+  };
   app.get('/admin/requests', async (request) => {
     if (store === null) throw featureUnavailable('the request log', 'REQUEST_LOG_ENABLED');
     const page = await store.list(readRequestLogQuery(request.query as Record<string, unknown>));
-    return { requests: page.entries.map(renderEntry), next_cursor: page.next === null ? null : encodeCursor(page.next) };
+    const names = await keyNames(page.entries);
+    return {
+      requests: page.entries.map((entry) => renderEntry(entry, names)),
+      next_cursor: page.next === null ? null : encodeCursor(page.next),
+    };
   });
+  registerRequestStatsRoute(app, store);
   app.get('/admin/requests/:id', async (request) => {
     if (store === null) throw featureUnavailable('the request log', 'REQUEST_LOG_ENABLED');
     const { id } = request.params as { id: string };
     const entry = await store.find(id);
     if (entry === null) throw notFound(`the request log holds no request ${id}`, { code: 'request_not_found' });
-    return { ...renderEntry(entry), request_body: entry.requestBody, response_body: entry.responseBody };
+    const names = await keyNames([entry]);
+    return { ...renderEntry(entry, names), request_body: entry.requestBody, response_body: entry.responseBody };
   });
 }
 
@@ -114,13 +134,14 @@ function cursor(value: string | undefined): RequestLogCursor | undefined {
   throw invalidParameter('cursor', '`cursor` must be a `next_cursor` of an earlier page');
 }
 
-/** An entry as the API shows it (without bodies). */
-export function renderEntry(entry: RequestLogEntry) {
+/** An entry as the API shows it (without bodies); `keyNames`: API key id -> name. */
+export function renderEntry(entry: RequestLogEntry, keyNames: ReadonlyMap<string, string> = new Map()) {
   return {
     id: entry.id,
     time: isoTime(entry.time),
     user_path: entry.userPath,
     api_key_id: entry.apiKeyId,
+    api_key_name: entry.apiKeyId === null ? null : (keyNames.get(entry.apiKeyId) ?? null),
     endpoint: entry.endpoint,
     model_requested: entry.modelRequested,
     virtual_model: entry.virtualModel,

@@ -248,10 +248,10 @@ function registerAdminApi(admin: FastifyInstance, dependencies: ServerDependenci
   installAdminAudit(admin, { store: dependencies.storage.audit, logger: dependencies.logger });
   registerAuditRoutes(admin, dependencies.storage.audit);
   registerWhoamiRoute(admin);
-  registerApiKeyRoutes(admin, dependencies.apiKeys);
+  registerApiKeyRoutes(admin, dependencies.apiKeys, dependencies.requestLog ? dependencies.storage.requestLog : null);
   registerBudgetRoutes(admin, dependencies.budgets);
   registerUsageRoutes(admin, dependencies.usageEnabled ? dependencies.storage.usage : null);
-  registerRequestLogRoutes(admin, dependencies.requestLog ? dependencies.storage.requestLog : null);
+  registerRequestLogRoutes(admin, dependencies.requestLog ? dependencies.storage.requestLog : null, dependencies.apiKeys);
   registerRateLimitRoutes(admin, dependencies.limiter);
   registerVirtualModelRoutes(
     admin,

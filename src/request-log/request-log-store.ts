@@ -93,6 +93,56 @@ export interface RequestLogPage {
   readonly next: RequestLogCursor | null;
 }
 
+/** What `stats` groups by. */
+export type RequestStatsGroupBy = 'provider' | 'model';
+
+/** Time buckets of a stats series, aligned to UTC hours or days. */
+export type RequestStatsBucket = 'hour' | 'day';
+
+export interface RequestStatsQuery {
+  /** Inclusive lower bound. */
+  readonly from: number;
+  /** Exclusive upper bound. */
+  readonly to: number;
+  readonly groupBy: RequestStatsGroupBy;
+  readonly bucket?: RequestStatsBucket;
+  /** At most this many entries are read: the newest of the range. */
+  readonly maxRows: number;
+}
+
+/** Count, errors and latency percentiles (nearest rank) of one group (and bucket). */
+export interface RequestStatsGroup {
+  /** The provider or model; null for requests refused before one was chosen. */
+  readonly key: string | null;
+  /** With a bucket: the bucket's start. */
+  readonly bucket?: number;
+  readonly requests: number;
+  /** Entries with a status of 400 or more. */
+  readonly errors: number;
+  /** Entries with a status of 500 or more. */
+  readonly serverErrors: number;
+  readonly p50LatencyMs: number;
+  readonly p95LatencyMs: number;
+}
+
+export interface RequestStats {
+  readonly groups: RequestStatsGroup[];
+  /** Entries read (at most `maxRows`). */
+  readonly rows: number;
+  /** The oldest entry read; null when none. Later than `from` when the range held more than `maxRows`. */
+  readonly oldest: number | null;
+}
+
+/** One API key's requests in a window. */
+export interface ApiKeyActivity {
+  readonly apiKeyId: string;
+  readonly requests: number;
+  /** The newest entry of the window. */
+  readonly lastUsedAt: number;
+  /** Sum of the entries' costs; null when an entry with tokens has no cost (an unpriced model). */
+  readonly costUsd: number | null;
+}
+
 /** Durable request log. Implementations: SQLite and PostgreSQL (src/storage/sql/). */
 export interface RequestLogStore {
   /** Writes entries in one transaction; all or nothing. */
@@ -101,6 +151,10 @@ export interface RequestLogStore {
   list(query: RequestLogQuery): Promise<RequestLogPage>;
   /** The newest entry with this request id, bodies included; null when none. */
   find(requestId: string): Promise<RequestLogEntry | null>;
+  /** Per provider or model (and time bucket): count, error counts, p50/p95 latency; bounded by `maxRows`. */
+  stats(query: RequestStatsQuery): Promise<RequestStats>;
+  /** Per API key, from `from` on, in one grouped query: requests, last use and cost. */
+  keyActivity(from: number): Promise<ApiKeyActivity[]>;
   /** Deletes at most `limit` entries older than `before` (oldest first); returns how many. */
   deleteOlderThan(before: number, limit: number): Promise<number>;
 }

@@ -22,6 +22,8 @@ describe.each(backends)('request log retention sweep: $name', (backend) => {
       insertMany: (entries) => store.insertMany(entries),
       list: (query) => store.list(query),
       find: (id) => store.find(id),
+      stats: (query) => store.stats(query),
+      keyActivity: (from) => store.keyActivity(from),
       deleteOlderThan: async (before, limit) => {
         limits.push(limit);
         return store.deleteOlderThan(before, limit);

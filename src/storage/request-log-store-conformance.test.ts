@@ -169,4 +169,54 @@ describe.each(backends)('RequestLogStore conformance: $name', (backend) => {
     expect(await requestLog.deleteOlderThan(baseTime + 1_000, 10)).toBe(0);
     expect(await ids(requestLog, {})).toEqual(['new-4', 'new-3', 'new-2', 'new-1', 'new-0']);
   });
+  it('stats: count, errors and nearest-rank p50/p95 latency per provider or model, optionally per bucket', async () => {
+    const { requestLog } = fresh().storage;
+    const latencies = Array.from({ length: 20 }, (_, index) => index + 1);
+    await requestLog.insertMany([
+      ...latencies.map((latency) => entry({ provider: 'a', model: 'm1', latencyMs: latency, status: latency > 18 ? 502 : 200 })),
+      entry({ provider: 'b', model: 'm1', latencyMs: 7, status: 429, time: baseTime + 3_600_000 }),
+      entry({ provider: null, model: null, latencyMs: 1, status: 401 }),
+      entry({ provider: 'a', latencyMs: 999, time: baseTime - 1 }),
+    ]);
+    const range = { from: baseTime, to: baseTime + 86_400_000, maxRows: 1_000 };
+    const byProvider = await requestLog.stats({ ...range, groupBy: 'provider' });
+    expect(byProvider.rows).toBe(22);
+    expect(byProvider.oldest).toBeGreaterThanOrEqual(baseTime);
+    const groups = Object.fromEntries(byProvider.groups.map((group) => [String(group.key), group]));
+    expect(groups['a']).toEqual({ key: 'a', requests: 20, errors: 2, serverErrors: 2, p50LatencyMs: 10, p95LatencyMs: 19 });
+    expect(groups['b']).toEqual({ key: 'b', requests: 1, errors: 1, serverErrors: 0, p50LatencyMs: 7, p95LatencyMs: 7 });
+    expect(groups['null']?.key).toBeNull();
+    const byModel = await requestLog.stats({ ...range, groupBy: 'model', bucket: 'hour' });
+    expect(byModel.groups.map((group) => [group.bucket, group.key, group.requests])).toEqual([
+      [baseTime, 'm1', 20],
+      [baseTime, null, 1],
+      [baseTime + 3_600_000, 'm1', 1],
+    ]);
+    const bounded = await requestLog.stats({ ...range, groupBy: 'provider', maxRows: 5 });
+    expect(bounded.rows).toBe(5);
+    expect(bounded.groups.map((group) => [group.key, group.requests])).toEqual([
+      ['a', 3],
+      ['b', 1],
+      [null, 1],
+    ]);
+  });
+
+  it('keyActivity: requests, last use and cost per key from a time on; cost null when an entry with tokens is unpriced', async () => {
+    const { requestLog } = fresh().storage;
+    await requestLog.insertMany([
+      entry({ apiKeyId: 'priced', costUsd: 0.25, time: baseTime + 10 }),
+      entry({ apiKeyId: 'priced', costUsd: 0.5, time: baseTime + 20 }),
+      // A refusal carries no tokens and no cost: it is counted, not unpriced.
+      entry({ apiKeyId: 'priced', costUsd: null, totalTokens: 0, status: 429, time: baseTime + 30 }),
+      entry({ apiKeyId: 'priced', costUsd: 4, time: baseTime - 1 }),
+      entry({ apiKeyId: 'unpriced', costUsd: 0.1, time: baseTime + 5 }),
+      entry({ apiKeyId: 'unpriced', costUsd: null, totalTokens: 15, time: baseTime + 6 }),
+      entry({ apiKeyId: null, time: baseTime + 7 }),
+    ]);
+    expect(await requestLog.keyActivity(baseTime)).toEqual([
+      { apiKeyId: 'priced', requests: 3, lastUsedAt: baseTime + 30, costUsd: 0.75 },
+      { apiKeyId: 'unpriced', requests: 2, lastUsedAt: baseTime + 6, costUsd: null },
+    ]);
+    expect(await requestLog.keyActivity(baseTime + 1_000)).toEqual([]);
+  });
 });

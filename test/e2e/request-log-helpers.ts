@@ -21,6 +21,7 @@ export interface LoggedRequest {
   time: string;
   user_path: string;
   api_key_id: string | null;
+  api_key_name: string | null;
   endpoint: string;
   model_requested: string | null;
   virtual_model: string | null;
@@ -46,6 +47,7 @@ export interface LoggedRequest {
 
 export const entryKeys = [
   'api_key_id',
+  'api_key_name',
   'attempts',
   'cache_hit',
   'completion_tokens',

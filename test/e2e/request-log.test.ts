@@ -303,4 +303,64 @@ describe('request log (SQLite, bodies on errors)', () => {
     expect(rows.find((row) => row.key === created['id'])?.requests).toBe(1);
     expect(rows.some((row) => row.key === null)).toBe(true);
   });
+  it('names the API key on entries; GET /admin/api-keys shows last use, requests and cost over a window', async () => {
+    const created = await callJson(gateway, '/admin/api-keys', 201, { body: { name: 'analytics-key' } });
+    const idle = await callJson(gateway, '/admin/api-keys', 201, { body: { name: 'idle-key' } });
+    const token = created['key'] as string;
+    const fresh = { 'cache-control': 'no-store' };
+    const first = await call(gateway, '/v1/chat/completions', { token, body: chatBody('mock-model'), headers: fresh });
+    const second = await call(gateway, '/v1/chat/completions', { token, body: chatBody('mock-model'), headers: fresh });
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const entry = await loggedRequest(gateway, requestIdOf(second));
+    expect(entry).toMatchObject({ api_key_id: created['id'], api_key_name: 'analytics-key' });
+    const listed = await listRequests(gateway, { api_key_id: created['id'] as string });
+    expect(listed.requests.map((one) => one.api_key_name)).toEqual(['analytics-key', 'analytics-key']);
+    const keyList = async (query: string) => {
+      const reply = await call(gateway, `/admin/api-keys${query}`);
+      expect(reply.status, reply.text).toBe(200);
+      return JSON.parse(reply.text) as Record<string, unknown>[];
+    };
+    const keys = await keyList('?window=24h');
+    const used = keys.find((key) => key['id'] === created['id']);
+    expect(used).toMatchObject({ requests: 2, cost_usd: 2, last_used_at: entry.time });
+    expect(keys.find((key) => key['id'] === idle['id'])).toMatchObject({ requests: 0, cost_usd: 0, last_used_at: null });
+    // The default window is 30 days.
+    const byDefault = await keyList('');
+    expect(byDefault.find((key) => key['id'] === created['id'])).toMatchObject({ requests: 2 });
+    for (const window of ['0d', '2w', '400d', 'soon'])
+      expectEnvelope(await call(gateway, `/admin/api-keys?window=${window}`), {
+        status: 400,
+        type: 'invalid_request_error',
+        code: 'invalid_parameter',
+        param: 'window',
+      });
+  });
+
+  it('GET /admin/requests/stats: count, errors, error rate and p50/p95 latency per provider or model', async () => {
+    const served = await chat('fo-alias');
+    const refused = await chat('mock-model', { token: 'sk-wrong' });
+    expect([served.status, refused.status]).toEqual([200, 401]);
+    await loggedRequest(gateway, requestIdOf(served));
+    await loggedRequest(gateway, requestIdOf(refused));
+    const byProvider = await callJson(gateway, '/admin/requests/stats?group_by=provider', 200);
+    expect(byProvider).toMatchObject({ group_by: 'provider', truncated: false, from: expect.any(String), to: expect.any(String) });
+    const groups = byProvider['groups'] as Record<string, unknown>[];
+    const openaiB = groups.find((group) => group['key'] === 'openai-b');
+    expect(openaiB).toMatchObject({ requests: expect.any(Number), errors: expect.any(Number), error_rate: expect.any(Number) });
+    expect(openaiB?.['p95_latency_ms']).toBeGreaterThanOrEqual(openaiB?.['p50_latency_ms'] as number);
+    // Requests refused before a provider was chosen (the 429s, the 401) group under null.
+    expect(groups.find((group) => group['key'] === null)?.['errors']).toBeGreaterThan(0);
+    expect(byProvider['rows']).toBe(groups.reduce((sum, group) => sum + (group['requests'] as number), 0));
+    const byModel = await callJson(gateway, '/admin/requests/stats?group_by=model&bucket=hour', 200);
+    const models = byModel['groups'] as Record<string, unknown>[];
+    expect(models.find((group) => group['key'] === 'fo-500')).toMatchObject({ bucket: expect.stringMatching(/T\d\d:00:00\.000Z$/) });
+    for (const [param, value] of [
+      ['group_by', 'user'],
+      ['bucket', 'week'],
+      ['from', 'yesterday'],
+    ]) {
+      const reply = await call(gateway, `/admin/requests/stats?${param}=${value}`);
+      expectEnvelope(reply, { status: 400, type: 'invalid_request_error', code: 'invalid_parameter', param });
+    }
+  });
 });

@@ -1,4 +1,13 @@
-import type { RequestLogEntry, RequestLogPage, RequestLogQuery, RequestLogStore } from '../../request-log/request-log-store.ts';
+import type {
+  ApiKeyActivity,
+  RequestLogEntry,
+  RequestLogPage,
+  RequestLogQuery,
+  RequestLogStore,
+  RequestStats,
+  RequestStatsQuery,
+} from '../../request-log/request-log-store.ts';
+import { apiKeyActivity, requestStats } from './request-log-aggregates.ts';
 import type { SqlExecutor } from './sql-executor.ts';
 import { SqlParameters, toNumber } from './sql-executor.ts';
 import type { RequestLogRow } from './request-log-row.ts';
@@ -59,6 +68,14 @@ export class SqlRequestLogStore implements RequestLogStore {
     const rows = await this.#executor.query<RequestLogRow>(text, parameters.values);
     const row = rows[0];
     return row === undefined ? null : requestLogEntryFromRow(row);
+  }
+
+  stats(query: RequestStatsQuery): Promise<RequestStats> {
+    return requestStats(this.#executor, query);
+  }
+
+  keyActivity(from: number): Promise<ApiKeyActivity[]> {
+    return apiKeyActivity(this.#executor, from);
   }
 
   async deleteOlderThan(before: number, limit: number): Promise<number> {

@@ -256,4 +256,17 @@ export const sqliteMigrations: readonly Migration[] = [
       'CREATE INDEX admin_audit_time ON admin_audit (time)',
     ],
   },
+  {
+    version: 13,
+    name: 'request_log_covering_indexes',
+    statements: [
+      // GET /admin/requests/stats and the API-key listing's activity read only the index: the
+      // time index also carries what stats group and measure, the key index what activity sums.
+      // Same leading columns as before, so listings and the retention sweep walk them as they did.
+      'DROP INDEX request_log_ts',
+      'CREATE INDEX request_log_ts ON request_log (ts, row_id, provider, model, status, latency_ms)',
+      'DROP INDEX request_log_api_key_id',
+      'CREATE INDEX request_log_api_key_id ON request_log (api_key_id, ts, row_id, cost_usd, total_tokens)',
+    ],
+  },
 ];
