@@ -18,8 +18,9 @@ export function round(value: number, digits = 2): number {
   return Math.round(value * scale) / scale;
 }
 
-export async function startMock(): Promise<{ child: ChildProcess; url: string }> {
-  const env = { ...process.env, MOCK_API_KEY: UPSTREAM_KEY };
+/** The mock upstream; `extraEnv` shapes its streams (MOCK_CHUNK_COUNT, MOCK_CHUNK_TURNS, see mock-server.ts). */
+export async function startMock(extraEnv: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
+  const env = { ...process.env, ...extraEnv, MOCK_API_KEY: UPSTREAM_KEY };
   const child = spawnScript('bench/mock-server.ts', ['0'], env);
   const line = await waitForLine(child, 'READY ', 15_000);
   return { child, url: `http://127.0.0.1:${line.slice(6).trim()}/v1` };

@@ -61,6 +61,8 @@ export interface MockUpstreamOptions {
   chunkCount?: number;
   /** Delay between stream chunks. Default 0. */
   chunkDelayMs?: number;
+  /** Without a delay, write each frame in its own event-loop turn (a proxy then gets separate reads). Default false: one write. */
+  chunkTurns?: boolean;
   /** Delay before every chat answer. Default 0. */
   latencyMs?: number;
   /** When set, requests without `Authorization: Bearer <apiKey>` get 401. */
@@ -111,6 +113,7 @@ interface Plan {
   latencyMs: number;
   chunkCount: number;
   chunkDelayMs: number;
+  chunkTurns: boolean;
 }
 
 /** One request/response pair. The abort controller exists only once something waits. */
@@ -135,9 +138,18 @@ function delay(exchange: Exchange, ms: number): Promise<boolean> {
 }
 
 /** Writes SSE frames; with a delay between them, one at a time and with backpressure. */
-async function writeFrames(exchange: Exchange, frames: string[], delayMs: number): Promise<void> {
+async function writeFrames(exchange: Exchange, frames: string[], delayMs: number, turns = false): Promise<void> {
   const { response } = exchange;
   response.writeHead(200, SSE_HEADERS);
+  if (delayMs <= 0 && turns) {
+    for (const frame of frames) {
+      if (exchange.closed) return;
+      response.write(frame);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    response.end();
+    return;
+  }
   if (delayMs <= 0) {
     response.end(frames.join('')); // one chunk: about half the CPU of a write per frame
     return;
@@ -344,6 +356,7 @@ class MockUpstreamServer implements MockUpstream {
       latencyMs,
       chunkCount: slowStream ? 40 : (this.options.chunkCount ?? 5),
       chunkDelayMs: slowStream ? 50 : (this.options.chunkDelayMs ?? 0),
+      chunkTurns: this.options.chunkTurns ?? false,
     };
   }
 
@@ -361,7 +374,7 @@ class MockUpstreamServer implements MockUpstream {
     const toolCall = behavior.kind === 'tool_call' ? behavior : undefined;
     if (chat.stream) {
       const spec = { chat, counter: this.counter, chunkCount: plan.chunkCount, toolCall };
-      await writeFrames(exchange, streamFrames(spec), plan.chunkDelayMs);
+      await writeFrames(exchange, streamFrames(spec), plan.chunkDelayMs, plan.chunkTurns);
     } else {
       sendJson(exchange.response, 200, completionJson(chat, this.counter, toolCall));
     }
