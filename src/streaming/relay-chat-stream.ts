@@ -1,12 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
+import type { AbortSource } from '../core/abort-source.ts';
 import { renderEnvelope, toGatewayError } from '../errors/envelope.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import { mapNetworkError } from '../providers/upstream-client.ts';
 import { transformChunk, type ChunkOptions, type UsageObject } from './chat-chunk.ts';
 import { SseParser, type SseEvent } from './sse-parser.ts';
 import { ChatStreamEnd, incompleteStream } from './stream-end.ts';
-import { waitForDrain } from './drain.ts';
 
 export interface RelayResult {
   /** The usage reported by the upstream's final chunk, if any. */
@@ -32,87 +32,158 @@ const doneFrame = 'data: [DONE]\n\n';
 
 /**
  * Relays an upstream OpenAI chat stream to the client: SSE parsed once, each chunk stamped
- * with the provider, the usage chunk hidden unless the client asked for it, writes held back
- * while the client's socket is full. A stream that breaks, or ends before its final chunk
- * (no `[DONE]`, no finish reason, a cut-off frame), ends with an error frame (the envelope
- * under `error`, which SDKs raise), never with a synthetic `[DONE]`. The caller has already
- * written the response head.
+ * with the provider, the usage chunk hidden unless the client asked for it, the upstream
+ * paused while the client's socket is full. A stream that breaks, or ends before its final
+ * chunk (no `[DONE]`, no finish reason, a cut-off frame), ends with an error frame (the
+ * envelope under `error`, which SDKs raise), never with a synthetic `[DONE]`. The caller has
+ * already written the response head. When the client leaves (`abort`), the upstream body is
+ * destroyed at once.
  */
-export async function relayChatStream(
+export function relayChatStream(
   upstream: Readable,
   response: ServerResponse,
   options: RelayOptions,
-  signal: AbortSignal,
+  abort: AbortSource,
 ): Promise<RelayResult> {
-  const parser = new SseParser();
-  const state: RelayState = { usage: null, done: false, end: new ChatStreamEnd() };
-  const capture = { text: options.captureLimit === undefined ? null : ('' as string | null), limit: options.captureLimit ?? 0 };
-  const render = (events: SseEvent[]): string => {
-    const text = renderEvents(events, options, state);
-    if (capture.text !== null) capture.text = capture.text.length + text.length > capture.limit ? null : capture.text + text;
-    return text;
-  };
-  let firstByteAt: number | null = null;
-  try {
-    for await (const chunk of upstream) {
-      const text = render(parser.push(chunk as Buffer));
-      if (text !== '') firstByteAt ??= performance.now();
-      if (text !== '' && !response.write(text)) await waitForDrain(response);
-      if (signal.aborted) break;
-    }
-    if (signal.aborted)
-      return finish(response, state.usage, { completed: false, clientClosed: true, error: null, captured: null, firstByteAt });
-    let tail = render(parser.finish());
-    if (!state.end.complete(parser.truncated)) {
-      const failure = incompleteStream(options.provider);
-      response.end(tail + errorFrame(failure));
-      return { usage: state.usage, completed: false, clientClosed: false, error: failure, captured: null };
-    }
-    if (!state.done) tail += doneFrame;
-    response.end(tail);
-    const captured = capture.text === null || state.done ? capture.text : capture.text + doneFrame;
-    return { usage: state.usage, completed: true, clientClosed: false, error: null, captured, firstByteAt };
-  } catch (error) {
-    if (signal.aborted)
-      return finish(response, state.usage, { completed: false, clientClosed: true, error: null, captured: null, firstByteAt });
-    upstream.destroy();
-    const failure = toGatewayError(mapNetworkError(error, options.provider));
-    response.end(errorFrame(failure));
-    return { usage: state.usage, completed: false, clientClosed: false, error, captured: null, firstByteAt };
-  }
+  return new Promise((resolve) => new ChatStreamRelay(upstream, response, options, abort, resolve).start());
 }
 
-interface RelayState {
-  usage: UsageObject | null;
+/**
+ * One relay, driven by the upstream's events: one render and one write per upstream read
+ * (ADR 0003, issue 18: no async iterator, no AbortSignal, no promise per chunk).
+ */
+class ChatStreamRelay {
+  private readonly parser = new SseParser();
+  private readonly end = new ChatStreamEnd();
+  private usage: UsageObject | null = null;
   /** `[DONE]` was relayed. */
-  done: boolean;
-  end: ChatStreamEnd;
+  private done = false;
+  private settled = false;
+  private captured: string | null;
+  private firstByteAt: number | null = null;
+  private unsubscribe: () => void = noop;
+  private readonly onDrain = (): void => {
+    this.upstream.resume();
+  };
+
+  private readonly upstream: Readable;
+  private readonly response: ServerResponse;
+  private readonly options: RelayOptions;
+  private readonly abort: AbortSource;
+  private readonly resolve: (result: RelayResult) => void;
+
+  constructor(
+    upstream: Readable,
+    response: ServerResponse,
+    options: RelayOptions,
+    abort: AbortSource,
+    resolve: (result: RelayResult) => void,
+  ) {
+    this.upstream = upstream;
+    this.response = response;
+    this.options = options;
+    this.abort = abort;
+    this.resolve = resolve;
+    this.captured = options.captureLimit === undefined ? null : '';
+  }
+
+  start(): void {
+    if (this.abort.aborted) return this.clientClosed();
+    this.unsubscribe = this.abort.onAbort(() => this.clientClosed());
+    this.upstream.on('data', (chunk: Buffer) => this.data(chunk));
+    this.upstream.on('end', () => this.ended());
+    this.upstream.on('error', (error: unknown) => this.failed(error));
+  }
+
+  private data(chunk: Buffer): void {
+    if (this.settled) return;
+    let text: string;
+    try {
+      text = this.render(this.parser.push(chunk));
+    } catch (error) {
+      return this.failed(error);
+    }
+    if (text === '') return;
+    this.firstByteAt ??= performance.now();
+    if (!this.response.write(text)) {
+      this.upstream.pause();
+      this.response.once('drain', this.onDrain);
+    }
+  }
+
+  private ended(): void {
+    if (this.settled) return;
+    const tail = this.render(this.parser.finish());
+    if (!this.end.complete(this.parser.truncated)) {
+      const failure = incompleteStream(this.options.provider);
+      this.response.end(tail + errorFrame(failure));
+      return this.settle({ completed: false, clientClosed: false, error: failure, captured: null });
+    }
+    this.response.end(this.done ? tail : tail + doneFrame);
+    const captured = this.captured === null || this.done ? this.captured : this.captured + doneFrame;
+    this.settle({ completed: true, clientClosed: false, error: null, captured });
+  }
+
+  private failed(error: unknown): void {
+    if (this.settled) return;
+    if (this.abort.aborted) return this.clientClosed();
+    this.upstream.destroy();
+    const failure = toGatewayError(mapNetworkError(error, this.options.provider));
+    this.response.end(errorFrame(failure));
+    this.settle({ completed: false, clientClosed: false, error, captured: null });
+  }
+
+  private clientClosed(): void {
+    if (this.settled) return;
+    this.upstream.destroy();
+    if (!this.response.destroyed) this.response.destroy();
+    this.settle({ completed: false, clientClosed: true, error: null, captured: null });
+  }
+
+  private settle(rest: Omit<RelayResult, 'usage' | 'firstByteAt'>): void {
+    this.settled = true;
+    this.unsubscribe();
+    this.response.off('drain', this.onDrain);
+    // The result is built field by field: no object spread on the path (ADR 0012).
+    this.resolve({
+      usage: this.usage,
+      completed: rest.completed,
+      clientClosed: rest.clientClosed,
+      error: rest.error,
+      captured: rest.captured,
+      firstByteAt: this.firstByteAt,
+    });
+  }
+
+  private render(events: SseEvent[]): string {
+    let text = '';
+    for (const event of events) {
+      if (this.done) break;
+      text += this.renderEvent(event.data);
+    }
+    if (this.captured !== null && text !== '') {
+      const limit = this.options.captureLimit ?? 0;
+      this.captured = this.captured.length + text.length > limit ? null : this.captured + text;
+    }
+    return text;
+  }
+
+  private renderEvent(data: string): string {
+    this.end.observe(data);
+    if (data === '[DONE]') {
+      this.done = true;
+      return doneFrame;
+    }
+    const outcome = transformChunk(data, this.options);
+    if (outcome.usage !== null) this.usage = outcome.usage;
+    if (outcome.payload === null) return '';
+    // A payload that spanned several `data:` lines goes out the same way (one field per line).
+    return `data: ${outcome.payload.includes('\n') ? outcome.payload.replaceAll('\n', '\ndata: ') : outcome.payload}\n\n`;
+  }
 }
 
 function errorFrame(failure: GatewayError): string {
   return `data: ${JSON.stringify(renderEnvelope(failure))}\n\n`;
 }
 
-function renderEvents(events: SseEvent[], options: ChunkOptions, state: RelayState): string {
-  let text = '';
-  for (const event of events) {
-    if (state.done) break;
-    state.end.observe(event.data);
-    if (event.data === '[DONE]') {
-      state.done = true;
-      text += doneFrame;
-      continue;
-    }
-    const outcome = transformChunk(event.data, options);
-    if (outcome.usage !== null) state.usage = outcome.usage;
-    // A payload that spanned several `data:` lines goes out the same way (one field per line).
-    if (outcome.payload !== null)
-      text += `data: ${outcome.payload.includes('\n') ? outcome.payload.replaceAll('\n', '\ndata: ') : outcome.payload}\n\n`;
-  }
-  return text;
-}
-
-function finish(response: ServerResponse, usage: UsageObject | null, rest: Omit<RelayResult, 'usage'>): RelayResult {
-  if (!response.destroyed) response.destroy();
-  return { usage, ...rest };
-}
+function noop(): void {}
