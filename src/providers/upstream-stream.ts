@@ -13,21 +13,52 @@ export interface StreamedUpstreamResponse {
 }
 
 /**
+ * A consumer that takes an upstream body's bytes straight from the dispatch handler, without
+ * the Readable's buffering and events (the chat stream relay). `data` returning false pauses
+ * the upstream until the consumer calls `UpstreamBody.resumeUpstream`.
+ */
+export interface ChunkSink {
+  data(chunk: Buffer): boolean;
+  end(): void;
+  error(error: Error): void;
+}
+
+/**
  * The body of a dispatched request: a plain Readable fed by the dispatch handler. Compared
  * with `Pool.request`'s body it has no AsyncResource, no AbortSignal listener and no body
- * mixin (reference: ADR 0003, issue 18). Backpressure pauses the upstream socket.
+ * mixin (ADR 0003, issue 18). Backpressure pauses the upstream socket. A `ChunkSink` may take
+ * over before any reader: then chunks skip the Readable altogether.
  */
-class UpstreamBody extends Readable {
+export class UpstreamBody extends Readable {
   readonly #controller: Dispatcher.DispatchController;
   ended = false;
+  sink: ChunkSink | null = null;
 
   constructor(controller: Dispatcher.DispatchController) {
     super({ highWaterMark: 64 * 1024 });
     this.#controller = controller;
   }
 
-  override _read(): void {
+  /**
+   * Hands the rest of the body to `sink` (what arrived already first). False when the body
+   * is already read, ended or broken: the caller reads it as a Readable then.
+   */
+  attach(sink: ChunkSink): boolean {
+    if (this.ended || this.destroyed || this.readableFlowing !== null || this.readableEnded || this.listenerCount('data') > 0) return false;
+    this.sink = sink;
+    if (this.readableLength > 0) {
+      const buffered = this.read() as Buffer | null;
+      if (buffered !== null && !sink.data(buffered)) this.#controller.pause();
+    }
+    return true;
+  }
+
+  resumeUpstream(): void {
     if (this.#controller.paused) this.#controller.resume();
+  }
+
+  override _read(): void {
+    this.resumeUpstream();
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
@@ -70,7 +101,9 @@ export class StreamingHandler implements Dispatcher.DispatchHandler {
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.#body?.push(chunk) === false) controller.pause();
+    const body = this.#body;
+    if (body === null) return;
+    if (body.sink !== null ? !body.sink.data(chunk) : !body.push(chunk)) controller.pause();
   }
 
   onResponseEnd(): void {
@@ -78,7 +111,8 @@ export class StreamingHandler implements Dispatcher.DispatchHandler {
     const body = this.#body;
     if (body === null) return;
     body.ended = true;
-    body.push(null);
+    if (body.sink !== null) body.sink.end();
+    else body.push(null);
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
@@ -91,7 +125,8 @@ export class StreamingHandler implements Dispatcher.DispatchHandler {
     const body = this.#body;
     if (body === null || body.destroyed) return;
     body.ended = true;
-    body.destroy(error);
+    if (body.sink !== null) body.sink.error(error);
+    else body.destroy(error);
   }
 
   #release(): void {

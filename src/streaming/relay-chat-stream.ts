@@ -4,6 +4,7 @@ import type { AbortSource } from '../core/abort-source.ts';
 import { renderEnvelope, toGatewayError } from '../errors/envelope.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import { mapNetworkError } from '../providers/upstream-client.ts';
+import { UpstreamBody, type ChunkSink } from '../providers/upstream-stream.ts';
 import { transformChunk, type ChunkOptions, type UsageObject } from './chat-chunk.ts';
 import { SseParser, type SseEvent } from './sse-parser.ts';
 import { ChatStreamEnd, incompleteStream } from './stream-end.ts';
@@ -52,9 +53,9 @@ export function relayChatStream(
  * One relay, driven by the upstream's events: one render and one write per upstream read
  * (ADR 0003, issue 18: no async iterator, no AbortSignal, no promise per chunk).
  */
-class ChatStreamRelay {
+class ChatStreamRelay implements ChunkSink {
   private readonly parser = new SseParser();
-  private readonly end = new ChatStreamEnd();
+  private readonly streamEnd = new ChatStreamEnd();
   private usage: UsageObject | null = null;
   /** `[DONE]` was relayed. */
   private done = false;
@@ -62,8 +63,14 @@ class ChatStreamRelay {
   private captured: string | null;
   private firstByteAt: number | null = null;
   private unsubscribe: () => void = noop;
-  private readonly onDrain = (): void => {
+  /** Resumes the upstream once the client's socket has drained. */
+  private onDrain = (): void => {
     this.upstream.resume();
+  };
+  private draining = false;
+  private readonly drained = (): void => {
+    this.draining = false;
+    this.onDrain();
   };
 
   private readonly upstream: Readable;
@@ -90,31 +97,44 @@ class ChatStreamRelay {
   start(): void {
     if (this.abort.aborted) return this.clientClosed();
     this.unsubscribe = this.abort.onAbort(() => this.clientClosed());
-    this.upstream.on('data', (chunk: Buffer) => this.data(chunk));
-    this.upstream.on('end', () => this.ended());
-    this.upstream.on('error', (error: unknown) => this.failed(error));
+    const upstream = this.upstream;
+    // A body dispatched by the upstream client hands its chunks over directly (no Readable events).
+    if (upstream instanceof UpstreamBody) {
+      this.onDrain = () => upstream.resumeUpstream();
+      if (upstream.attach(this)) return;
+      this.onDrain = () => upstream.resume();
+    }
+    upstream.on('data', (chunk: Buffer) => {
+      if (!this.data(chunk)) upstream.pause();
+    });
+    upstream.on('end', () => this.end());
+    upstream.on('error', (error: unknown) => this.error(error));
   }
 
-  private data(chunk: Buffer): void {
-    if (this.settled) return;
+  /** One upstream read: rendered and written at once; false while the client's socket is full. */
+  data(chunk: Buffer): boolean {
+    if (this.settled) return true;
     let text: string;
     try {
       text = this.render(this.parser.push(chunk));
     } catch (error) {
-      return this.failed(error);
+      this.error(error);
+      return true;
     }
-    if (text === '') return;
+    if (text === '') return true;
     this.firstByteAt ??= performance.now();
-    if (!this.response.write(text)) {
-      this.upstream.pause();
-      this.response.once('drain', this.onDrain);
+    if (this.response.write(text)) return true;
+    if (!this.draining) {
+      this.draining = true;
+      this.response.once('drain', this.drained);
     }
+    return false;
   }
 
-  private ended(): void {
+  end(): void {
     if (this.settled) return;
     const tail = this.render(this.parser.finish());
-    if (!this.end.complete(this.parser.truncated)) {
+    if (!this.streamEnd.complete(this.parser.truncated)) {
       const failure = incompleteStream(this.options.provider);
       this.response.end(tail + errorFrame(failure));
       return this.settle({ completed: false, clientClosed: false, error: failure, captured: null });
@@ -124,7 +144,7 @@ class ChatStreamRelay {
     this.settle({ completed: true, clientClosed: false, error: null, captured });
   }
 
-  private failed(error: unknown): void {
+  error(error: unknown): void {
     if (this.settled) return;
     if (this.abort.aborted) return this.clientClosed();
     this.upstream.destroy();
@@ -143,7 +163,7 @@ class ChatStreamRelay {
   private settle(rest: Omit<RelayResult, 'usage' | 'firstByteAt'>): void {
     this.settled = true;
     this.unsubscribe();
-    this.response.off('drain', this.onDrain);
+    this.response.off('drain', this.drained);
     // The result is built field by field: no object spread on the path (ADR 0012).
     this.resolve({
       usage: this.usage,
@@ -169,7 +189,7 @@ class ChatStreamRelay {
   }
 
   private renderEvent(data: string): string {
-    this.end.observe(data);
+    this.streamEnd.observe(data);
     if (data === '[DONE]') {
       this.done = true;
       return doneFrame;
@@ -178,7 +198,9 @@ class ChatStreamRelay {
     if (outcome.usage !== null) this.usage = outcome.usage;
     if (outcome.payload === null) return '';
     // A payload that spanned several `data:` lines goes out the same way (one field per line).
-    return `data: ${outcome.payload.includes('\n') ? outcome.payload.replaceAll('\n', '\ndata: ') : outcome.payload}\n\n`;
+    // The check is on the received text (a slice, searched in place), not on the built one.
+    if (data.includes('\n')) return `data: ${outcome.payload.replaceAll('\n', '\ndata: ')}\n\n`;
+    return `data: ${outcome.payload}\n\n`;
   }
 }
 
