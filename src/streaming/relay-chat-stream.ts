@@ -30,6 +30,8 @@ export interface RelayOptions extends ChunkOptions {
 }
 
 const doneFrame = 'data: [DONE]\n\n';
+/** Bytes a relay takes before it lets the event loop serve others for a turn. */
+const yieldBytes = 64 * 1024;
 
 /**
  * Relays an upstream OpenAI chat stream to the client: SSE parsed once, each chunk stamped
@@ -63,14 +65,22 @@ class ChatStreamRelay implements ChunkSink {
   private captured: string | null;
   private firstByteAt: number | null = null;
   private unsubscribe: () => void = noop;
-  /** Resumes the upstream once the client's socket has drained. */
-  private onDrain = (): void => {
+  /** Resumes the upstream (paused while `holds` > 0). */
+  private resume = (): void => {
     this.upstream.resume();
   };
+  /** Reasons the upstream is paused: the client's socket is full, a yield to the event loop. */
+  private holds = 0;
   private draining = false;
+  /** Bytes taken since the last yield to the event loop. */
+  private unyielded = 0;
+  private readonly release = (): void => {
+    this.holds -= 1;
+    if (this.holds === 0 && !this.settled) this.resume();
+  };
   private readonly drained = (): void => {
     this.draining = false;
-    this.onDrain();
+    this.release();
   };
 
   private readonly upstream: Readable;
@@ -100,9 +110,9 @@ class ChatStreamRelay implements ChunkSink {
     const upstream = this.upstream;
     // A body dispatched by the upstream client hands its chunks over directly (no Readable events).
     if (upstream instanceof UpstreamBody) {
-      this.onDrain = () => upstream.resumeUpstream();
+      this.resume = () => upstream.resumeUpstream();
       if (upstream.attach(this)) return;
-      this.onDrain = () => upstream.resume();
+      this.resume = () => upstream.resume();
     }
     upstream.on('data', (chunk: Buffer) => {
       if (!this.data(chunk)) upstream.pause();
@@ -111,7 +121,12 @@ class ChatStreamRelay implements ChunkSink {
     upstream.on('error', (error: unknown) => this.error(error));
   }
 
-  /** One upstream read: rendered and written at once; false while the client's socket is full. */
+  /**
+   * One upstream read: rendered and written at once. False pauses the upstream: while the
+   * client's socket is full, and for one event-loop turn every `yieldBytes` (a dispatched body
+   * hands over whatever the socket holds in one go; without the pause a huge frame would keep
+   * the loop from serving anything else, as the Readable's high-water mark did before).
+   */
   data(chunk: Buffer): boolean {
     if (this.settled) return true;
     let text: string;
@@ -121,27 +136,36 @@ class ChatStreamRelay implements ChunkSink {
       this.error(error);
       return true;
     }
-    if (text === '') return true;
-    this.firstByteAt ??= performance.now();
-    if (this.response.write(text)) return true;
-    if (!this.draining) {
-      this.draining = true;
-      this.response.once('drain', this.drained);
+    if (text !== '') {
+      this.firstByteAt ??= performance.now();
+      if (!this.response.write(text) && !this.draining) {
+        this.draining = true;
+        this.holds += 1;
+        this.response.once('drain', this.drained);
+      }
     }
-    return false;
+    this.unyielded += chunk.length;
+    if (this.unyielded >= yieldBytes) {
+      this.unyielded = 0;
+      this.holds += 1;
+      setImmediate(this.release);
+    }
+    return this.holds === 0;
   }
 
   end(): void {
     if (this.settled) return;
     const tail = this.render(this.parser.finish());
+    const response = this.response;
     if (!this.streamEnd.complete(this.parser.truncated)) {
       const failure = incompleteStream(this.options.provider);
-      this.response.end(tail + errorFrame(failure));
-      return this.settle({ completed: false, clientClosed: false, error: failure, captured: null });
+      return this.settle({ completed: false, clientClosed: false, error: failure, captured: null }, () =>
+        response.end(tail + errorFrame(failure)),
+      );
     }
-    this.response.end(this.done ? tail : tail + doneFrame);
+    const last = this.done ? tail : tail + doneFrame;
     const captured = this.captured === null || this.done ? this.captured : this.captured + doneFrame;
-    this.settle({ completed: true, clientClosed: false, error: null, captured });
+    this.settle({ completed: true, clientClosed: false, error: null, captured }, () => response.end(last));
   }
 
   error(error: unknown): void {
@@ -149,18 +173,25 @@ class ChatStreamRelay implements ChunkSink {
     if (this.abort.aborted) return this.clientClosed();
     this.upstream.destroy();
     const failure = toGatewayError(mapNetworkError(error, this.options.provider));
-    this.response.end(errorFrame(failure));
-    this.settle({ completed: false, clientClosed: false, error, captured: null });
+    const response = this.response;
+    this.settle({ completed: false, clientClosed: false, error, captured: null }, () => response.end(errorFrame(failure)));
   }
 
   private clientClosed(): void {
     if (this.settled) return;
     this.upstream.destroy();
-    if (!this.response.destroyed) this.response.destroy();
-    this.settle({ completed: false, clientClosed: true, error: null, captured: null });
+    const response = this.response;
+    this.settle({ completed: false, clientClosed: true, error: null, captured: null }, () => {
+      if (!response.destroyed) response.destroy();
+    });
   }
 
-  private settle(rest: Omit<RelayResult, 'usage' | 'firstByteAt'>): void {
+  /**
+   * Resolves with the result, then ends the response in a microtask queued after it: the
+   * caller's continuation (usage report, log fields) runs before the response's 'finish',
+   * whose hook writes the request log, even when the end came from an upstream callback.
+   */
+  private settle(rest: Omit<RelayResult, 'usage' | 'firstByteAt'>, respond: () => void): void {
     this.settled = true;
     this.unsubscribe();
     this.response.off('drain', this.drained);
@@ -173,6 +204,7 @@ class ChatStreamRelay implements ChunkSink {
       captured: rest.captured,
       firstByteAt: this.firstByteAt,
     });
+    queueMicrotask(respond);
   }
 
   private render(events: SseEvent[]): string {
