@@ -18,6 +18,7 @@ export function round(value: number, digits = 2): number {
   return Math.round(value * scale) / scale;
 }
 
+/** The mock upstream; `extraEnv` shapes its streams (MOCK_CHUNKS, MOCK_CHUNK_EACH_TURN, see mock-server.ts). */
 export async function startMock(extraEnv: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
   const env = { ...process.env, ...extraEnv, MOCK_API_KEY: UPSTREAM_KEY };
   const child = spawnScript('bench/mock-server.ts', ['0'], env);

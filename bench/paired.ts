@@ -14,6 +14,10 @@ import { PROJECT_ROOT as ROOT, clockTicksPerSecond, killChildrenOnExit, stopAllC
 // request of each gateway is read from /proc; the result is the median over rounds of B/A.
 // BENCH_PAIR: JSON {name: env} with two entries (`__ENTRY` names another build), default
 // {"before":{"__ENTRY":"dist-old/main.js"},"after":{}}. BENCH_ROUNDS (6), BENCH_DURATION (3).
+// BENCH_STREAM=true compares streams instead: c=10 (BENCH_CONCURRENCY), 20 chunks per stream
+// (role, 18 words, finish, as ../shared/perf/mock.mjs) plus the usage chunk, each frame
+// written by the mock in its own event-loop turn so that the gateway gets separate reads; the
+// figure is then main-thread CPU per stream.
 
 interface Side {
   name: string;
@@ -63,12 +67,14 @@ async function main(): Promise<void> {
   if (Object.keys(pair).length !== 2) throw new Error('BENCH_PAIR must name exactly two variants');
   const rounds = Number(process.env.BENCH_ROUNDS ?? 6);
   const durationSeconds = Number(process.env.BENCH_DURATION ?? 3);
+  const stream = process.env.BENCH_STREAM === 'true';
+  const concurrency = Number(process.env.BENCH_CONCURRENCY ?? (stream ? 10 : 50));
   // Everything this script starts inherits CPU 1; the gateways are moved to CPU 0.
   pin(process.pid, 1);
-  const mock = await startMock();
+  const mock = await startMock(stream ? { MOCK_CHUNKS: '18', MOCK_CHUNK_EACH_TURN: '1' } : {});
   const sides = await startSides(pair, mock.url);
   const ticksPerSecond = clockTicksPerSecond();
-  const spec = { target: 'gateway' as const, stream: false, concurrency: 50, durationSeconds, warmupSeconds: 1 };
+  const spec = { target: 'gateway' as const, stream, concurrency, durationSeconds, warmupSeconds: 1 };
   for (let index = 0; index <= rounds; index += 1) {
     const before = sides.map((side) => mainThreadTicks(side.pid));
     const loads = await Promise.all(
@@ -86,24 +92,36 @@ async function main(): Promise<void> {
       side.rps.push(load.rps);
     });
   }
-  await report(sides, rounds, durationSeconds, pair);
+  await report(sides, { rounds, durationSeconds, stream, concurrency }, pair);
 }
 
-async function report(sides: Side[], rounds: number, durationSeconds: number, pair: Record<string, Record<string, string>>): Promise<void> {
+interface Run {
+  rounds: number;
+  durationSeconds: number;
+  stream: boolean;
+  concurrency: number;
+}
+
+async function report(sides: Side[], run: Run, pair: Record<string, Record<string, string>>): Promise<void> {
   const [first, second] = sides as [Side, Side];
   const ratios = second.cpuUsPerRequest.map((value, index) => value / (first.cpuUsPerRequest[index] ?? value));
   const ratio = round(median(ratios), 3);
-  process.stdout.write(`\nmain-thread CPU per request, non-stream c=50, both loaded together (${rounds} rounds)\n`);
+  const rpsRatio = round(median(second.rps.map((value, index) => value / (first.rps[index] ?? value))), 3);
+  const unit = run.stream ? 'stream' : 'req';
+  const kind = run.stream ? 'stream (20 chunks + usage)' : 'non-stream';
+  process.stdout.write(
+    `\nmain-thread CPU per ${unit === 'req' ? 'request' : 'stream'}, ${kind} c=${run.concurrency}, both loaded together (${run.rounds} rounds)\n`,
+  );
   for (const side of sides) {
     process.stdout.write(
-      `${side.name.padEnd(16)} median ${String(round(median(side.cpuUsPerRequest), 1)).padStart(7)} µs/req   rounds ${side.cpuUsPerRequest.join(' ')}\n`,
+      `${side.name.padEnd(16)} median ${String(round(median(side.cpuUsPerRequest), 1)).padStart(7)} µs/${unit}   ${String(round(median(side.rps), 0)).padStart(6)} ${unit}/s   rounds ${side.cpuUsPerRequest.join(' ')}\n`,
     );
   }
-  process.stdout.write(`${second.name} / ${first.name}: ${ratio} (median of per-round ratios)\n`);
+  process.stdout.write(`${second.name} / ${first.name}: CPU ${ratio}, rate ${rpsRatio} (medians of per-round ratios)\n`);
   const directory = join(ROOT, 'bench', 'results');
   await mkdir(directory, { recursive: true });
-  const document = { date: new Date().toISOString(), node: process.version, rounds, durationSeconds, pair, sides, ratio };
-  await writeFile(join(directory, 'paired.json'), `${JSON.stringify(document, null, 2)}\n`);
+  const document = { date: new Date().toISOString(), node: process.version, ...run, pair, sides, ratio, rps_ratio: rpsRatio };
+  await writeFile(join(directory, run.stream ? 'paired-stream.json' : 'paired.json'), `${JSON.stringify(document, null, 2)}\n`);
 }
 
 killChildrenOnExit();

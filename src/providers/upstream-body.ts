@@ -7,6 +7,7 @@ import {
   type UpstreamResponse,
 } from './upstream-client.ts';
 import { mapUpstreamError } from './upstream-errors.ts';
+import type { StreamedUpstreamResponse } from './upstream-stream.ts';
 
 /**
  * The whole body as text; a failure while reading it is the upstream's (502/504), not ours.
@@ -35,7 +36,10 @@ export async function readBody(response: UpstreamResponse, provider: string, sig
 }
 
 /** Reads a bounded error body and maps the status per CONTRACT 4. */
-export async function upstreamErrorOf(response: UpstreamResponse, provider: string): Promise<Error> {
+export async function upstreamErrorOf(
+  response: Pick<UpstreamResponse, 'statusCode' | 'headers' | 'body'> | StreamedUpstreamResponse,
+  provider: string,
+): Promise<Error> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {

@@ -8,6 +8,7 @@ import { abortSourceOf, type AbortSource } from '../core/abort-source.ts';
 import { GatewayError, providerError } from '../errors/gateway-error.ts';
 import { SseEventTooLargeError } from '../streaming/sse-parser.ts';
 import { currentTraceparent } from '../observability/trace-context.ts';
+import { StreamingHandler, type StreamedUpstreamResponse } from './upstream-stream.ts';
 
 export interface UpstreamClientOptions {
   timeoutMs: number;
@@ -110,6 +111,30 @@ export class UpstreamClient {
             body: request.body ?? null,
           },
           handler,
+        );
+      });
+    } catch (error) {
+      throw mapNetworkError(error, request.provider, abort);
+    }
+  }
+
+  /**
+   * A streaming answer (SSE) through `Pool.dispatch`: the body is a plain Readable fed by the
+   * handler, without `request`'s AsyncResource, body mixin and AbortSignal listener; the
+   * caller's `abort` (or `signal`) aborts the request.
+   */
+  async requestStream(request: UpstreamRequest): Promise<StreamedUpstreamResponse> {
+    const abort = request.abort ?? (request.signal === undefined ? undefined : abortSourceOf(request.signal));
+    try {
+      return await new Promise<StreamedUpstreamResponse>((resolve, reject) => {
+        this.poolFor(request.url.origin).dispatch(
+          {
+            path: request.url.pathname + request.url.search,
+            method: request.method as Dispatcher.HttpMethod,
+            headers: withTrace(request.headers),
+            body: request.body ?? null,
+          },
+          new StreamingHandler(resolve, reject, abort),
         );
       });
     } catch (error) {

@@ -1,12 +1,13 @@
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
+import type { AbortSource } from '../core/abort-source.ts';
 import { renderEnvelope, toGatewayError } from '../errors/envelope.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import { mapNetworkError } from '../providers/upstream-client.ts';
+import { UpstreamBody, type ChunkSink } from '../providers/upstream-stream.ts';
 import { transformChunk, type ChunkOptions, type UsageObject } from './chat-chunk.ts';
 import { SseParser, type SseEvent } from './sse-parser.ts';
 import { ChatStreamEnd, incompleteStream } from './stream-end.ts';
-import { waitForDrain } from './drain.ts';
 
 export interface RelayResult {
   /** The usage reported by the upstream's final chunk, if any. */
@@ -29,90 +30,214 @@ export interface RelayOptions extends ChunkOptions {
 }
 
 const doneFrame = 'data: [DONE]\n\n';
+/** Bytes a relay takes before it lets the event loop serve others for a turn. */
+const yieldBytes = 64 * 1024;
 
 /**
  * Relays an upstream OpenAI chat stream to the client: SSE parsed once, each chunk stamped
- * with the provider, the usage chunk hidden unless the client asked for it, writes held back
- * while the client's socket is full. A stream that breaks, or ends before its final chunk
- * (no `[DONE]`, no finish reason, a cut-off frame), ends with an error frame (the envelope
- * under `error`, which SDKs raise), never with a synthetic `[DONE]`. The caller has already
- * written the response head.
+ * with the provider, the usage chunk hidden unless the client asked for it, the upstream
+ * paused while the client's socket is full. A stream that breaks, or ends before its final
+ * chunk (no `[DONE]`, no finish reason, a cut-off frame), ends with an error frame (the
+ * envelope under `error`, which SDKs raise), never with a synthetic `[DONE]`. The caller has
+ * already written the response head. When the client leaves (`abort`), the upstream body is
+ * destroyed at once.
  */
-export async function relayChatStream(
+export function relayChatStream(
   upstream: Readable,
   response: ServerResponse,
   options: RelayOptions,
-  signal: AbortSignal,
+  abort: AbortSource,
 ): Promise<RelayResult> {
-  const parser = new SseParser();
-  const state: RelayState = { usage: null, done: false, end: new ChatStreamEnd() };
-  const capture = { text: options.captureLimit === undefined ? null : ('' as string | null), limit: options.captureLimit ?? 0 };
-  const render = (events: SseEvent[]): string => {
-    const text = renderEvents(events, options, state);
-    if (capture.text !== null) capture.text = capture.text.length + text.length > capture.limit ? null : capture.text + text;
-    return text;
-  };
-  let firstByteAt: number | null = null;
-  try {
-    for await (const chunk of upstream) {
-      const text = render(parser.push(chunk as Buffer));
-      if (text !== '') firstByteAt ??= performance.now();
-      if (text !== '' && !response.write(text)) await waitForDrain(response);
-      if (signal.aborted) break;
-    }
-    if (signal.aborted)
-      return finish(response, state.usage, { completed: false, clientClosed: true, error: null, captured: null, firstByteAt });
-    let tail = render(parser.finish());
-    if (!state.end.complete(parser.truncated)) {
-      const failure = incompleteStream(options.provider);
-      response.end(tail + errorFrame(failure));
-      return { usage: state.usage, completed: false, clientClosed: false, error: failure, captured: null };
-    }
-    if (!state.done) tail += doneFrame;
-    response.end(tail);
-    const captured = capture.text === null || state.done ? capture.text : capture.text + doneFrame;
-    return { usage: state.usage, completed: true, clientClosed: false, error: null, captured, firstByteAt };
-  } catch (error) {
-    if (signal.aborted)
-      return finish(response, state.usage, { completed: false, clientClosed: true, error: null, captured: null, firstByteAt });
-    upstream.destroy();
-    const failure = toGatewayError(mapNetworkError(error, options.provider));
-    response.end(errorFrame(failure));
-    return { usage: state.usage, completed: false, clientClosed: false, error, captured: null, firstByteAt };
-  }
+  return new Promise((resolve) => new ChatStreamRelay(upstream, response, options, abort, resolve).start());
 }
 
-interface RelayState {
-  usage: UsageObject | null;
+/**
+ * One relay, driven by the upstream's events: one render and one write per upstream read
+ * (ADR 0003, issue 18: no async iterator, no AbortSignal, no promise per chunk).
+ */
+class ChatStreamRelay implements ChunkSink {
+  private readonly parser = new SseParser();
+  private readonly streamEnd = new ChatStreamEnd();
+  private usage: UsageObject | null = null;
   /** `[DONE]` was relayed. */
-  done: boolean;
-  end: ChatStreamEnd;
+  private done = false;
+  private settled = false;
+  private captured: string | null;
+  private firstByteAt: number | null = null;
+  private unsubscribe: () => void = noop;
+  /** Resumes the upstream (paused while `holds` > 0). */
+  private resume = (): void => {
+    this.upstream.resume();
+  };
+  /** Reasons the upstream is paused: the client's socket is full, a yield to the event loop. */
+  private holds = 0;
+  private draining = false;
+  /** Bytes taken since the last yield to the event loop. */
+  private unyielded = 0;
+  private readonly release = (): void => {
+    this.holds -= 1;
+    if (this.holds === 0 && !this.settled) this.resume();
+  };
+  private readonly drained = (): void => {
+    this.draining = false;
+    this.release();
+  };
+
+  private readonly upstream: Readable;
+  private readonly response: ServerResponse;
+  private readonly options: RelayOptions;
+  private readonly abort: AbortSource;
+  private readonly resolve: (result: RelayResult) => void;
+
+  constructor(
+    upstream: Readable,
+    response: ServerResponse,
+    options: RelayOptions,
+    abort: AbortSource,
+    resolve: (result: RelayResult) => void,
+  ) {
+    this.upstream = upstream;
+    this.response = response;
+    this.options = options;
+    this.abort = abort;
+    this.resolve = resolve;
+    this.captured = options.captureLimit === undefined ? null : '';
+  }
+
+  start(): void {
+    if (this.abort.aborted) return this.clientClosed();
+    this.unsubscribe = this.abort.onAbort(() => this.clientClosed());
+    const upstream = this.upstream;
+    // A body dispatched by the upstream client hands its chunks over directly (no Readable events).
+    if (upstream instanceof UpstreamBody) {
+      this.resume = () => upstream.resumeUpstream();
+      if (upstream.attach(this)) return;
+      this.resume = () => upstream.resume();
+    }
+    upstream.on('data', (chunk: Buffer) => {
+      if (!this.data(chunk)) upstream.pause();
+    });
+    upstream.on('end', () => this.end());
+    upstream.on('error', (error: unknown) => this.error(error));
+  }
+
+  /**
+   * One upstream read: rendered and written at once. False pauses the upstream: while the
+   * client's socket is full, and for one event-loop turn every `yieldBytes` (a dispatched body
+   * hands over whatever the socket holds in one go; without the pause a huge frame would keep
+   * the loop from serving anything else, as the Readable's high-water mark did before).
+   */
+  data(chunk: Buffer): boolean {
+    if (this.settled) return true;
+    let text: string;
+    try {
+      text = this.render(this.parser.push(chunk));
+    } catch (error) {
+      this.error(error);
+      return true;
+    }
+    if (text !== '') {
+      this.firstByteAt ??= performance.now();
+      if (!this.response.write(text) && !this.draining) {
+        this.draining = true;
+        this.holds += 1;
+        this.response.once('drain', this.drained);
+      }
+    }
+    this.unyielded += chunk.length;
+    if (this.unyielded >= yieldBytes) {
+      this.unyielded = 0;
+      this.holds += 1;
+      setImmediate(this.release);
+    }
+    return this.holds === 0;
+  }
+
+  end(): void {
+    if (this.settled) return;
+    const tail = this.render(this.parser.finish());
+    const response = this.response;
+    if (!this.streamEnd.complete(this.parser.truncated)) {
+      const failure = incompleteStream(this.options.provider);
+      return this.settle({ completed: false, clientClosed: false, error: failure, captured: null }, () =>
+        response.end(tail + errorFrame(failure)),
+      );
+    }
+    const last = this.done ? tail : tail + doneFrame;
+    const captured = this.captured === null || this.done ? this.captured : this.captured + doneFrame;
+    this.settle({ completed: true, clientClosed: false, error: null, captured }, () => response.end(last));
+  }
+
+  error(error: unknown): void {
+    if (this.settled) return;
+    if (this.abort.aborted) return this.clientClosed();
+    this.upstream.destroy();
+    const failure = toGatewayError(mapNetworkError(error, this.options.provider));
+    const response = this.response;
+    this.settle({ completed: false, clientClosed: false, error, captured: null }, () => response.end(errorFrame(failure)));
+  }
+
+  private clientClosed(): void {
+    if (this.settled) return;
+    this.upstream.destroy();
+    const response = this.response;
+    this.settle({ completed: false, clientClosed: true, error: null, captured: null }, () => {
+      if (!response.destroyed) response.destroy();
+    });
+  }
+
+  /**
+   * Resolves with the result, then ends the response in a microtask queued after it: the
+   * caller's continuation (usage report, log fields) runs before the response's 'finish',
+   * whose hook writes the request log, even when the end came from an upstream callback.
+   */
+  private settle(rest: Omit<RelayResult, 'usage' | 'firstByteAt'>, respond: () => void): void {
+    this.settled = true;
+    this.unsubscribe();
+    this.response.off('drain', this.drained);
+    // The result is built field by field: no object spread on the path (ADR 0012).
+    this.resolve({
+      usage: this.usage,
+      completed: rest.completed,
+      clientClosed: rest.clientClosed,
+      error: rest.error,
+      captured: rest.captured,
+      firstByteAt: this.firstByteAt,
+    });
+    queueMicrotask(respond);
+  }
+
+  private render(events: SseEvent[]): string {
+    let text = '';
+    for (const event of events) {
+      if (this.done) break;
+      text += this.renderEvent(event.data);
+    }
+    if (this.captured !== null && text !== '') {
+      const limit = this.options.captureLimit ?? 0;
+      this.captured = this.captured.length + text.length > limit ? null : this.captured + text;
+    }
+    return text;
+  }
+
+  private renderEvent(data: string): string {
+    this.streamEnd.observe(data);
+    if (data === '[DONE]') {
+      this.done = true;
+      return doneFrame;
+    }
+    const outcome = transformChunk(data, this.options);
+    if (outcome.usage !== null) this.usage = outcome.usage;
+    if (outcome.payload === null) return '';
+    // A payload that spanned several `data:` lines goes out the same way (one field per line).
+    // The check is on the received text (a slice, searched in place), not on the built one.
+    if (data.includes('\n')) return `data: ${outcome.payload.replaceAll('\n', '\ndata: ')}\n\n`;
+    return `data: ${outcome.payload}\n\n`;
+  }
 }
 
 function errorFrame(failure: GatewayError): string {
   return `data: ${JSON.stringify(renderEnvelope(failure))}\n\n`;
 }
 
-function renderEvents(events: SseEvent[], options: ChunkOptions, state: RelayState): string {
-  let text = '';
-  for (const event of events) {
-    if (state.done) break;
-    state.end.observe(event.data);
-    if (event.data === '[DONE]') {
-      state.done = true;
-      text += doneFrame;
-      continue;
-    }
-    const outcome = transformChunk(event.data, options);
-    if (outcome.usage !== null) state.usage = outcome.usage;
-    // A payload that spanned several `data:` lines goes out the same way (one field per line).
-    if (outcome.payload !== null)
-      text += `data: ${outcome.payload.includes('\n') ? outcome.payload.replaceAll('\n', '\ndata: ') : outcome.payload}\n\n`;
-  }
-  return text;
-}
-
-function finish(response: ServerResponse, usage: UsageObject | null, rest: Omit<RelayResult, 'usage'>): RelayResult {
-  if (!response.destroyed) response.destroy();
-  return { usage, ...rest };
-}
+function noop(): void {}

@@ -28,6 +28,21 @@ describe('SseParser', () => {
     expect(events[0]?.data).toBe('{"text":"héllo 👋"}');
   });
 
+  it('reads Buffers (whole-frame path, plain toString on clean cuts) exactly as the decoder does, at every split', () => {
+    const text =
+      '\uFEFFdata: {"a":"héllo 👋"}\n\ndata: {"b":2}\r\n\r\n: note\ndata: {"c":"€"}\n\nevent: x\ndata: one\ndata: two\n\ndata: [DONE]\n\n';
+    const encoded = Buffer.from(text, 'utf8');
+    const expected = ['{"a":"héllo 👋"}', '{"b":2}', '{"c":"€"}', 'one\ntwo', '[DONE]'];
+    for (let size = 1; size <= encoded.length; size += 1) {
+      const parser = new SseParser();
+      const events = [];
+      for (let start = 0; start < encoded.length; start += size) events.push(...parser.push(encoded.subarray(start, start + size)));
+      events.push(...parser.finish());
+      expect(events.map((event) => event.data)).toEqual(expected);
+      expect(parser.truncated).toBe(false);
+    }
+  });
+
   it('discards an event cut off by the end of the stream, and says so', () => {
     for (const tail of ['data: tail', 'data: tail\n', 'event: x\n']) {
       const parser = new SseParser();

@@ -1,5 +1,6 @@
 import { cacheModeOf } from './cache-mode.ts';
 import type { OutgoingHttpHeaders } from 'node:http';
+import type { AbortSource } from '../../core/abort-source.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { runChatCompletion, type ChatOutcome, type ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
 import { requestContextOf } from '../request-context.ts';
@@ -33,7 +34,7 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipel
     if (outcome.kind === 'json') {
       return reply.header('content-type', 'application/json; charset=utf-8').send(outcome.body);
     }
-    await streamOutcome(request, reply, outcome, context.signal);
+    await streamOutcome(request, reply, outcome, context.abort);
     return reply;
   });
 }
@@ -42,12 +43,12 @@ async function streamOutcome(
   request: FastifyRequest,
   reply: FastifyReply,
   outcome: Extract<ChatOutcome, { kind: 'stream' }>,
-  signal: AbortSignal,
+  abort: AbortSource,
 ): Promise<void> {
   reply.hijack();
   const raw = reply.raw;
   raw.writeHead(200, { ...(reply.getHeaders() as OutgoingHttpHeaders), ...streamHeaders });
-  const result = await relayChatStream(outcome.upstream, raw, outcome.chunkOptions, signal);
+  const result = await relayChatStream(outcome.upstream, raw, outcome.chunkOptions, abort);
   outcome.finish(result);
   // Fastify's onResponse hook writes the request's log line, hijacked or not.
   const ending = result.error !== null ? 'upstream_error' : result.clientClosed ? 'client_closed' : 'completed';

@@ -50,7 +50,7 @@ export async function relaySseAnswer(
   settle(request, reply, outcome, abort);
   reply.hijack();
   reply.raw.writeHead(200, { ...(reply.getHeaders() as OutgoingHttpHeaders), ...streamHeaders });
-  const result = await relayChatStream(stream.body, reply.raw, stream.chunkOptions, abort.signal);
+  const result = await relayChatStream(stream.body, reply.raw, stream.chunkOptions, abort);
   if (request.trail) request.trail.firstByteAt = result.firstByteAt ?? null;
   outcome.report(result.clientClosed ? 499 : result.error !== null ? 502 : 200, result.usage);
   const ending = result.error !== null ? 'upstream_error' : result.clientClosed ? 'client_closed' : 'completed';

@@ -42,13 +42,13 @@ export function createAzureAdapter(settings: ProviderSettings, client: UpstreamC
       const deployment = deploymentOf(deployments, request.model);
       const url = azureUrlOf(endpoint, 'chat/completions', deployment);
       const body = JSON.stringify({ ...request, model: deployment });
+      const abort = context.abort ?? abortSourceOf(context.signal);
       if (request['stream'] !== true) {
-        const abort = context.abort ?? abortSourceOf(context.signal);
         const answer = await client.requestBuffered({ provider, url, method: 'POST', headers, body, abort });
         if (answer.statusCode < 200 || answer.statusCode > 299) throw bufferedUpstreamErrorOf(answer, provider);
         return { kind: 'json', body: textOf(answer.body) };
       }
-      const response = await client.request({ provider, url, method: 'POST', headers, body, signal: context.signal });
+      const response = await client.requestStream({ provider, url, method: 'POST', headers, body, abort });
       if (response.statusCode < 200 || response.statusCode > 299) throw await upstreamErrorOf(response, provider);
       return { kind: 'stream', body: response.body };
     },
