@@ -17,7 +17,11 @@ export function renderVirtualModel(model: VirtualModel) {
 }
 
 /** `GET|PUT|DELETE /admin/virtual-models` (CONTRACT section 8). */
-export function registerVirtualModelRoutes(app: FastifyInstance, virtualModels: VirtualModels, instanceNames: readonly string[]): void {
+export function registerVirtualModelRoutes(
+  app: FastifyInstance,
+  virtualModels: VirtualModels,
+  instanceNames: () => readonly string[],
+): void {
   app.get('/admin/virtual-models', async () => virtualModels.list().map(renderVirtualModel));
 
   app.put('/admin/virtual-models', async (request) => {
@@ -25,7 +29,7 @@ export function registerVirtualModelRoutes(app: FastifyInstance, virtualModels: 
     const { origin: _origin, created_at: _created, updated_at: _updated, ...input } = objectBody(request.body);
     let definition;
     try {
-      definition = parseVirtualModelInput(input, '', instanceNames);
+      definition = parseVirtualModelInput(input, '', instanceNames());
     } catch (error) {
       if (error instanceof VirtualModelValidationError) throw invalidParameter(error.field, error.message);
       throw error;
