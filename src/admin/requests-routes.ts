@@ -9,6 +9,7 @@ import type {
   StatusFilter,
 } from '../request-log/request-log-store.ts';
 import { featureUnavailable, invalidParameter, isoTime } from './admin-errors.ts';
+import type { AnswerOf, requestLogEntrySchema } from './schemas/answers.ts';
 
 const defaultLimit = 50;
 const maxLimit = 500;
@@ -115,7 +116,7 @@ function cursor(value: string | undefined): RequestLogCursor | undefined {
 }
 
 /** An entry as the API shows it (without bodies). */
-export function renderEntry(entry: RequestLogEntry) {
+export function renderEntry(entry: RequestLogEntry): AnswerOf<typeof requestLogEntrySchema> {
   return {
     id: entry.id,
     time: isoTime(entry.time),
