@@ -20,6 +20,7 @@ import { InFlightCounter } from './routing/in-flight.ts';
 import { ModelCatalog } from './routing/model-catalog.ts';
 import { startStatefulServices } from './services.ts';
 import { ConfigReloader } from './lifecycle/config-reload.ts';
+import type { ProviderRuntime } from './lifecycle/provider-reload.ts';
 import { Guardrails } from './guardrails/pipeline.ts';
 
 const initialListingWaitMs = 5_000;
@@ -42,12 +43,13 @@ async function main(): Promise<void> {
   await catalog.start(initialListingWaitMs);
 
   const metrics = settings.metrics.enabled ? await createMetrics() : null;
-  const tracer = await startTracing(settings.tracing, new Map(settings.providers.map((provider) => [provider.name, provider.type])));
+  const providerTypes = new Map<string, string>(settings.providers.map((provider) => [provider.name, provider.type]));
+  const tracer = await startTracing(settings.tracing, providerTypes); // updated in place by a reload
   const runningHandlers = new RunningHandlers();
   const sharedCounters = services.rateLimitCounters;
   if (sharedCounters !== null) metrics?.watchRateLimitStore(() => sharedCounters.status());
-  const reloader = new ConfigReloader({ read: loadProcessSettings, settings, logger, ...services });
-  process.on('SIGHUP', () => void reloader.reloadLogged());
+  const breakers = createBreakers(settings);
+  const reloader = createReloader(settings, logger, services, { catalog, client, breakers, providerTypes });
   const app = buildServer({
     settings,
     logger,
@@ -63,7 +65,7 @@ async function main(): Promise<void> {
     virtualModels: services.virtualModels,
     failoverRules: services.failoverRules,
     guardrails: await Guardrails.create(settings.guardrails, logger, metrics, new Map(adapters.map((adapter) => [adapter.name, adapter]))),
-    breakers: createBreakers(settings),
+    breakers,
     inFlight: new InFlightCounter(),
     cache: services.cache,
     prices: services.prices,
@@ -85,6 +87,18 @@ async function main(): Promise<void> {
     handlersIdle: (timeoutMs) => runningHandlers.idle(timeoutMs),
     flushLogs: (timeoutMs) => logDestination.waitUntilWritten(timeoutMs),
   });
+}
+
+/** Hot reload (SIGHUP, POST /admin/reload) over the services and the provider registry. */
+function createReloader(
+  settings: Settings,
+  logger: Logger,
+  services: Awaited<ReturnType<typeof startStatefulServices>>,
+  providers: ProviderRuntime,
+): ConfigReloader {
+  const reloader = new ConfigReloader({ read: loadProcessSettings, settings, logger, ...services, providers });
+  process.on('SIGHUP', () => void reloader.reloadLogged());
+  return reloader;
 }
 
 function createBreakers(settings: Settings): CircuitBreakers {

@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
+import type { ErrorCode } from '../errors/codes.ts';
 import { invalidRequest, type GatewayError } from '../errors/gateway-error.ts';
 
 /** 503 for an admin route whose feature is switched off (CONTRACT section 4). */
@@ -16,6 +18,25 @@ export function objectBody(body: unknown): Record<string, unknown> {
     throw invalidRequest('request body must be a JSON object', { code: 'invalid_body' });
   }
   return body as Record<string, unknown>;
+}
+
+/**
+ * A JSON object body parsed with its schema (src/admin/schemas/bodies.ts). The first issue is
+ * a 400 whose `param` is the field it concerns (the innermost named one: `period` of
+ * `limit_key.period`, `allowed_models` of `allowed_models[3]`) and whose message the schema
+ * gives; `codes` names fields refused with another code than `invalid_parameter`.
+ */
+export function parseBody<Schema extends z.ZodType>(
+  schema: Schema,
+  body: unknown,
+  codes: Readonly<Partial<Record<string, ErrorCode>>> = {},
+): z.output<Schema> {
+  const result = schema.safeParse(objectBody(body));
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const param = issue?.path.filter((segment): segment is string => typeof segment === 'string').at(-1) ?? null;
+  const code = (param === null ? undefined : codes[param]) ?? 'invalid_parameter';
+  throw invalidRequest(issue?.message ?? 'invalid request body', { code, param });
 }
 
 export const isoTime = (epochMs: number | null): string | null => (epochMs === null ? null : new Date(epochMs).toISOString());

@@ -1,15 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { invalidRequest } from '../errors/gateway-error.ts';
 import { normalizeUserPathOrThrow } from '../http/user-path.ts';
 import type { ApiKeyRow } from '../keys/api-key-store.ts';
 import type { ApiKeyChanges, ApiKeyService } from '../keys/api-key-service.ts';
-import { invalidParameter, isoTime, objectBody } from './admin-errors.ts';
-import { readAllowList, readGraceSeconds, readRole } from './api-key-access.ts';
+import { invalidParameter, isoTime, parseBody } from './admin-errors.ts';
 import { applyKeyShorthand } from './api-key-shorthand.ts';
 import { activityByKey, readActivityWindow } from './api-key-activity.ts';
 import type { RequestLogStore } from '../request-log/request-log-store.ts';
-
-const maximumNameLength = 200;
+import type { AnswerOf, apiKeySchema } from './schemas/answers.ts';
+import { apiKeyCreateSchema, apiKeyPatchSchema, apiKeyRotateSchema } from './schemas/bodies.ts';
 
 /**
  * `POST|GET /admin/api-keys`, `PATCH /admin/api-keys/{id}`, `POST /admin/api-keys/{id}/rotate`,
@@ -18,28 +16,33 @@ const maximumNameLength = 200;
  * when the log is off).
  */
 export function registerApiKeyRoutes(app: FastifyInstance, keys: ApiKeyService, requestLog: RequestLogStore | null = null): void {
-  const render = (row: ApiKeyRow) => renderKey(keys, row);
+  const render = (row: ApiKeyRow): AnswerOf<typeof apiKeySchema> => ({
+    id: row.id,
+    name: row.name,
+    redacted: row.redacted,
+    user_path: row.userPath,
+    active: keys.isActive(row),
+    created_at: isoTime(row.createdAt),
+    expires_at: isoTime(row.expiresAt),
+    deactivated_at: isoTime(row.deactivatedAt),
+    allowed_models: row.allowedModels === null ? null : [...row.allowedModels],
+    allowed_endpoints: row.allowedEndpoints === null ? null : [...row.allowedEndpoints],
+    role: row.role,
+    previous_key_expires_at: row.previousExpiresAt !== null && row.previousExpiresAt > Date.now() ? isoTime(row.previousExpiresAt) : null,
+  });
 
   app.post('/admin/api-keys', async (request, reply) => {
-    const body = objectBody(request.body);
-    const name = readName(body['name']);
-    const userPath = body['user_path'];
-    if (userPath !== undefined && userPath !== null && typeof userPath !== 'string')
-      throw invalidParameter('user_path', 'user_path must be a string');
-    const boundPath = typeof userPath === 'string' ? normalizeUserPathOrThrow(userPath, 'user_path') : null;
-    const access = {
-      allowedModels: readAllowList(body, 'allowed_models') ?? null,
-      allowedEndpoints: readAllowList(body, 'allowed_endpoints') ?? null,
-    };
-    const role = readRole(body) ?? 'user';
-    const expiresAt = parseExpiry(body['expires_at']);
+    const body = parseBody(apiKeyCreateSchema, request.body, nameCodes);
+    const boundPath = typeof body.user_path === 'string' ? normalizeUserPathOrThrow(body.user_path, 'user_path') : null;
+    const expiresAt = parseExpiry(body.expires_at);
     await applyKeyShorthand(app, request, body, boundPath);
     const created = await keys.create({
-      name,
+      name: body.name,
       userPath: boundPath,
       expiresAt,
-      ...access,
-      role,
+      allowedModels: distinct(body.allowed_models) ?? null,
+      allowedEndpoints: distinct(body.allowed_endpoints) ?? null,
+      role: body.role ?? 'user',
     });
     return reply.code(201).send({ ...render(created.row), key: created.key });
   });
@@ -51,21 +54,20 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: ApiKeyService, 
   });
 
   app.patch<{ Params: { id: string } }>('/admin/api-keys/:id', async (request) => {
-    const body = objectBody(request.body);
+    const body = parseBody(apiKeyPatchSchema, request.body, nameCodes);
     const changes: ApiKeyChanges = {};
-    if (body['name'] !== undefined) changes.name = readName(body['name']);
-    const allowedModels = readAllowList(body, 'allowed_models');
+    if (body.name !== undefined) changes.name = body.name;
+    const allowedModels = distinct(body.allowed_models);
     if (allowedModels !== undefined) changes.allowedModels = allowedModels;
-    const allowedEndpoints = readAllowList(body, 'allowed_endpoints');
+    const allowedEndpoints = distinct(body.allowed_endpoints);
     if (allowedEndpoints !== undefined) changes.allowedEndpoints = allowedEndpoints;
-    const role = readRole(body);
-    if (role !== undefined) changes.role = role;
+    if (body.role !== undefined) changes.role = body.role;
     return render(await keys.update(request.params.id, changes));
   });
 
   app.post<{ Params: { id: string } }>('/admin/api-keys/:id/rotate', async (request) => {
-    const body = request.body === undefined || request.body === null ? {} : objectBody(request.body);
-    const rotated = await keys.rotate(request.params.id, readGraceSeconds(body));
+    const body = request.body === undefined || request.body === null ? {} : parseBody(apiKeyRotateSchema, request.body);
+    const rotated = await keys.rotate(request.params.id, body.grace_seconds ?? 0);
     return { ...render(rotated.row), key: rotated.key };
   });
 
@@ -74,36 +76,16 @@ export function registerApiKeyRoutes(app: FastifyInstance, keys: ApiKeyService, 
   );
 }
 
-function renderKey(keys: ApiKeyService, row: ApiKeyRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    redacted: row.redacted,
-    user_path: row.userPath,
-    active: keys.isActive(row),
-    created_at: isoTime(row.createdAt),
-    expires_at: isoTime(row.expiresAt),
-    deactivated_at: isoTime(row.deactivatedAt),
-    allowed_models: row.allowedModels,
-    allowed_endpoints: row.allowedEndpoints,
-    role: row.role,
-    previous_key_expires_at: row.previousExpiresAt !== null && row.previousExpiresAt > Date.now() ? isoTime(row.previousExpiresAt) : null,
-  };
-}
+/** A name that is refused is an `invalid_body`, as before the schemas. */
+const nameCodes = { name: 'invalid_body' } as const;
 
-function readName(name: unknown): string {
-  if (typeof name !== 'string' || name.trim() === '' || name.length > maximumNameLength) {
-    throw invalidRequest(`name must be a non-empty string of at most ${maximumNameLength} characters`, {
-      code: 'invalid_body',
-      param: 'name',
-    });
-  }
-  return name.trim();
-}
+/** An allow list without duplicates (undefined: unchanged, null: no restriction). */
+const distinct = (entries: readonly string[] | null | undefined): string[] | null | undefined =>
+  entries === undefined || entries === null ? entries : [...new Set(entries)];
 
-function parseExpiry(value: unknown): number | null {
+function parseExpiry(value: string | null | undefined): number | null {
   if (value === undefined || value === null) return null;
-  const parsed = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  const parsed = Date.parse(value);
   if (Number.isNaN(parsed)) throw invalidParameter('expires_at', 'expires_at must be an ISO date-time');
   if (parsed <= Date.now()) throw invalidParameter('expires_at', 'expires_at must be in the future');
   return parsed;

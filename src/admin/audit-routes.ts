@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AuditEntry, AuditQuery, AuditStore } from '../audit/audit-store.ts';
 import { invalidParameter, isoTime } from './admin-errors.ts';
+import type { AnswerOf, auditEntrySchema } from './schemas/answers.ts';
 
 const defaultLimit = 100;
 const maximumLimit = 500;
@@ -21,7 +22,7 @@ export function registerAuditRoutes(app: FastifyInstance, audit: AuditStore): vo
   });
 }
 
-function renderEntry(entry: AuditEntry) {
+function renderEntry(entry: AuditEntry): AnswerOf<typeof auditEntrySchema> {
   return {
     id: entry.id,
     time: isoTime(entry.time),

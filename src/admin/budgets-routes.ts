@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { BudgetService, BudgetStatus } from '../budgets/budget-service.ts';
-import { budgetPeriods, isNamedBudgetPeriod } from '../budgets/periods.ts';
-import { invalidRequest } from '../errors/gateway-error.ts';
+import { budgetPeriods } from '../budgets/periods.ts';
 import { normalizeUserPathOrThrow } from '../http/user-path.ts';
-import { featureUnavailable, registerFeatureRoutes, invalidParameter, isoTime, objectBody } from './admin-errors.ts';
+import { featureUnavailable, registerFeatureRoutes, invalidParameter, isoTime, parseBody } from './admin-errors.ts';
+import type { AnswerOf, budgetSchema } from './schemas/answers.ts';
+import { budgetCodes, budgetKeySchema, budgetPutSchema } from './schemas/bodies.ts';
 
 /** Renders a budget with its spend (CONTRACT section 7). */
-export function renderBudget(status: BudgetStatus) {
+export function renderBudget(status: BudgetStatus): AnswerOf<typeof budgetSchema> {
   return {
     user_path: status.rule.userPath,
     period: status.rule.period,
@@ -31,33 +32,24 @@ function defineBudgetRoutes(app: FastifyInstance, budgets: BudgetService | null)
   app.get('/admin/budgets', async () => list());
 
   app.put('/admin/budgets', async (request) => {
-    const body = objectBody(request.body);
-    const amount = body['amount'];
-    if (typeof amount !== 'number' || !Number.isFinite(amount) || amount <= 0) {
-      throw invalidRequest('amount must be a number of dollars above 0', { code: 'invalid_body', param: 'amount' });
-    }
-    await service().upsert(readUserPath(body), readPeriodSeconds(body), amount);
+    const body = parseBody(budgetPutSchema, request.body, budgetCodes);
+    await service().upsert(readUserPath(body.user_path), readPeriodSeconds(body), body.amount);
     return list();
   });
 
   app.delete('/admin/budgets', async (request) => {
-    const body = objectBody(request.body);
-    await service().remove(readUserPath(body), readPeriodSeconds(body));
+    const body = parseBody(budgetKeySchema, request.body, budgetCodes);
+    await service().remove(readUserPath(body.user_path), readPeriodSeconds(body));
     return list();
   });
 }
 
-function readUserPath(body: Record<string, unknown>): string {
-  const value = body['user_path'];
-  if (typeof value !== 'string') throw invalidRequest('user_path is required', { code: 'missing_field', param: 'user_path' });
-  return normalizeUserPathOrThrow(value, 'user_path');
-}
+const readUserPath = (value: string): string => normalizeUserPathOrThrow(value, 'user_path');
 
-function readPeriodSeconds(body: Record<string, unknown>): number {
-  const period = body['period'];
-  const seconds = body['period_seconds'];
-  if (typeof period === 'string' && isNamedBudgetPeriod(period)) return budgetPeriods[period];
-  if (period === undefined && typeof seconds === 'number' && Number.isInteger(seconds) && seconds >= 60) return seconds;
+/** A named period, or `period_seconds` alone (the schema has checked each). */
+function readPeriodSeconds(body: AnswerOf<typeof budgetKeySchema>): number {
+  if (body.period !== undefined) return budgetPeriods[body.period];
+  if (body.period_seconds !== undefined) return body.period_seconds;
   throw invalidParameter('period', 'period must be hourly, daily, weekly or monthly, or give period_seconds (an integer of at least 60)');
 }
 

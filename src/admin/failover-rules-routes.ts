@@ -3,8 +3,9 @@ import { invalidRequest } from '../errors/gateway-error.ts';
 import { FailoverRuleValidationError, parseFailoverRuleInput } from '../routing/failover-rule-validation.ts';
 import type { FailoverRule, FailoverRules } from '../routing/failover-rules.ts';
 import { invalidParameter, isoTime, objectBody } from './admin-errors.ts';
+import type { AnswerOf, failoverRuleSchema } from './schemas/answers.ts';
 
-export function renderFailoverRule(rule: FailoverRule) {
+export function renderFailoverRule(rule: FailoverRule): AnswerOf<typeof failoverRuleSchema> {
   return {
     model: rule.model,
     fallbacks: [...rule.fallbacks],

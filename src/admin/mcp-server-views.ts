@@ -3,6 +3,7 @@ import type { McpGateway } from '../mcp/mcp-gateway.ts';
 import type { McpServer } from '../mcp/mcp-registry.ts';
 import { filterTools } from '../mcp/mcp-server-fields.ts';
 import { isoTime } from './admin-errors.ts';
+import type { AnswerOf, mcpCatalogSchema, mcpServerSchema } from './schemas/answers.ts';
 
 /** Header and environment values are secrets: views show `***`, and a PUT sending `***` keeps the stored value. */
 export const redacted = '***';
@@ -15,7 +16,7 @@ const redact = (values: Readonly<Record<string, string>>): Record<string, string
  * then its connection. `status` is `disabled`, `connecting`, `connected` or `error`; `tool_count`
  * counts the tools its filters expose and `excluded_tool_count` those they hide.
  */
-export function renderMcpServer(mcp: McpGateway, server: McpServer) {
+export function renderMcpServer(mcp: McpGateway, server: McpServer): AnswerOf<typeof mcpServerSchema> {
   const connection = server.enabled ? mcp.upstreams.get(server.slug) : undefined;
   const catalog = connection?.catalog;
   const tools = filterTools(server, catalog?.tools ?? []);
@@ -53,7 +54,7 @@ export function renderMcpServer(mcp: McpGateway, server: McpServer) {
  * the tools its filters expose, those they hide, prompts, resources and templates. Optional
  * fields are left out when the upstream gave none.
  */
-export function renderMcpCatalog(mcp: McpGateway, server: McpServer) {
+export function renderMcpCatalog(mcp: McpGateway, server: McpServer): AnswerOf<typeof mcpCatalogSchema> {
   const connection = server.enabled ? mcp.upstreams.get(server.slug) : undefined;
   const catalog = connection?.catalog;
   const tools = filterTools(server, catalog?.tools ?? []);

@@ -4,13 +4,14 @@ import type { McpGateway } from '../mcp/mcp-gateway.ts';
 import type { McpRegistry, McpVirtualServer } from '../mcp/mcp-registry.ts';
 import { canonicalMcpName, checkMcpName, McpValidationError, parseMcpVirtualServerFields } from '../mcp/mcp-validation.ts';
 import { featureUnavailable, invalidParameter, objectBody, registerFeatureRoutes } from './admin-errors.ts';
+import type { AnswerOf, mcpVirtualServerSchema } from './schemas/answers.ts';
 
 /**
  * One virtual MCP server as `GET /admin/mcp-virtual-servers` lists it (SEED-SPEC
  * `mcpVirtualServerResponse`): every field always present, `''` and `[]` when empty; `managed`
  * is true for admin-managed servers and false for configuration ones (CONTRACT section 9).
  */
-export function renderVirtualServer(registry: McpRegistry, virtual: McpVirtualServer) {
+export function renderVirtualServer(registry: McpRegistry, virtual: McpVirtualServer): AnswerOf<typeof mcpVirtualServerSchema> {
   return {
     name: virtual.name,
     description: virtual.description,

@@ -5,6 +5,7 @@ import type { ModelCatalog } from '../routing/model-catalog.ts';
 import { resolveModel } from '../routing/resolve-model.ts';
 import type { VirtualModels } from '../routing/virtual-models.ts';
 import type { PriceBook } from '../usage/pricing.ts';
+import type { AnswerOf, adminModelRowSchema } from './schemas/answers.ts';
 
 export interface ModelRowsDependencies {
   catalog: ModelCatalog;
@@ -24,7 +25,7 @@ export function registerAdminModelRoutes(app: FastifyInstance, dependencies: Mod
     breakers.isAvailable(instance) && ((await limiter?.hasCapacity(instance, model)) ?? true);
 
   app.get('/admin/models', async () => {
-    const rows: Array<Record<string, unknown>> = [];
+    const rows: Array<AnswerOf<typeof adminModelRowSchema>> = [];
     for (const [instance, listing] of catalog.instances) {
       for (const model of listing.models?.values() ?? []) {
         const price = prices.priceOf(instance, model.id);

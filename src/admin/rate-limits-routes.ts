@@ -1,14 +1,21 @@
 import type { FastifyInstance } from 'fastify';
-import { invalidRequest } from '../errors/gateway-error.ts';
 import type { RuleCounts } from '../ratelimit/counter-store.ts';
 import { periodLabel } from '../ratelimit/periods.ts';
 import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
 import type { RateLimitRule } from '../ratelimit/rules.ts';
-import { featureUnavailable, registerFeatureRoutes, isoTime, objectBody } from './admin-errors.ts';
-import { asBadRequest, readLimitKey, readPeriod, readRuleDraft, readScopeAndSubject } from './rate-limit-body.ts';
+import { featureUnavailable, registerFeatureRoutes, isoTime, parseBody } from './admin-errors.ts';
+import { asBadRequest, readPeriod, readRuleDraft, readScopeAndSubject } from './rate-limit-body.ts';
+import type { RateLimitRuleAnswer } from './schemas/answers.ts';
+import {
+  confirmationSchema,
+  rateLimitCodes,
+  rateLimitDeleteSchema,
+  rateLimitPutSchema,
+  rateLimitResetOneSchema,
+} from './schemas/bodies.ts';
 
 /** A rule with its live usage, as CONTRACT section 6 lists it. */
-export function renderRule({ rule, counts }: { rule: RateLimitRule; counts: RuleCounts }) {
+export function renderRule({ rule, counts }: { rule: RateLimitRule; counts: RuleCounts }): RateLimitRuleAnswer {
   const concurrent = rule.periodSeconds === 0;
   const seconds = (value: number | null): string | null => (value === null ? null : isoTime(value * 1000));
   return {
@@ -49,36 +56,32 @@ function defineRateLimitRoutes(app: FastifyInstance, limiter: RateLimiter | null
   app.get('/admin/rate-limits', async () => list());
 
   app.put('/admin/rate-limits', async (request) => {
-    const draft = readRuleDraft(objectBody(request.body));
+    const draft = readRuleDraft(parseBody(rateLimitPutSchema, request.body, rateLimitCodes));
     await guarded(() => service().upsert(draft));
     return list();
   });
 
   app.delete('/admin/rate-limits', async (request) => {
-    const body = objectBody(request.body);
+    const body = parseBody(rateLimitDeleteSchema, request.body, rateLimitCodes);
     const { scope, subject } = readScopeAndSubject(body);
-    const period = readPeriod(readLimitKey(body), 'limit_key');
+    const period = readPeriod(body.limit_key, 'limit_key');
     await guarded(() => service().remove(scope, subject, period));
     return list();
   });
 
   app.post('/admin/rate-limits/reset-one', async (request) => {
-    const body = objectBody(request.body);
+    const body = parseBody(rateLimitResetOneSchema, request.body, rateLimitCodes);
     const { scope, subject } = readScopeAndSubject(body);
-    const holder = typeof body['limit_key'] === 'object' && body['limit_key'] !== null ? readLimitKey(body) : body;
-    const period = readPeriod(holder, 'period');
+    const period = readPeriod(body.limit_key ?? body, 'period');
     await guarded(() => service().resetOne(scope, subject, period));
     return list();
   });
 
   app.post('/admin/rate-limits/reset', async (request) => {
-    const confirmation = objectBody(request.body)['confirmation'];
     service();
-    if (confirmation !== 'reset') {
-      throw invalidRequest('confirmation must be the word "reset"', { code: 'invalid_parameter', param: 'confirmation' });
-    }
+    parseBody(confirmationSchema, request.body);
     await service().resetAll();
-    return { status: 'ok' };
+    return { status: 'ok' as const };
   });
 }
 

@@ -10,6 +10,7 @@ import type {
 } from '../request-log/request-log-store.ts';
 import { featureUnavailable, invalidParameter, isoTime } from './admin-errors.ts';
 import { registerRequestStatsRoute } from './request-stats-route.ts';
+import type { AnswerOf, requestLogEntrySchema } from './schemas/answers.ts';
 
 const defaultLimit = 50;
 const maxLimit = 500;
@@ -135,7 +136,7 @@ function cursor(value: string | undefined): RequestLogCursor | undefined {
 }
 
 /** An entry as the API shows it (without bodies); `keyNames`: API key id -> name. */
-export function renderEntry(entry: RequestLogEntry, keyNames: ReadonlyMap<string, string> = new Map()) {
+export function renderEntry(entry: RequestLogEntry, keyNames: ReadonlyMap<string, string> = new Map()): AnswerOf<typeof requestLogEntrySchema> {
   return {
     id: entry.id,
     time: isoTime(entry.time),

@@ -3,6 +3,7 @@ import { normalizeUserPathOrThrow } from '../http/user-path.ts';
 import type { UsageBucket, UsageGroupBy, UsageQuery, UsageStore, UsageTotals } from '../usage/usage-store.ts';
 import { featureUnavailable, invalidParameter, isoTime } from './admin-errors.ts';
 import { parseTimeRange } from './time-range.ts';
+import type { AnswerOf, usageReportSchema, usageTotalsSchema } from './schemas/answers.ts';
 
 const groupings: readonly UsageGroupBy[] = ['user_path', 'provider', 'model', 'day', 'api_key'];
 const buckets: readonly UsageBucket[] = ['hour', 'day'];
@@ -19,7 +20,7 @@ function readBucket(value: unknown): UsageBucket | undefined {
  * has no known price (a sum of the priced ones would read as the whole cost); `unpriced_requests`
  * says how many records that is.
  */
-export function renderTotals(totals: UsageTotals) {
+export function renderTotals(totals: UsageTotals): AnswerOf<typeof usageTotalsSchema> {
   return {
     requests: totals.requests,
     prompt_tokens: totals.promptTokens,
@@ -55,7 +56,7 @@ export function readUsageQuery(query: Record<string, unknown>, now: number): Usa
  * per time bucket and key, each with `bucket` (the bucket's start, RFC 3339), ordered by time.
  */
 export function registerUsageRoutes(app: FastifyInstance, usage: UsageStore | null): void {
-  app.get('/admin/usage', async (request) => {
+  app.get('/admin/usage', async (request): Promise<AnswerOf<typeof usageReportSchema>> => {
     if (usage === null) throw featureUnavailable('usage tracking', 'USAGE_ENABLED');
     const query = request.query as Record<string, unknown>;
     const groupBy = (query['group_by'] ?? 'day') as UsageGroupBy;

@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { invalidRequest } from '../errors/gateway-error.ts';
 import { parseVirtualModelInput, VirtualModelValidationError } from '../routing/virtual-model-validation.ts';
 import type { VirtualModel, VirtualModels } from '../routing/virtual-models.ts';
-import { invalidParameter, isoTime, objectBody } from './admin-errors.ts';
+import { invalidParameter, isoTime, objectBody, parseBody } from './admin-errors.ts';
+import type { AnswerOf, virtualModelSchema } from './schemas/answers.ts';
+import { nameBodySchema } from './schemas/bodies.ts';
 
-export function renderVirtualModel(model: VirtualModel) {
+export function renderVirtualModel(model: VirtualModel): AnswerOf<typeof virtualModelSchema> {
   return {
     name: model.name,
     description: model.description,
@@ -17,7 +18,11 @@ export function renderVirtualModel(model: VirtualModel) {
 }
 
 /** `GET|PUT|DELETE /admin/virtual-models` (CONTRACT section 8). */
-export function registerVirtualModelRoutes(app: FastifyInstance, virtualModels: VirtualModels, instanceNames: readonly string[]): void {
+export function registerVirtualModelRoutes(
+  app: FastifyInstance,
+  virtualModels: VirtualModels,
+  instanceNames: () => readonly string[],
+): void {
   app.get('/admin/virtual-models', async () => virtualModels.list().map(renderVirtualModel));
 
   app.put('/admin/virtual-models', async (request) => {
@@ -25,7 +30,7 @@ export function registerVirtualModelRoutes(app: FastifyInstance, virtualModels: 
     const { origin: _origin, created_at: _created, updated_at: _updated, ...input } = objectBody(request.body);
     let definition;
     try {
-      definition = parseVirtualModelInput(input, '', instanceNames);
+      definition = parseVirtualModelInput(input, '', instanceNames());
     } catch (error) {
       if (error instanceof VirtualModelValidationError) throw invalidParameter(error.field, error.message);
       throw error;
@@ -34,8 +39,7 @@ export function registerVirtualModelRoutes(app: FastifyInstance, virtualModels: 
   });
 
   app.delete('/admin/virtual-models', async (request) => {
-    const name = objectBody(request.body)['name'];
-    if (typeof name !== 'string' || name === '') throw invalidRequest('name is required', { code: 'missing_field', param: 'name' });
+    const { name } = parseBody(nameBodySchema, request.body, { name: 'missing_field' });
     await virtualModels.remove(name);
     return virtualModels.list().map(renderVirtualModel);
   });

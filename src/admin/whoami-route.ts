@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Principal } from '../http/auth.ts';
+import type { AnswerOf, whoamiSchema } from './schemas/answers.ts';
 
 /** What an admin credential may do: `admin` (everything) or `viewer` (GET only). */
 export type AdminRole = 'admin' | 'viewer';
@@ -16,7 +17,7 @@ export function adminRoleOf(principal: Principal): AdminRole {
  * that may not read `/admin`.
  */
 export function registerWhoamiRoute(app: FastifyInstance): void {
-  app.get('/admin/whoami', async (request) => ({
+  app.get('/admin/whoami', async (request): Promise<AnswerOf<typeof whoamiSchema>> => ({
     kind: request.principal.kind,
     role: adminRoleOf(request.principal),
     key_id: request.principal.keyId,

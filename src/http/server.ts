@@ -253,11 +253,8 @@ function registerAdminApi(admin: FastifyInstance, dependencies: ServerDependenci
   registerUsageRoutes(admin, dependencies.usageEnabled ? dependencies.storage.usage : null);
   registerRequestLogRoutes(admin, dependencies.requestLog ? dependencies.storage.requestLog : null, dependencies.apiKeys);
   registerRateLimitRoutes(admin, dependencies.limiter);
-  registerVirtualModelRoutes(
-    admin,
-    dependencies.virtualModels,
-    dependencies.settings.providers.map((provider) => provider.name),
-  );
+  // The instances of now: a hot reload may add or remove providers.
+  registerVirtualModelRoutes(admin, dependencies.virtualModels, () => [...dependencies.catalog.instances.keys()]);
   if (dependencies.failoverRules) registerFailoverRuleRoutes(admin, dependencies.failoverRules);
   registerAdminModelRoutes(admin, dependencies);
   registerMcpServerRoutes(admin, dependencies.mcp);

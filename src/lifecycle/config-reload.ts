@@ -7,6 +7,8 @@ import type { McpGateway } from '../mcp/mcp-gateway.ts';
 import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
 import type { FailoverRules } from '../routing/failover-rules.ts';
 import type { VirtualModels } from '../routing/virtual-models.ts';
+import type { PriceBook } from '../usage/pricing.ts';
+import { swapProviders, type ProviderRuntime } from './provider-reload.ts';
 
 export interface ConfigReloadOptions {
   /** Reads the configuration again, as at startup (same file, same environment); throws ConfigError. */
@@ -19,6 +21,9 @@ export interface ConfigReloadOptions {
   /** Null when MCP is off (its declarations then wait for a restart with MCP on). */
   mcp: McpGateway | null;
   failoverRules: FailoverRules;
+  prices: PriceBook;
+  /** The provider registry to swap; absent: a change of providers is refused (restart needed). */
+  providers?: ProviderRuntime;
   logger: Logger;
 }
 
@@ -28,8 +33,10 @@ export interface ReloadOutcome {
   restart_needed: string[];
 }
 
-/** Applied by a reload: rules, budgets, virtual models, failover rules, MCP servers and virtual servers. */
+/** Applied by a reload: providers, pricing, rules, budgets, virtual models, failover rules, MCP servers and virtual servers. */
 const appliedSections = [
+  'providers',
+  'pricing',
   'rate_limits.rules',
   'budgets.rules',
   'virtual_models',
@@ -41,8 +48,9 @@ const appliedSections = [
 /**
  * Hot reload (SIGHUP, POST /admin/reload): re-reads the configuration file and swaps the rules
  * it declares, each in one step, without touching requests or streams in flight. Counters of
- * rules kept survive. An invalid file, or a change of providers (not swappable in a running
- * process), is refused as a whole: the old configuration stays. Reloads run one at a time.
+ * rules kept survive. Providers are swapped too (src/lifecycle/provider-reload.ts): calls in
+ * flight finish on the adapter and pool they hold. An invalid file is refused as a whole: the
+ * old configuration stays. Reloads run one at a time.
  */
 export class ConfigReloader {
   private readonly options: ConfigReloadOptions;
@@ -71,7 +79,7 @@ export class ConfigReloader {
     let loaded: LoadedSettings;
     try {
       loaded = this.options.read();
-      refuseProviderChanges(this.settings, loaded.settings);
+      if (this.options.providers === undefined) refuseProviderChanges(this.settings, loaded.settings);
     } catch (error) {
       const refusal = refusalOf(error);
       logger.error({ err: error, param: refusal.param }, `configuration reload refused, the old configuration is kept: ${refusal.message}`);
@@ -79,12 +87,17 @@ export class ConfigReloader {
     }
     const { settings, warnings } = loaded;
     for (const warning of warnings) logger.warn(warning);
+    // Providers first: virtual models and failover rules may name an instance the file adds.
+    if (this.options.providers !== undefined)
+      await swapProviders(this.options.providers, this.settings.providers, settings.providers, logger);
+    this.options.prices.replace(new Map(Object.entries(settings.pricing)));
     await this.options.limiter?.applyConfigRules(settings.rateLimits.rules);
     await this.options.budgets?.applyConfigRules(settings.budgets.rules);
     await this.options.virtualModels.applyConfigDefinitions(settings.virtualModels);
     await this.options.failoverRules.applyConfigDefinitions(settings.failoverRules);
     await this.options.mcp?.registry.applyConfig(settings.mcp.servers, settings.mcp.virtualServers);
-    const outcome = { applied: [...appliedSections], restart_needed: changedOtherwise(this.settings, settings) };
+    const applied = appliedSections.filter((section) => section !== 'providers' || this.options.providers !== undefined);
+    const outcome = { applied, restart_needed: changedOtherwise(this.settings, settings) };
     this.settings = settings;
     logger.info(outcome, 'configuration reloaded');
     return outcome;
@@ -112,6 +125,8 @@ function changedOtherwise(current: Settings, next: Settings): string[] {
 function withoutApplied(settings: Settings): Record<string, unknown> {
   return {
     ...settings,
+    providers: [],
+    pricing: {},
     rateLimits: { ...settings.rateLimits, rules: [] },
     budgets: { ...settings.budgets, rules: [] },
     mcp: { ...settings.mcp, servers: [], virtualServers: [] },

@@ -147,6 +147,21 @@ export class UpstreamClient {
     this.pools.clear();
   }
 
+  /**
+   * Hot reload: the pools of origins no provider uses any more leave the client at once (a new
+   * call opens a fresh pool) and close once the calls they carry, streams included, are done.
+   */
+  async retire(origins: Iterable<string>): Promise<void> {
+    const closing: Array<Promise<void>> = [];
+    for (const origin of origins) {
+      const pool = this.pools.get(origin);
+      if (pool === undefined) continue;
+      this.pools.delete(origin);
+      closing.push(pool.close());
+    }
+    await Promise.allSettled(closing);
+  }
+
   private poolFor(origin: string): Pool {
     let pool = this.pools.get(origin);
     if (pool === undefined) {

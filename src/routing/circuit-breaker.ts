@@ -63,6 +63,11 @@ export class CircuitBreakers {
     this.circuits.set(instance, circuit);
   }
 
+  /** Hot reload: an instance removed or given new settings starts over with a closed circuit. */
+  forget(instance: string): void {
+    this.circuits.delete(instance);
+  }
+
   /** Gives back a claimed probe that was never used (the attempt was skipped). */
   releaseProbe(instance: string): void {
     const circuit = this.circuits.get(instance);

@@ -31,38 +31,64 @@ const fetchTimeoutMs = 10_000;
  * previous list; an upstream that is down never stops the gateway.
  */
 export class ModelCatalog {
-  readonly instances: ReadonlyMap<string, InstanceListing>;
+  /** Swapped whole by `replaceAdapters` (hot reload); a request reads it once per lookup. */
+  private listings: ReadonlyMap<string, InstanceListing>;
   private readonly options: CatalogOptions;
   /** One pending refresh timer per instance. */
   private readonly timers = new Map<string, NodeJS.Timeout>();
-  private readonly inflight = new Map<string, Promise<void>>();
+  private readonly inflight = new Map<InstanceListing, Promise<void>>();
   private stopped = false;
 
   constructor(adapters: readonly ProviderAdapter[], options: CatalogOptions) {
     this.options = options;
-    const createdAt = Math.floor((options.now ?? Date.now)() / 1000);
-    this.instances = new Map(
+    this.listings = new Map(adapters.map((adapter) => [adapter.name, this.newListing(adapter, options.configured)] as const));
+  }
+
+  get instances(): ReadonlyMap<string, InstanceListing> {
+    return this.listings;
+  }
+
+  /**
+   * Hot reload: the instances become `adapters`, in one step. An adapter object already in the
+   * catalog keeps its listing (models, status, timer); a new one is listed as at startup,
+   * waiting at most `waitMs`. Requests that already hold an adapter finish with it.
+   */
+  async replaceAdapters(
+    adapters: readonly ProviderAdapter[],
+    configured: ReadonlyMap<string, readonly string[]>,
+    waitMs: number,
+  ): Promise<void> {
+    const previous = this.listings;
+    const next = new Map(
       adapters.map((adapter) => {
-        const configured = options.configured.get(adapter.name);
-        const models = configured ? new Map(configured.map((id) => [id, { id, created: createdAt }])) : null;
-        const listing: InstanceListing = {
-          adapter,
-          models,
-          status: configured ? 'configured' : 'loading',
-          lastError: null,
-          fetchedAt: 0,
-          attemptedAt: 0,
-        };
-        return [adapter.name, listing] as const;
+        const kept = previous.get(adapter.name);
+        return [adapter.name, kept?.adapter === adapter ? kept : this.newListing(adapter, configured)] as const;
       }),
     );
+    for (const [name, listing] of previous) {
+      if (next.get(name) === listing) continue;
+      clearTimeout(this.timers.get(name));
+      this.timers.delete(name);
+    }
+    this.listings = next;
+    const added = [...next.values()].filter((listing) => previous.get(listing.adapter.name) !== listing);
+    await this.listAll(added, waitMs);
+  }
+
+  private newListing(adapter: ProviderAdapter, configuredModels: ReadonlyMap<string, readonly string[]>): InstanceListing {
+    const createdAt = Math.floor((this.options.now ?? Date.now)() / 1000);
+    const configured = configuredModels.get(adapter.name);
+    const models = configured ? new Map(configured.map((id) => [id, { id, created: createdAt }])) : null;
+    return { adapter, models, status: configured ? 'configured' : 'loading', lastError: null, fetchedAt: 0, attemptedAt: 0 };
   }
 
   /** Fetches every upstream listing once, waiting at most `waitMs`, then keeps them fresh. */
   async start(waitMs: number): Promise<void> {
-    const fetches = [...this.instances.values()]
-      .filter((listing) => listing.status !== 'configured')
-      .map((listing) => this.refresh(listing.adapter.name));
+    await this.listAll([...this.listings.values()], waitMs);
+  }
+
+  private async listAll(listings: readonly InstanceListing[], waitMs: number): Promise<void> {
+    const fetches = listings.filter((listing) => listing.status !== 'configured').map((listing) => this.refresh(listing.adapter.name));
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, waitMs);
@@ -81,13 +107,14 @@ export class ModelCatalog {
   refresh(name: string): Promise<void> {
     const listing = this.instances.get(name);
     if (listing === undefined || listing.status === 'configured') return Promise.resolve();
-    const running = this.inflight.get(name);
+    const running = this.inflight.get(listing);
     if (running) return running;
     const fetch = this.fetchListing(listing).finally(() => {
-      this.inflight.delete(name);
-      this.schedule(listing);
+      this.inflight.delete(listing);
+      // A listing replaced by a reload while it was fetched is not re-armed.
+      if (this.listings.get(name) === listing) this.schedule(listing);
     });
-    this.inflight.set(name, fetch);
+    this.inflight.set(listing, fetch);
     return fetch;
   }
 

@@ -19,12 +19,18 @@ const crossRegionPrefix = /^(?:us|eu|apac|jp|au|ca|us-gov|global)\./;
  * built-in table. Unknown models have no price and their cost is null, never a guess.
  */
 export class PriceBook {
-  private readonly overrides: ReadonlyMap<string, ModelPrice>;
+  private overrides: ReadonlyMap<string, ModelPrice>;
   /** Lookups are pure: remember them per `<provider>/<model>` (bounded, the hot path asks often). */
   private readonly memo = new Map<string, ModelPrice | null>();
 
   constructor(overrides: ReadonlyMap<string, ModelPrice> = new Map()) {
-    this.overrides = new Map([...overrides].map(([key, value]) => [key.toLowerCase(), value]));
+    this.overrides = lowerCased(overrides);
+  }
+
+  /** Hot reload: new YAML prices for every call priced from now on (a call already priced keeps its cost). */
+  replace(overrides: ReadonlyMap<string, ModelPrice>): void {
+    this.overrides = lowerCased(overrides);
+    this.memo.clear();
   }
 
   priceOf(provider: string, model: string): ModelPrice | null {
@@ -69,6 +75,9 @@ export class PriceBook {
     return micro / 1_000_000;
   }
 }
+
+const lowerCased = (overrides: ReadonlyMap<string, ModelPrice>): ReadonlyMap<string, ModelPrice> =>
+  new Map([...overrides].map(([key, value]) => [key.toLowerCase(), value]));
 
 /** Token counts from an OpenAI-shaped usage object; absent numbers count as 0. */
 export function readTokenCounts(usage: Record<string, unknown> | null): TokenCounts & { totalTokens: number } {

@@ -124,3 +124,36 @@ describe('Dockerfile', () => {
     }
   });
 });
+
+interface Diagnostic {
+  severity?: number;
+  code?: string | number;
+  message: string;
+  range: { start: { line: number } };
+}
+
+/** dockerfile-utils' `validate` (the Docker language server's linter); null when the package is not installed. */
+async function dockerfileLinter(): Promise<((content: string) => Diagnostic[]) | null> {
+  const specifier = 'dockerfile-utils';
+  try {
+    const loaded = (await import(/* @vite-ignore */ specifier)) as { validate?: (content: string) => Diagnostic[] };
+    return loaded.validate ?? null;
+  } catch {
+    return null;
+  }
+}
+
+const lint = await dockerfileLinter();
+
+describe.skipIf(lint === null)('Dockerfile linted by dockerfile-utils (the Docker language server linter)', () => {
+  it('reports nothing, errors or warnings', () => {
+    const diagnostics = lint?.(readFileSync(join(root, 'Dockerfile'), 'utf8')) ?? [];
+    expect(diagnostics.map((diagnostic) => `line ${diagnostic.range.start.line + 1}: ${diagnostic.message}`)).toEqual([]);
+  });
+
+  it('the linter can fail: a second CMD and a bad EXPOSE are reported', () => {
+    const messages = (lint?.('FROM node:20\nEXPOSE abc\nCMD ["a"]\nCMD ["b"]\n') ?? []).map((diagnostic) => diagnostic.message);
+    expect(messages.join('\n')).toMatch(/only be one CMD/);
+    expect(messages.join('\n')).toMatch(/Invalid containerPort/);
+  });
+});

@@ -5,10 +5,12 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { z } from 'zod';
+import { ChartRenderer, TemplateFailure } from './go-template.ts';
 
 // deploy/helm/model-gateway. Helm is not in Debian's archive, so these machines (and CI) have
-// no `helm`: the static checks below always run, and the rendering suite runs wherever a
-// `helm` binary is on PATH (it is skipped, with its reason in the test name, elsewhere).
+// no `helm`: the static checks below always run, and the rendering suite renders with `helm
+// template` wherever a `helm` binary is on PATH, else with the Go-template subset renderer of
+// go-template.ts (the chart's own actions and functions, nothing more). `helm lint` needs helm.
 
 const root = resolve(import.meta.dirname, '..', '..');
 const chartDir = join(root, 'deploy', 'helm', 'model-gateway');
@@ -113,14 +115,54 @@ interface Manifest {
   spec: Record<string, unknown>;
 }
 
-function render(settings: string[]): { ok: boolean; manifests: Manifest[]; stderr: string } {
+interface Rendered {
+  ok: boolean;
+  manifests: Manifest[];
+  stderr: string;
+}
+
+function render(settings: string[]): Rendered {
+  return helmAvailable ? renderWithHelm(settings) : renderHere(settings);
+}
+
+function documentsOf(text: string): Manifest[] {
+  return parseAllDocuments(text)
+    .map((document) => document.toJSON() as Manifest | null)
+    .filter((manifest): manifest is Manifest => manifest !== null);
+}
+
+function renderWithHelm(settings: string[]): Rendered {
   const args = ['template', 'gw', chartDir, ...settings.flatMap((setting) => ['--set', setting])];
   const result = spawnSync('helm', args, { encoding: 'utf8' });
   if (result.status !== 0) return { ok: false, manifests: [], stderr: result.stderr };
-  const manifests = parseAllDocuments(result.stdout)
-    .map((document) => document.toJSON() as Manifest | null)
-    .filter((manifest): manifest is Manifest => manifest !== null);
-  return { ok: true, manifests, stderr: result.stderr };
+  return { ok: true, manifests: documentsOf(result.stdout), stderr: result.stderr };
+}
+
+/** `helm template gw <chart> --set ...` with the subset renderer: `--set a.b=3` as Helm types it. */
+function renderHere(settings: string[]): Rendered {
+  const merged = structuredClone(values);
+  for (const setting of settings) {
+    const [path = '', raw = ''] = setting.split('=');
+    const keys = path.split('.');
+    const holder = keys.slice(0, -1).reduce<Record<string, unknown>>((node, key) => (node[key] ??= {}) as Record<string, unknown>, merged);
+    holder[keys.at(-1) ?? ''] = /^\d+$/.test(raw) ? Number(raw) : raw === 'true' || raw === 'false' ? raw === 'true' : raw;
+  }
+  const chart = parse(readFileSync(join(chartDir, 'Chart.yaml'), 'utf8')) as Record<string, string>;
+  const root = {
+    Values: merged,
+    Release: { Name: 'gw', Namespace: 'default', Service: 'Helm' },
+    Chart: { Name: chart['name'], Version: chart['version'], AppVersion: chart['appVersion'] },
+    Template: { BasePath: 'model-gateway/templates' },
+  };
+  const renderer = new ChartRenderer(templates, 'model-gateway/templates');
+  try {
+    const files = [...templates.keys()].filter((file) => file.endsWith('.yaml')).sort();
+    const text = files.map((file) => `---\n# Source: model-gateway/templates/${file}\n${renderer.render(file, root)}\n`).join('');
+    return { ok: true, manifests: documentsOf(text), stderr: '' };
+  } catch (error) {
+    if (error instanceof TemplateFailure) return { ok: false, manifests: [], stderr: `Error: execution error: ${error.message}` };
+    throw error;
+  }
 }
 
 function gatewayEnv(manifests: Manifest[]): Map<string, unknown> {
@@ -141,8 +183,8 @@ const scaled = [
   'redis.existingSecret=redis',
 ];
 
-describe.skipIf(!helmAvailable)('Helm chart rendered with helm template (needs helm on PATH)', () => {
-  it('passes helm lint', () => {
+describe(`Helm chart rendered (${helmAvailable ? 'helm template' : 'Go-template subset renderer: no helm on PATH'})`, () => {
+  it.skipIf(!helmAvailable)('passes helm lint (needs helm on PATH)', () => {
     expect(() => execFileSync('helm', ['lint', chartDir, '--set', withKey[0] ?? ''], { encoding: 'utf8' })).not.toThrow();
   });
 
@@ -181,5 +223,55 @@ describe.skipIf(!helmAvailable)('Helm chart rendered with helm template (needs h
       'PodDisruptionBudget',
       'Service',
     ]);
+  });
+});
+
+/** Module of each kind the chart renders, in kubernetes-models (schemas generated from the Kubernetes OpenAPI spec). */
+const modelModules: Readonly<Record<string, string>> = {
+  ConfigMap: 'kubernetes-models/v1/ConfigMap',
+  Service: 'kubernetes-models/v1/Service',
+  Deployment: 'kubernetes-models/apps/v1/Deployment',
+  HorizontalPodAutoscaler: 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler',
+  PodDisruptionBudget: 'kubernetes-models/policy/v1/PodDisruptionBudget',
+};
+
+interface KubernetesModel {
+  validate(): void;
+}
+type ModelClass = new (data: unknown) => KubernetesModel;
+
+/** The model class of a kind; null when kubernetes-models is not installed (a devDependency to add). */
+async function modelOf(kind: string): Promise<ModelClass | null> {
+  const specifier = modelModules[kind];
+  if (specifier === undefined) throw new Error(`no kubernetes-models module listed for ${kind}`);
+  try {
+    const loaded: unknown = await import(/* @vite-ignore */ specifier);
+    return (loaded as Record<string, ModelClass>)[kind] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+const kubernetesModels = (await modelOf('ConfigMap')) !== null;
+
+describe.skipIf(!kubernetesModels)('rendered manifests against the Kubernetes schemas (kubernetes-models)', () => {
+  it.each([
+    ['one replica', withKey],
+    ['several replicas with HPA and PDB', [...scaled, 'autoscaling.enabled=true', 'podDisruptionBudget.enabled=true']],
+  ])('%s: every manifest validates', async (_label, settings) => {
+    const { ok, manifests, stderr } = render(settings);
+    expect(ok, stderr).toBe(true);
+    for (const manifest of manifests) {
+      const Model = await modelOf(manifest.kind);
+      expect(Model, manifest.kind).not.toBeNull();
+      if (Model !== null) expect(() => new Model(manifest).validate(), `${manifest.kind} ${manifest.metadata.name}`).not.toThrow();
+    }
+  });
+
+  it('the validation can fail: a Deployment with a text replica count is refused', async () => {
+    const deployment = render(withKey).manifests.find((manifest) => manifest.kind === 'Deployment');
+    const Model = await modelOf('Deployment');
+    const broken = { ...deployment, spec: { ...deployment?.spec, replicas: 'two' } };
+    expect(() => (Model === null ? undefined : new Model(broken).validate())).toThrow(/replicas/);
   });
 });

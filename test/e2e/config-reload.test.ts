@@ -9,8 +9,8 @@ import { call, chatAt, eventually, findRule } from './rate-limits-helpers.ts';
 
 // Hot reload (issue 21): SIGHUP and POST /admin/reload re-read config.yaml and swap rate-limit
 // rules, virtual models and failover rules without failing requests or cutting streams in
-// flight; counters of rules kept survive; an invalid file or a provider change is refused and
-// the old configuration stays.
+// flight; counters of rules kept survive; an invalid file is refused and the old configuration
+// stays. Provider and pricing swaps: config-reload-providers.test.ts.
 
 const pricing = `
 pricing:
@@ -121,7 +121,16 @@ describe('configuration hot reload', () => {
     const reply = await reload();
     expect(reply.status, reply.text).toBe(200);
     expect(parseJson(reply.text)).toEqual({
-      applied: ['rate_limits.rules', 'budgets.rules', 'virtual_models', 'failover.rules', 'mcp.servers', 'mcp.virtual_servers'],
+      applied: [
+        'providers',
+        'pricing',
+        'rate_limits.rules',
+        'budgets.rules',
+        'virtual_models',
+        'failover.rules',
+        'mcp.servers',
+        'mcp.virtual_servers',
+      ],
       restart_needed: [],
     });
     await answered(statuses.length + 3);
@@ -168,11 +177,12 @@ describe('configuration hot reload', () => {
     expect((await listModels(gateway)).map((model) => model.id)).toContain('alias-b');
   });
 
-  it('refuses provider changes instead of half-applying them', async () => {
-    writeConfig(`${secondYaml}\nproviders:\n  extra:\n    type: openai\n    base_url: ${mock.url}\n    api_key: sk-x\n`);
+  it('refuses an invalid provider with the key named, keeping the old providers', async () => {
+    writeConfig(`${secondYaml}\nproviders:\n  extra:\n    type: no-such-type\n    base_url: ${mock.url}\n`);
     const error = expectEnvelope(await reload(), { status: 400, type: 'invalid_request_error', code: 'invalid_config' });
-    expect(error.param).toBe('providers');
+    expect(error.param).toMatch(/^providers\.extra/);
     expect(await findRule(gateway, 'user_path', '/new', 'hour')).toBeDefined();
+    expect((await chatAt(gateway, '/other', 'openai/mock-model')).status).toBe(200);
   });
 
   it('reloads on SIGHUP', async () => {

@@ -37,7 +37,7 @@ export interface RuleListing {
 }
 
 export interface Call {
-  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** JSON-encoded unless a string. */
   body?: unknown;
   /** Defaults to the master key; null sends no credentials. */

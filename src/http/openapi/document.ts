@@ -71,7 +71,7 @@ function operationOf(description: OperationDescription, method: string, url: str
     security: securityOf(description),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...requestBodyOf(description),
-    responses: { '200': answerOf(description), default: { $ref: '#/components/responses/Error' } },
+    responses: { [String(description.status ?? 200)]: answerOf(description), default: { $ref: '#/components/responses/Error' } },
   };
 }
 
@@ -98,7 +98,8 @@ function securityOf(description: OperationDescription): JsonSchema[] {
 
 function requestBodyOf(description: OperationDescription): JsonSchema {
   if (description.body !== undefined) {
-    return { requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(description.body) } } } };
+    const content = { 'application/json': { schema: jsonSchemaOf(description.body) } };
+    return { requestBody: { required: description.bodyOptional !== true, content } };
   }
   if (description.bodyType !== undefined) {
     return { requestBody: { content: { [description.bodyType]: { schema: {} } } } };
@@ -108,7 +109,7 @@ function requestBodyOf(description: OperationDescription): JsonSchema {
 
 function answerOf(description: OperationDescription): JsonSchema {
   const content: JsonSchema = {};
-  if (description.answer !== undefined) content['application/json'] = { schema: jsonSchemaOf(description.answer) };
+  if (description.answer !== undefined) content['application/json'] = { schema: jsonSchemaOf(description.answer, 'output') };
   if (description.answerType !== undefined) content[description.answerType] = { schema: {} };
   if (description.streams === true) content['text/event-stream'] = { schema: { type: 'string' } };
   return { description: description.summary, ...(Object.keys(content).length > 0 ? { content } : {}) };

@@ -1,14 +1,12 @@
-import type { z } from 'zod';
+import { z } from 'zod';
+import * as answers from '../../admin/schemas/answers.ts';
+import * as bodies from '../../admin/schemas/bodies.ts';
 import {
-  adminAnswerSchema,
-  confirmationSchema,
   forwardedBodySchema,
   healthSchema,
   modelListSchema,
   modelRequestSchema,
-  rateLimitKeySchema,
-  rateLimitListSchema,
-  rateLimitPutSchema,
+  openObjectSchema,
   readinessSchema,
   reloadOutcomeSchema,
 } from './schemas.ts';
@@ -23,10 +21,14 @@ export interface OperationDescription {
   access: Access;
   /** JSON request body (absent: none, or not JSON). */
   body?: z.ZodType;
+  /** The JSON body may be left out. */
+  bodyOptional?: boolean;
   /** Request body media type other than JSON (multipart uploads). */
   bodyType?: string;
-  /** The 200 answer. */
+  /** The success answer (a closed object when built with z.object). */
   answer?: z.ZodType;
+  /** The success status when not 200 (201 created, 204 no content). */
+  status?: 201 | 204;
   /** Media type of the 200 answer when not JSON. */
   answerType?: string;
   /** Answers with server-sent events when the body asks `stream: true`. */
@@ -49,14 +51,34 @@ const relay = (summary: string, extra: Partial<OperationDescription> = {}): Oper
   answer: forwardedBodySchema,
   ...extra,
 });
-const admin = (summary: string, extra: Partial<OperationDescription> = {}): OperationDescription => ({
+const admin = (summary: string, answer: z.ZodType | undefined, extra: Partial<OperationDescription> = {}): OperationDescription => ({
   summary,
   tag: 'admin',
   access: 'master',
-  answer: adminAnswerSchema,
+  ...(answer === undefined ? {} : { answer }),
   ...extra,
 });
-const adminBody = (summary: string): OperationDescription => admin(summary, { body: adminAnswerSchema });
+const deleted = (summary: string, body?: z.ZodType): OperationDescription =>
+  admin(summary, undefined, { status: 204, ...(body === undefined ? {} : { body }) });
+
+// Bodies checked by validators the YAML configuration shares (src/routing/*-validation.ts,
+// src/mcp/mcp-validation.ts) are described here by the writable fields of their answer.
+const virtualModelBody = answers.virtualModelSchema
+  .pick({ name: true, description: true, strategy: true })
+  .partial({ description: true, strategy: true })
+  .extend({
+    targets: z.array(z.object({ provider: z.string().nullable().optional(), model: z.string(), weight: z.number().optional() })),
+  });
+const failoverRuleBody = answers.failoverRuleSchema.pick({ model: true, fallbacks: true, on: true }).partial({ on: true });
+const modelBody = z.object({ model: z.string().describe('or `?model=`') });
+const mcpServerBody = answers.mcpServerSchema
+  .pick({ name: true, description: true, transport: true, url: true, headers: true, enabled: true, allowed_tools: true })
+  .extend(answers.mcpServerSchema.pick({ disallowed_tools: true, user_paths: true, tool_timeout_seconds: true }).shape)
+  .extend({ slug: z.string().optional().describe('instead of name') })
+  .partial();
+const mcpVirtualServerBody = answers.mcpVirtualServerSchema
+  .pick({ name: true, description: true, servers: true, configured_tool_discovery: true })
+  .partial({ description: true, configured_tool_discovery: true });
 const mcp = (summary: string): OperationDescription => ({ summary, tag: 'mcp', access: 'key', answerType: 'application/json' });
 const passthrough = relay('Passthrough to a provider instance: the request is forwarded as is', { bodyType: '*/*', answerType: '*/*' });
 const passthroughMethods = Object.fromEntries(
@@ -69,7 +91,7 @@ const multipart = 'multipart/form-data';
  * without an entry here shows up as `x-undocumented-routes` in the document (and fails its test).
  */
 export const operations: Readonly<Record<string, Readonly<Partial<Record<string, OperationDescription>>>>> = {
-  '/openapi.json': { GET: { summary: 'This OpenAPI 3.1 description', tag: 'meta', access: 'public', answer: adminAnswerSchema } },
+  '/openapi.json': { GET: { summary: 'This OpenAPI 3.1 description', tag: 'meta', access: 'public', answer: openObjectSchema } },
   '/health': { GET: { summary: 'Liveness', tag: 'health', access: 'public', answer: healthSchema } },
   '/health/ready': {
     GET: {
@@ -130,7 +152,7 @@ export const operations: Readonly<Record<string, Readonly<Partial<Record<string,
   '/v1/batches/:id': { GET: relay('Retrieve a batch') },
   '/v1/batches/:id/cancel': { POST: relay('Cancel a batch') },
   '/v1/realtime': { GET: relay('Realtime API: WebSocket upgrade (`?model=`), relayed', { answer: undefined }) },
-  '/v1/usage': { GET: { summary: "The caller's own usage, budgets and limits", tag: 'models', access: 'key', answer: adminAnswerSchema } },
+  '/v1/usage': { GET: { summary: "The caller's own usage, budgets and limits", tag: 'models', access: 'key', answer: openObjectSchema } },
   '/p/:instance': passthroughMethods,
   '/p/:instance/*': passthroughMethods,
   '/mcp': { GET: mcp('MCP Streamable HTTP: all servers'), POST: mcp('MCP JSON-RPC: all servers'), DELETE: mcp('End an MCP session') },
@@ -140,56 +162,76 @@ export const operations: Readonly<Record<string, Readonly<Partial<Record<string,
     DELETE: mcp('End an MCP session'),
   },
   '/admin/api-keys': {
-    POST: adminBody('Create an API key (its secret is shown once)'),
-    GET: admin('List API keys, each with last_used_at, requests and cost_usd over `window` (24h, 7d, 30d; default 30d)'),
+    POST: admin('Create an API key (its secret is shown once)', answers.apiKeyWithSecretSchema, {
+      body: bodies.apiKeyCreateSchema,
+      status: 201,
+    }),
+    GET: admin(
+      'List API keys, each with last_used_at, requests and cost_usd over `window` (24h, 7d, 30d; default 30d)',
+      answers.apiKeyListSchema,
+    ),
   },
-  '/admin/api-keys/:id': { PATCH: adminBody('Change an API key (allowed models and endpoints, role)') },
-  '/admin/api-keys/:id/deactivate': { POST: admin('Deactivate an API key') },
-  '/admin/api-keys/:id/rotate': { POST: adminBody('Rotate an API key: a new secret, the old one kept for grace_seconds') },
-  '/admin/whoami': { GET: admin('The presented admin credential: {kind, role (admin or viewer), key_id}') },
-  '/admin/audit': { GET: admin('The admin audit trail (filters from, to, actor, action, resource; cursor pages)') },
-  '/admin/usage': { GET: admin('Usage report (grouped, time range)') },
-  '/admin/requests': { GET: admin('Request log (filters, cursor)') },
-  '/admin/requests/:id': { GET: admin('One request log entry') },
+  '/admin/api-keys/:id': {
+    PATCH: admin('Change an API key (allowed models and endpoints, role)', answers.apiKeySchema, { body: bodies.apiKeyPatchSchema }),
+  },
+  '/admin/api-keys/:id/deactivate': { POST: admin('Deactivate an API key', answers.apiKeySchema) },
+  '/admin/api-keys/:id/rotate': {
+    POST: admin('Rotate an API key: a new secret, the old one kept for grace_seconds', answers.apiKeyWithSecretSchema, {
+      body: bodies.apiKeyRotateSchema,
+      bodyOptional: true,
+    }),
+  },
+  '/admin/whoami': { GET: admin('The presented admin credential: {kind, role (admin or viewer), key_id}', answers.whoamiSchema) },
+  '/admin/audit': {
+    GET: admin('The admin audit trail (filters from, to, actor, action, resource; cursor pages)', answers.auditPageSchema),
+  },
+  '/admin/usage': { GET: admin('Usage report (grouped, time range)', answers.usageReportSchema) },
+  '/admin/requests': { GET: admin('Request log (filters, cursor)', answers.requestLogPageSchema) },
+  '/admin/requests/:id': { GET: admin('One request log entry', answers.requestLogDetailSchema) },
   '/admin/requests/stats': {
-    GET: admin('Request count, error rate and p50/p95 latency per provider or model (from, to, group_by, bucket)'),
+    GET: admin(
+      'Request count, error rate and p50/p95 latency per provider or model (from, to, group_by, bucket)',
+      answers.requestStatsSchema,
+    ),
   },
   '/admin/virtual-models': {
-    GET: admin('List virtual models'),
-    PUT: adminBody('Create or replace a virtual model'),
-    DELETE: adminBody('Delete a virtual model'),
+    GET: admin('List virtual models', answers.virtualModelListSchema),
+    PUT: admin('Create or replace a virtual model', answers.virtualModelSchema, { body: virtualModelBody }),
+    DELETE: admin('Delete a virtual model', answers.virtualModelListSchema, { body: bodies.nameBodySchema }),
   },
   '/admin/failover-rules': {
-    GET: admin('List failover rules'),
-    PUT: adminBody('Create or replace a failover rule'),
-    DELETE: adminBody('Delete a failover rule'),
+    GET: admin('List failover rules', answers.failoverRuleListSchema),
+    PUT: admin('Create or replace a failover rule', answers.failoverRuleSchema, { body: failoverRuleBody }),
+    DELETE: admin('Delete a failover rule', answers.failoverRuleListSchema, { body: modelBody, bodyOptional: true }),
   },
-  '/admin/models': { GET: admin('Models per provider instance, with listing state') },
+  '/admin/models': { GET: admin('Models per provider instance, with listing state', answers.adminModelListSchema) },
   '/admin/budgets': {
-    GET: admin('List budgets with spend'),
-    PUT: adminBody('Create or replace a budget'),
-    DELETE: adminBody('Delete a budget'),
+    GET: admin('List budgets with spend', answers.budgetListSchema),
+    PUT: admin('Create or replace a budget', answers.budgetListSchema, { body: bodies.budgetPutSchema }),
+    DELETE: admin('Delete a budget', answers.budgetListSchema, { body: bodies.budgetKeySchema }),
   },
   '/admin/rate-limits': {
-    GET: admin('List rate-limit rules with live usage', { answer: rateLimitListSchema }),
-    PUT: admin('Create or replace a rate-limit rule', { body: rateLimitPutSchema, answer: rateLimitListSchema }),
-    DELETE: admin('Delete a rate-limit rule', { body: rateLimitKeySchema, answer: rateLimitListSchema }),
+    GET: admin('List rate-limit rules with live usage', answers.rateLimitListSchema),
+    PUT: admin('Create or replace a rate-limit rule', answers.rateLimitListSchema, { body: bodies.rateLimitPutSchema }),
+    DELETE: admin('Delete a rate-limit rule', answers.rateLimitListSchema, { body: bodies.rateLimitDeleteSchema }),
   },
-  '/admin/rate-limits/reset-one': { POST: admin("Reset one rule's counters", { body: rateLimitKeySchema, answer: rateLimitListSchema }) },
-  '/admin/rate-limits/reset': { POST: admin('Reset every counter', { body: confirmationSchema, answer: rateLimitListSchema }) },
+  '/admin/rate-limits/reset-one': {
+    POST: admin("Reset one rule's counters", answers.rateLimitListSchema, { body: bodies.rateLimitResetOneSchema }),
+  },
+  '/admin/rate-limits/reset': { POST: admin('Reset every counter', answers.statusOkSchema, { body: bodies.confirmationSchema }) },
   '/admin/mcp-servers': {
-    GET: admin('List MCP servers'),
-    PUT: adminBody('Create or replace an MCP server'),
-    DELETE: adminBody('Delete an MCP server'),
+    GET: admin('List MCP servers', answers.mcpServerListSchema),
+    PUT: admin('Create or replace an MCP server', answers.mcpServerSchema, { body: mcpServerBody }),
+    DELETE: deleted('Delete an MCP server', z.object({ slug: z.string().optional(), name: z.string().optional() })),
   },
-  '/admin/mcp-servers/:slug': { DELETE: admin('Delete an MCP server') },
-  '/admin/mcp-servers/:slug/reconnect': { POST: admin('Reconnect an MCP server') },
-  '/admin/mcp-servers/:slug/catalog': { GET: admin("An MCP server's tools, prompts and resources") },
+  '/admin/mcp-servers/:slug': { DELETE: deleted('Delete an MCP server') },
+  '/admin/mcp-servers/:slug/reconnect': { POST: admin('Reconnect an MCP server', answers.mcpServerSchema) },
+  '/admin/mcp-servers/:slug/catalog': { GET: admin("An MCP server's tools, prompts and resources", answers.mcpCatalogSchema) },
   '/admin/mcp-virtual-servers': {
-    GET: admin('List MCP virtual servers'),
-    PUT: adminBody('Create or replace an MCP virtual server'),
-    DELETE: adminBody('Delete an MCP virtual server'),
+    GET: admin('List MCP virtual servers', answers.mcpVirtualServerListSchema),
+    PUT: admin('Create or replace an MCP virtual server', answers.mcpVirtualServerSchema, { body: mcpVirtualServerBody }),
+    DELETE: deleted('Delete an MCP virtual server', bodies.nameBodySchema),
   },
-  '/admin/mcp-virtual-servers/:name': { DELETE: admin('Delete an MCP virtual server') },
-  '/admin/reload': { POST: admin('Hot reload: re-read the configuration file and apply its rules', { answer: reloadOutcomeSchema }) },
+  '/admin/mcp-virtual-servers/:name': { DELETE: deleted('Delete an MCP virtual server') },
+  '/admin/reload': { POST: admin('Hot reload: re-read the configuration file and apply it', reloadOutcomeSchema) },
 };

@@ -47,66 +47,23 @@ export const modelListSchema = z.object({
   data: z.array(z.looseObject({ id: z.string(), object: z.literal('model'), owned_by: z.string() })),
 });
 
-const isoTime = z.string().describe('ISO 8601 time');
-
-/** One rule with its live usage (src/admin/rate-limits-routes.ts `renderRule`). */
-export const rateLimitRuleSchema = z.object({
-  scope: z.enum(['user_path', 'provider', 'model']),
-  subject: z.string(),
-  user_path: z.string().optional(),
-  period: z.string(),
-  period_seconds: z.number().int(),
-  max_requests: z.number().int().nullable(),
-  max_tokens: z.number().int().nullable(),
-  origin: z.string(),
-  created_at: isoTime,
-  updated_at: isoTime,
-  window_start: isoTime.nullable(),
-  window_end: isoTime.nullable(),
-  requests_used: z.number().int(),
-  requests_remaining: z.number().int().nullable(),
-  tokens_used: z.number().int(),
-  tokens_remaining: z.number().int().nullable(),
-  in_flight: z.number().int(),
-});
-
-export const rateLimitListSchema = z.object({ rate_limits: z.array(rateLimitRuleSchema), server_time: isoTime });
-
-const period = z.union([z.object({ period: z.string() }), z.object({ period_seconds: z.number().int().min(0) })]);
-
-export const rateLimitPutSchema = z.object({
-  scope: z.enum(['user_path', 'provider', 'model']).optional(),
-  subject: z.string().optional(),
-  user_path: z.string().optional(),
-  limit_key: period,
-  max_requests: z.number().int().positive().nullable().optional(),
-  max_tokens: z.number().int().positive().nullable().optional(),
-});
-
-export const rateLimitKeySchema = z.object({
-  scope: z.enum(['user_path', 'provider', 'model']).optional(),
-  subject: z.string().optional(),
-  user_path: z.string().optional(),
-  limit_key: period.optional(),
-  period: z.string().optional(),
-  period_seconds: z.number().int().optional(),
-});
-
-export const confirmationSchema = z.object({ confirmation: z.literal('reset') });
-
 /** `POST /admin/reload` (src/lifecycle/config-reload.ts `ReloadOutcome`). */
 export const reloadOutcomeSchema = z.object({ applied: z.array(z.string()), restart_needed: z.array(z.string()) });
 
-/** Admin list answers not detailed here: an object (their fields are in CONTRACT section 6). */
-export const adminAnswerSchema = z.looseObject({});
+/** An answer whose fields are not detailed here (this document itself, /v1/usage): an open object. */
+export const openObjectSchema = z.looseObject({});
 
 export type JsonSchema = Record<string, unknown>;
 
-/** A zod schema as JSON Schema draft 2020-12 (what OpenAPI 3.1 uses), as the gateway receives it. */
-export function jsonSchemaOf(schema: z.ZodType): JsonSchema {
+/**
+ * A zod schema as JSON Schema draft 2020-12 (what OpenAPI 3.1 uses): as the gateway receives it
+ * (`input`: objects stay open, unknown fields are ignored) or as it answers (`output`: objects
+ * built with z.object are closed, `additionalProperties: false`).
+ */
+export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output' = 'input'): JsonSchema {
   const converted = z.toJSONSchema(schema, {
     target: 'draft-2020-12',
-    io: 'input',
+    io,
     unrepresentable: 'any',
     // Open objects as `additionalProperties: true` (zod writes the equivalent `{}`).
     override: ({ jsonSchema }) => {
