@@ -257,4 +257,19 @@ export const postgresMigrations: readonly Migration[] = [
       'CREATE INDEX admin_audit_time ON admin_audit (time)',
     ],
   },
+  {
+    version: 12,
+    name: 'guardrails',
+    statements: [
+      // Guardrails managed through the admin API (src/guardrails/stored-guardrails.ts): the YAML-shaped entry as JSON.
+      `CREATE TABLE guardrails (
+        name TEXT COLLATE "C" PRIMARY KEY,
+        spec_json TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+      // The guardrail decisions of a request: [{name, type, action, mode, stage}], null when none.
+      'ALTER TABLE request_log ADD COLUMN guardrails_json TEXT',
+    ],
+  },
 ];
