@@ -146,5 +146,6 @@ export function renderEntry(entry: RequestLogEntry) {
     cache_hit: entry.cacheHit,
     stream: entry.stream,
     user_agent: entry.userAgent,
+    guardrails: entry.guardrails,
   };
 }
