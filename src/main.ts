@@ -20,7 +20,8 @@ import { InFlightCounter } from './routing/in-flight.ts';
 import { ModelCatalog } from './routing/model-catalog.ts';
 import { startStatefulServices } from './services.ts';
 import { ConfigReloader } from './lifecycle/config-reload.ts';
-import { Guardrails } from './guardrails/pipeline.ts';
+import { StoredGuardrails } from './guardrails/stored-guardrails.ts';
+import type { GuardrailStore } from './guardrails/guardrail-store.ts';
 
 const initialListingWaitMs = 5_000;
 
@@ -46,7 +47,8 @@ async function main(): Promise<void> {
   const runningHandlers = new RunningHandlers();
   const sharedCounters = services.rateLimitCounters;
   if (sharedCounters !== null) metrics?.watchRateLimitStore(() => sharedCounters.status());
-  const reloader = new ConfigReloader({ read: loadProcessSettings, settings, logger, ...services });
+  const guardrails = await startGuardrails(settings, services.storage.guardrails, logger, metrics, adapters);
+  const reloader = new ConfigReloader({ read: loadProcessSettings, settings, logger, ...services, guardrails });
   process.on('SIGHUP', () => void reloader.reloadLogged());
   const app = buildServer({
     settings,
@@ -62,7 +64,7 @@ async function main(): Promise<void> {
     rateLimitStore: sharedCounters,
     virtualModels: services.virtualModels,
     failoverRules: services.failoverRules,
-    guardrails: await Guardrails.create(settings.guardrails, logger, metrics, new Map(adapters.map((adapter) => [adapter.name, adapter]))),
+    guardrails,
     breakers: createBreakers(settings),
     inFlight: new InFlightCounter(),
     cache: services.cache,
@@ -81,10 +83,30 @@ async function main(): Promise<void> {
     app,
     logger,
     timeoutMs: settings.server.shutdownTimeoutSeconds * 1000,
-    cleanups: [() => catalog.stop(), () => services.close(), () => client.close(), async () => tracer?.stop()],
+    cleanups: [() => catalog.stop(), () => guardrails.stop(), () => services.close(), () => client.close(), async () => tracer?.stop()],
     handlersIdle: (timeoutMs) => runningHandlers.idle(timeoutMs),
     flushLogs: (timeoutMs) => logDestination.waitUntilWritten(timeoutMs),
   });
+}
+
+/** YAML and stored guardrails, re-read like the other stored definitions (replicas). */
+async function startGuardrails(
+  settings: Settings,
+  store: GuardrailStore,
+  logger: Logger,
+  metrics: GatewayMetrics | null,
+  adapters: ProviderAdapter[],
+): Promise<StoredGuardrails> {
+  const guardrails = new StoredGuardrails({
+    store,
+    configGuardrails: settings.guardrails,
+    logger,
+    metrics,
+    instances: new Map(adapters.map((adapter) => [adapter.name, adapter])),
+    reloadIntervalMs: settings.reloadIntervalMs,
+  });
+  await guardrails.start();
+  return guardrails;
 }
 
 function createBreakers(settings: Settings): CircuitBreakers {

@@ -6,6 +6,7 @@ import type { BudgetService } from '../budgets/budget-service.ts';
 import type { McpGateway } from '../mcp/mcp-gateway.ts';
 import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
 import type { FailoverRules } from '../routing/failover-rules.ts';
+import type { StoredGuardrails } from '../guardrails/stored-guardrails.ts';
 import type { VirtualModels } from '../routing/virtual-models.ts';
 
 export interface ConfigReloadOptions {
@@ -19,6 +20,8 @@ export interface ConfigReloadOptions {
   /** Null when MCP is off (its declarations then wait for a restart with MCP on). */
   mcp: McpGateway | null;
   failoverRules: FailoverRules;
+  /** YAML guardrails are rebuilt (absent in tests that do not run them). */
+  guardrails?: StoredGuardrails | null;
   logger: Logger;
 }
 
@@ -28,7 +31,7 @@ export interface ReloadOutcome {
   restart_needed: string[];
 }
 
-/** Applied by a reload: rules, budgets, virtual models, failover rules, MCP servers and virtual servers. */
+/** Applied by a reload: rules, budgets, virtual models, failover rules, MCP servers, virtual servers and guardrails. */
 const appliedSections = [
   'rate_limits.rules',
   'budgets.rules',
@@ -36,6 +39,7 @@ const appliedSections = [
   'failover.rules',
   'mcp.servers',
   'mcp.virtual_servers',
+  'guardrails',
 ] as const;
 
 /**
@@ -72,6 +76,10 @@ export class ConfigReloader {
     try {
       loaded = this.options.read();
       refuseProviderChanges(this.settings, loaded.settings);
+      // First: guardrail modules and entries are checked before anything is applied (a refusal keeps everything).
+      await this.options.guardrails?.applyConfigDefinitions(
+        loaded.settings.guardrails.map((entry) => ({ name: entry.name, settings: entry })),
+      );
     } catch (error) {
       const refusal = refusalOf(error);
       logger.error({ err: error, param: refusal.param }, `configuration reload refused, the old configuration is kept: ${refusal.message}`);
@@ -117,6 +125,7 @@ function withoutApplied(settings: Settings): Record<string, unknown> {
     mcp: { ...settings.mcp, servers: [], virtualServers: [] },
     virtualModels: [],
     failoverRules: [],
+    guardrails: [],
     configFile: null,
   };
 }

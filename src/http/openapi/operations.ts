@@ -158,6 +158,12 @@ export const operations: Readonly<Record<string, Readonly<Partial<Record<string,
     PUT: adminBody('Create or replace a failover rule'),
     DELETE: adminBody('Delete a failover rule'),
   },
+  '/admin/guardrails': {
+    GET: admin('List guardrails in evaluation order (configuration ones first, read-only)'),
+    PUT: adminBody('Create or replace a stored guardrail (the YAML entry shape)'),
+    DELETE: adminBody('Delete a stored guardrail (name in the body or the query)'),
+  },
+  '/admin/guardrails/:name': { GET: admin('One guardrail') },
   '/admin/models': { GET: admin('Models per provider instance, with listing state') },
   '/admin/budgets': {
     GET: admin('List budgets with spend'),
