@@ -121,7 +121,15 @@ describe('configuration hot reload', () => {
     const reply = await reload();
     expect(reply.status, reply.text).toBe(200);
     expect(parseJson(reply.text)).toEqual({
-      applied: ['rate_limits.rules', 'budgets.rules', 'virtual_models', 'failover.rules', 'mcp.servers', 'mcp.virtual_servers'],
+      applied: [
+        'rate_limits.rules',
+        'budgets.rules',
+        'virtual_models',
+        'failover.rules',
+        'mcp.servers',
+        'mcp.virtual_servers',
+        'guardrails',
+      ],
       restart_needed: [],
     });
     await answered(statuses.length + 3);
