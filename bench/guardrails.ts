@@ -1,4 +1,4 @@
-import { cpSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -37,7 +37,7 @@ const filler =
 const prompt2k =
   `${filler}Reach me at jane.doe@example.com or +44 20 7946 0958. ${filler}` +
   `My card is 4111 1111 1111 1111 and our IBAN GB82 WEST 1234 5698 7654 32; the office IP is 192.168.10.24. ${filler}` +
-  `${filler}${filler}${filler}Thanks, Jane.`;
+  `${filler}${filler}${filler}${filler}${filler}Thanks, Jane.`;
 const messages = [
   { role: 'system', content: system },
   { role: 'user', content: prompt2k },
@@ -165,34 +165,43 @@ async function paired(sides: [Side, Side], mock: { url: string; child: { pid?: n
   };
 }
 
-async function main(): Promise<void> {
-  const rounds = Number(process.env.BENCH_ROUNDS ?? 6);
-  const durationSeconds = Number(process.env.BENCH_DURATION ?? 3);
-  const micro = await microbench(Number(process.env.BENCH_SAMPLES ?? 101));
-  process.stdout.write(`microbench: ${JSON.stringify(micro)}\n`);
+/** The paired runs BENCH_ONLY names (`pii`, `hook`; both when absent), on one mock. */
+async function pairedRuns(only: string | undefined, rounds: number, durationSeconds: number): Promise<Record<string, unknown>> {
   if (cpus().length < 2) throw new Error('paired runs need two CPUs');
   pin(process.pid, 1);
-  const noHookEntry = buildWithoutHook();
   const mock = await startMock();
+  const results: Record<string, unknown> = {};
   const none = await startSide('none', 'dist/main.js', null, mock.url);
-  const pii = await startSide('pii', 'dist/main.js', piiYaml, mock.url);
-  const piiPair = await paired([none, pii], mock, rounds, durationSeconds);
-  process.stdout.write(`none vs pii: ${JSON.stringify(piiPair)}\n`);
-  const hookRemoved = await startSide('hook_removed', noHookEntry, null, mock.url);
-  const nonePair = await paired([hookRemoved, { ...none, cpuUsPerRequest: [] }], mock, rounds, durationSeconds);
-  process.stdout.write(`hook removed vs none: ${JSON.stringify(nonePair)}\n`);
-  const document = {
-    date: new Date().toISOString(),
-    node: process.version,
-    method: 'microbench: process.cpuUsage over batches, median; paired: main-thread CPU per request, both gateways loaded together',
-    rounds,
-    durationSeconds,
-    microbench: micro,
-    paired_none_vs_pii: piiPair,
-    paired_hook_removed_vs_none: nonePair,
-  };
+  if (only === undefined || only === 'pii') {
+    const pii = await startSide('pii', 'dist/main.js', piiYaml, mock.url);
+    results['paired_none_vs_pii'] = await paired([{ ...none, cpuUsPerRequest: [] }, pii], mock, rounds, durationSeconds);
+  }
+  if (only === undefined || only === 'hook') {
+    const hookRemoved = await startSide('hook_removed', buildWithoutHook(), null, mock.url);
+    results['paired_hook_removed_vs_none'] = await paired([hookRemoved, { ...none, cpuUsPerRequest: [] }], mock, rounds, durationSeconds);
+  }
+  return results;
+}
+
+/** BENCH_ONLY=micro|pii|hook runs one part (each under three minutes); results merge into guardrails.json. */
+async function main(): Promise<void> {
+  const only = process.env.BENCH_ONLY;
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 6);
+  const durationSeconds = Number(process.env.BENCH_DURATION ?? 3);
+  const file = join(ROOT, 'bench', 'results', 'guardrails.json');
+  const document: Record<string, unknown> = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+  if (only === undefined || only === 'micro') document['microbench'] = await microbench(Number(process.env.BENCH_SAMPLES ?? 101));
+  if (only !== 'micro') {
+    const runs = await pairedRuns(only, rounds, durationSeconds);
+    for (const [name, result] of Object.entries(runs)) document[name] = { rounds, durationSeconds, ...(result as object) };
+  }
+  document['date'] = new Date().toISOString();
+  document['node'] = process.version;
+  document['method'] =
+    'microbench: process.cpuUsage over batches of requests, median of samples; paired: main-thread CPU per request of two gateways loaded together (2 KB prompt), median of per-round figures';
+  process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
   await mkdir(join(ROOT, 'bench', 'results'), { recursive: true });
-  await writeFile(join(ROOT, 'bench', 'results', 'guardrails.json'), `${JSON.stringify(document, null, 2)}\n`);
+  await writeFile(file, `${JSON.stringify(document, null, 2)}\n`);
   rmSync(join(ROOT, 'dist-noguard'), { recursive: true, force: true });
 }
 
