@@ -11,7 +11,7 @@ import { cpuTicks, freePort, spawnScript, trackChild, waitForLine, waitHealthy }
 
 export const MASTER_KEY = 'bench-master-key';
 export const UPSTREAM_KEY = 'sk-mock';
-const MESSAGES = [{ role: 'user', content: 'Say hello' }];
+const MESSAGES: ReadonlyArray<{ role: string; content: string }> = [{ role: 'user', content: 'Say hello' }];
 
 export function round(value: number, digits = 2): number {
   const scale = 10 ** digits;
@@ -73,10 +73,11 @@ export interface MeasuredLoad extends LoadResult {
 export async function measureLoad(
   spec: LoadSpec,
   processes: { mockUrl: string; mockPid: number | undefined; gatewayUrl: string; gatewayPid: number | undefined; ticksPerSecond: number },
+  messages: ReadonlyArray<{ role: string; content: string }> = MESSAGES,
 ): Promise<MeasuredLoad> {
   const direct = spec.target === 'direct';
   const url = direct ? `${processes.mockUrl}/chat/completions` : `${processes.gatewayUrl}/v1/chat/completions`;
-  const body = { model: direct ? 'mock-model' : 'openai/mock-model', messages: MESSAGES };
+  const body = { model: direct ? 'mock-model' : 'openai/mock-model', messages };
   const args = [
     ...['--url', url, '--concurrency', String(spec.concurrency), '--stream', String(spec.stream)],
     ...['--duration', String(spec.durationSeconds), '--warmup', String(spec.warmupSeconds)],

@@ -1,11 +1,17 @@
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { measureLoad, round, startGateway, startMock } from './harness.ts';
-import { PROJECT_ROOT as ROOT, clockTicksPerSecond, killChildrenOnExit, stopAllChildren } from './processes.ts';
+import {
+  PROJECT_ROOT as ROOT,
+  clockTicksPerSecond,
+  killChildrenOnExit,
+  mainThreadTicks,
+  median,
+  pin,
+  stopAllChildren,
+} from './processes.ts';
 
 // `npx tsx bench/paired.ts`: two gateway builds or settings compared at the same time. Both
 // gateways run pinned to CPU 0; the mock and two load generators (one per gateway, c=50
@@ -25,23 +31,6 @@ interface Side {
   baseUrl: string;
   cpuUsPerRequest: number[];
   rps: number[];
-}
-
-/** utime + stime of a process's main thread, in clock ticks. */
-function mainThreadTicks(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11]) + Number(fields[12]);
-}
-
-/** Pins every thread of a process to one CPU (`taskset`, util-linux). */
-function pin(pid: number, cpu: number): void {
-  execFileSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' });
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
 async function startSides(pair: Record<string, Record<string, string>>, mockUrl: string): Promise<Side[]> {

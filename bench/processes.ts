@@ -125,3 +125,20 @@ export function killChildrenOnExit(): void {
   }
   process.once('exit', killAll);
 }
+
+/** utime + stime of a process's main (event-loop) thread, in clock ticks. */
+export function mainThreadTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/** Pins every thread of a process to one CPU (`taskset`, util-linux). */
+export function pin(pid: number, cpu: number): void {
+  execFileSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' });
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}

@@ -76,6 +76,7 @@ function entry(index: number): RequestLogEntry {
     userAgent: 'bench/1.0',
     requestBody: null,
     responseBody: null,
+    guardrails: null,
   };
 }
 

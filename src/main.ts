@@ -21,9 +21,11 @@ import { ModelCatalog } from './routing/model-catalog.ts';
 import { startStatefulServices } from './services.ts';
 import { ConfigReloader } from './lifecycle/config-reload.ts';
 import type { ProviderRuntime } from './lifecycle/provider-reload.ts';
-import { Guardrails } from './guardrails/pipeline.ts';
+import { StoredGuardrails } from './guardrails/stored-guardrails.ts';
+import type { GuardrailStore } from './guardrails/guardrail-store.ts';
 
 const initialListingWaitMs = 5_000;
+const openModeWarning = 'no MASTER_KEY is set: every route is open to anyone who can reach the gateway';
 
 /** Composition root: configuration, stores, providers, server, signals. */
 async function main(): Promise<void> {
@@ -37,9 +39,7 @@ async function main(): Promise<void> {
   const catalog = createCatalog(settings, adapters, logger);
   const services = await startStatefulServices(settings, logger);
   const authenticator = new Authenticator(settings.server.masterKey, services.apiKeys, await createJwtVerifier(settings, logger));
-  if (authenticator.openMode) {
-    logger.warn({ host: settings.server.host }, 'no MASTER_KEY is set: every route is open to anyone who can reach the gateway');
-  }
+  if (authenticator.openMode) logger.warn({ host: settings.server.host }, openModeWarning);
   await catalog.start(initialListingWaitMs);
 
   const metrics = settings.metrics.enabled ? await createMetrics() : null;
@@ -49,7 +49,8 @@ async function main(): Promise<void> {
   const sharedCounters = services.rateLimitCounters;
   if (sharedCounters !== null) metrics?.watchRateLimitStore(() => sharedCounters.status());
   const breakers = createBreakers(settings);
-  const reloader = createReloader(settings, logger, services, { catalog, client, breakers, providerTypes });
+  const guardrails = await startGuardrails(settings, services.storage.guardrails, logger, metrics, adapters);
+  const reloader = createReloader(settings, logger, services, { catalog, client, breakers, providerTypes }, guardrails);
   const app = buildServer({
     settings,
     logger,
@@ -64,7 +65,7 @@ async function main(): Promise<void> {
     rateLimitStore: sharedCounters,
     virtualModels: services.virtualModels,
     failoverRules: services.failoverRules,
-    guardrails: await Guardrails.create(settings.guardrails, logger, metrics, new Map(adapters.map((adapter) => [adapter.name, adapter]))),
+    guardrails,
     breakers,
     inFlight: new InFlightCounter(),
     cache: services.cache,
@@ -83,7 +84,7 @@ async function main(): Promise<void> {
     app,
     logger,
     timeoutMs: settings.server.shutdownTimeoutSeconds * 1000,
-    cleanups: [() => catalog.stop(), () => services.close(), () => client.close(), async () => tracer?.stop()],
+    cleanups: [() => catalog.stop(), () => guardrails.stop(), () => services.close(), () => client.close(), async () => tracer?.stop()],
     handlersIdle: (timeoutMs) => runningHandlers.idle(timeoutMs),
     flushLogs: (timeoutMs) => logDestination.waitUntilWritten(timeoutMs),
   });
@@ -95,10 +96,31 @@ function createReloader(
   logger: Logger,
   services: Awaited<ReturnType<typeof startStatefulServices>>,
   providers: ProviderRuntime,
+  guardrails: StoredGuardrails,
 ): ConfigReloader {
-  const reloader = new ConfigReloader({ read: loadProcessSettings, settings, logger, ...services, providers });
+  const reloader = new ConfigReloader({ read: loadProcessSettings, settings, logger, ...services, providers, guardrails });
   process.on('SIGHUP', () => void reloader.reloadLogged());
   return reloader;
+}
+
+/** YAML and stored guardrails, re-read like the other stored definitions (replicas). */
+async function startGuardrails(
+  settings: Settings,
+  store: GuardrailStore,
+  logger: Logger,
+  metrics: GatewayMetrics | null,
+  adapters: ProviderAdapter[],
+): Promise<StoredGuardrails> {
+  const guardrails = new StoredGuardrails({
+    store,
+    configGuardrails: settings.guardrails,
+    logger,
+    metrics,
+    instances: new Map(adapters.map((adapter) => [adapter.name, adapter])),
+    reloadIntervalMs: settings.reloadIntervalMs,
+  });
+  await guardrails.start();
+  return guardrails;
 }
 
 function createBreakers(settings: Settings): CircuitBreakers {

@@ -136,7 +136,10 @@ function cursor(value: string | undefined): RequestLogCursor | undefined {
 }
 
 /** An entry as the API shows it (without bodies); `keyNames`: API key id -> name. */
-export function renderEntry(entry: RequestLogEntry, keyNames: ReadonlyMap<string, string> = new Map()): AnswerOf<typeof requestLogEntrySchema> {
+export function renderEntry(
+  entry: RequestLogEntry,
+  keyNames: ReadonlyMap<string, string> = new Map(),
+): AnswerOf<typeof requestLogEntrySchema> {
   return {
     id: entry.id,
     time: isoTime(entry.time),
@@ -168,5 +171,6 @@ export function renderEntry(entry: RequestLogEntry, keyNames: ReadonlyMap<string
     cache_hit: entry.cacheHit,
     stream: entry.stream,
     user_agent: entry.userAgent,
+    guardrails: entry.guardrails === null ? null : [...entry.guardrails],
   };
 }

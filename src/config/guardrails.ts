@@ -62,7 +62,8 @@ const text = (action: 'redact' | 'block', side: 'input' | 'both') => ({
   replacement: z.string().default('[REDACTED_<ENTITY>]'),
 });
 
-const schema = z.discriminatedUnion('type', [
+/** One entry of `guardrails:` and the body of `PUT /admin/guardrails` (GET /openapi.json states it). */
+export const guardrailEntrySchema = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('pii'),
     ...text('redact', 'both'),
@@ -103,30 +104,39 @@ export function buildGuardrails(value: unknown, configFile: string | null = null
   const names = new Set<string>();
   return value.map((item: unknown, index) => {
     const itemKey = `${key}.${index}`;
-    const type = typeof item === 'object' && item !== null ? (item as { type?: unknown }).type : undefined;
-    if (typeof type !== 'string' || !guardrailTypes.includes(type))
-      throw new ConfigError(`${itemKey}.type`, `expected one of ${guardrailTypes.join(', ')}`);
-    const parsed = schema.safeParse(item);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const path = [itemKey, ...(issue?.path ?? []).map(String)].join('.');
-      const message =
-        issue?.code === 'invalid_union' && issue.path.length === 0
-          ? 'expected type pii, secrets, deny_list, max_input_tokens, json_schema, moderation, webhook or custom'
-          : issue?.message;
-      throw new ConfigError(path, message ?? 'invalid value');
-    }
-    const settings = toSettings(parsed.data, itemKey, configFile);
+    const settings = parseGuardrail(item, itemKey, configFile);
     if (names.has(settings.name)) throw new ConfigError(`${itemKey}.name`, `a second guardrail named "${settings.name}"`);
     names.add(settings.name);
     return settings;
   });
 }
 
-type Parsed = z.output<typeof schema>;
+/**
+ * One entry of `guardrails:` (or a body of `PUT /admin/guardrails`, with `itemKey` empty: the
+ * error's key is then the field itself). Throws a ConfigError naming the field.
+ */
+export function parseGuardrail(item: unknown, itemKey: string, configFile: string | null): GuardrailSettings {
+  const keyOf = (...path: string[]): string => [itemKey, ...path].filter((part) => part !== '').join('.');
+  const type = typeof item === 'object' && item !== null ? (item as { type?: unknown }).type : undefined;
+  if (typeof type !== 'string' || !guardrailTypes.includes(type))
+    throw new ConfigError(keyOf('type'), `expected one of ${guardrailTypes.join(', ')}`);
+  const parsed = guardrailEntrySchema.safeParse(item);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const message =
+      issue?.code === 'invalid_union' && issue.path.length === 0
+        ? 'expected type pii, secrets, deny_list, max_input_tokens, json_schema, moderation, webhook or custom'
+        : issue?.message;
+    throw new ConfigError(keyOf(...(issue?.path ?? []).map(String)), message ?? 'invalid value');
+  }
+  return toSettings(parsed.data, itemKey, configFile);
+}
+
+type Parsed = z.output<typeof guardrailEntrySchema>;
 
 function toSettings(parsed: Parsed, itemKey: string, configFile: string | null): GuardrailSettings {
-  const base = { name: parsed.name, mode: parsed.mode, scope: scopeOf(parsed.applies_to, itemKey) };
+  const at = (field: string): string => (itemKey === '' ? field : `${itemKey}.${field}`);
+  const base = { name: parsed.name, mode: parsed.mode, scope: scopeOf(parsed.applies_to, at('applies_to.user_paths')) };
   if (parsed.type === 'max_input_tokens') return { ...base, type: parsed.type, maxTokens: parsed.max_tokens };
   if (parsed.type === 'json_schema') return { ...base, type: parsed.type };
   if (parsed.type === 'moderation') {
@@ -150,16 +160,15 @@ function toSettings(parsed: Parsed, itemKey: string, configFile: string | null):
   if (parsed.type === 'custom') {
     // Relative to the configuration file's folder, else to the working directory.
     const module = resolve(configFile === null ? '.' : dirname(configFile), parsed.module);
-    if (!existsSync(module)) throw new ConfigError(`${itemKey}.module`, `file not found: ${module}`);
+    if (!existsSync(module)) throw new ConfigError(at('module'), `file not found: ${module}`);
     return { ...textBase, type: 'custom', module };
   }
-  if (parsed.terms.length === 0 && parsed.patterns.length === 0)
-    throw new ConfigError(`${itemKey}.terms`, 'a deny_list needs terms or patterns');
+  if (parsed.terms.length === 0 && parsed.patterns.length === 0) throw new ConfigError(at('terms'), 'a deny_list needs terms or patterns');
   return {
     ...textBase,
     type: 'deny_list',
     terms: parsed.terms,
-    patterns: parsed.patterns.map((source, index) => compile(source, `${itemKey}.patterns.${index}`)),
+    patterns: parsed.patterns.map((source, index) => compile(source, at(`patterns.${index}`))),
   };
 }
 
@@ -173,12 +182,12 @@ function compile(source: string, patternKey: string): RegExp {
   }
 }
 
-function scopeOf(scope: { user_paths: string[]; models: string[]; endpoints: string[] }, itemKey: string): GuardrailScope {
+function scopeOf(scope: { user_paths: string[]; models: string[]; endpoints: string[] }, pathsKey: string): GuardrailScope {
   const userPaths = scope.user_paths.map((path) => {
     try {
       return normalizeUserPath(path);
     } catch {
-      throw new ConfigError(`${itemKey}.applies_to.user_paths`, `not a valid user path: ${JSON.stringify(path)}`);
+      throw new ConfigError(pathsKey, `not a valid user path: ${JSON.stringify(path)}`);
     }
   });
   return { userPaths, models: scope.models, endpoints: scope.endpoints };

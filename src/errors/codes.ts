@@ -65,6 +65,8 @@ export const errorCodes = {
   origin_not_allowed: 'A browser Origin that `MCP_ALLOWED_ORIGINS` does not list called `/mcp` (status 403).',
   mcp_session_not_found: 'The `Mcp-Session-Id` is unknown, closed, or bound to another key, user path or endpoint.',
   guardrail_blocked: 'A guardrail refused the request or the answer; `x-guardrail-blocked` names it (status 400).',
+  guardrail_not_found: 'No guardrail has that name.',
+  guardrail_read_only: 'The guardrail comes from configuration and cannot be changed through the API (status 409).',
 } as const;
 
 export type ErrorCode = keyof typeof errorCodes;

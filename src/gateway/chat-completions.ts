@@ -86,7 +86,7 @@ export async function runChatCompletion(
   endpoint: string = chatEndpoint,
 ): Promise<ChatOutcome> {
   const request = readChatRequest(body);
-  const guard = dependencies.guardrails?.select(context.userPath, request.selector, endpoint, context.requestId) ?? null;
+  const guard = dependencies.guardrails?.select(context.userPath, request.selector, endpoint, context) ?? null;
   const plan = await planRoute(request.selector, request.hint, dependencies);
   assertModelAllowed(context.principal, plan);
   const cache = dependencies.cache;

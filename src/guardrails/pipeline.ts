@@ -2,8 +2,9 @@ import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { GuardrailSettings } from '../config/guardrails.ts';
 import type { ChatRequestBody } from '../providers/provider.ts';
+import type { RequestTrail } from '../request-log/request-trail.ts';
 import { guardrailBlocked } from './blocked.ts';
-import { buildGuardrail, type Instances } from './build.ts';
+import { buildGuardrail, type CustomFinders, type Instances } from './build.ts';
 import { mapAnswerTexts, mapChatTexts } from './chat-texts.ts';
 import { loadCustomFinders } from './custom.ts';
 import { requestedSchema, schemaViolation } from './json-schema.ts';
@@ -13,8 +14,14 @@ import type { Guardrail, GuardrailScope, TextGuardrail } from './types.ts';
 
 export type Stage = 'input' | 'output';
 
-/** Where decisions go: the log, and the metrics when they are on. */
-type Report = (decision: GuardrailDecision, requestId: string) => void;
+/** The request a decision is made for: its id, and its request log trail when the log is on. */
+export interface DecisionContext {
+  readonly requestId: string;
+  readonly trail?: RequestTrail | null;
+}
+
+/** Where decisions go: the log lines, the request log entry, and the metrics when they are on. */
+type Report = (decision: GuardrailDecision, context: DecisionContext) => void;
 
 export interface DecisionCounter {
   countGuardrail(decision: GuardrailDecision): void;
@@ -31,22 +38,39 @@ export interface GuardrailDecision {
 }
 
 /**
- * The configured guardrails, in declaration order. `select` picks the ones in scope of a
- * request once; null when none applies, so a gateway without guardrails does no work at all.
+ * The guardrails in force, in order. `select` picks the ones in scope of a request once; null
+ * when none applies, so a gateway without guardrails does no work at all. `replace` swaps the
+ * list in one step (admin API, hot reload): a request keeps the list it selected from.
  */
 export class Guardrails {
-  private readonly list: readonly Guardrail[];
+  private list: readonly Guardrail[] = [];
   private readonly report: Report;
+  private readonly instances: Instances;
 
-  private constructor(list: readonly Guardrail[], report: Report) {
-    this.list = list;
+  private constructor(report: Report, instances: Instances) {
     this.report = report;
+    this.instances = instances;
   }
 
   /**
-   * Null when none is configured; `custom` modules are loaded first (a failure stops start-up).
-   * Every decision is logged, and counted when metrics are on.
+   * An empty pipeline: every decision is logged, recorded in the request's log entry, and
+   * counted when metrics are on. `instances` serve `moderation` guardrails.
    */
+  static open(logger: Logger, metrics: DecisionCounter | null = null, instances: Instances = new Map()): Guardrails {
+    const report: Report = (decision, context) => {
+      const message = decision.mode === 'monitor' ? 'guardrail would act (monitor mode)' : 'guardrail acted';
+      logger.info({ request_id: context.requestId, guardrail: decision }, message);
+      const trail = context.trail;
+      if (trail) {
+        const { guardrail: name, type, action, mode, stage } = decision;
+        (trail.guardrails ??= []).push({ name, type, action, mode, stage });
+      }
+      metrics?.countGuardrail(decision);
+    };
+    return new Guardrails(report, instances);
+  }
+
+  /** Null when none is configured; `custom` modules are loaded first (a failure stops start-up). */
   static async create(
     settings: readonly GuardrailSettings[],
     logger: Logger,
@@ -54,21 +78,25 @@ export class Guardrails {
     instances: Instances = new Map(),
   ): Promise<Guardrails | null> {
     if (settings.length === 0) return null;
-    const custom = await loadCustomFinders(settings);
-    const report: Report = (decision, requestId) => {
-      const message = decision.mode === 'monitor' ? 'guardrail would act (monitor mode)' : 'guardrail acted';
-      logger.info({ request_id: requestId, guardrail: decision }, message);
-      metrics?.countGuardrail(decision);
-    };
-    return new Guardrails(
-      settings.map((entry) => buildGuardrail(entry, custom, instances)),
-      report,
-    );
+    const guardrails = Guardrails.open(logger, metrics, instances);
+    guardrails.replace(settings, await loadCustomFinders(settings));
+    return guardrails;
   }
 
-  select(userPath: string, model: string, endpoint: string, requestId: string): ActiveGuardrails | null {
-    const active = this.list.filter((guardrail) => inScope(guardrail.scope, userPath, model, endpoint));
-    return active.length === 0 ? null : new ActiveGuardrails(active, this.report, requestId);
+  /** Builds every guardrail first, then swaps: a bad entry throws and leaves the list in force. */
+  replace(settings: readonly GuardrailSettings[], custom: CustomFinders): void {
+    this.list = settings.map((entry) => buildGuardrail(entry, custom, this.instances));
+  }
+
+  get size(): number {
+    return this.list.length;
+  }
+
+  select(userPath: string, model: string, endpoint: string, context: DecisionContext): ActiveGuardrails | null {
+    const list = this.list;
+    if (list.length === 0) return null;
+    const active = list.filter((guardrail) => inScope(guardrail.scope, userPath, model, endpoint));
+    return active.length === 0 ? null : new ActiveGuardrails(active, this.report, context);
   }
 }
 
@@ -84,14 +112,14 @@ function inScope(scope: GuardrailScope, userPath: string, model: string, endpoin
 export class ActiveGuardrails {
   private readonly guardrails: readonly Guardrail[];
   private readonly report: Report;
-  private readonly requestId: string;
+  private readonly context: DecisionContext;
   /** The JSON schema the request asked for, when a json_schema guardrail is in scope. */
   private schema: Record<string, unknown> | null = null;
 
-  constructor(guardrails: readonly Guardrail[], report: Report, requestId: string) {
+  constructor(guardrails: readonly Guardrail[], report: Report, context: DecisionContext) {
     this.guardrails = guardrails;
     this.report = report;
-    this.requestId = requestId;
+    this.context = context;
   }
 
   /** The request as it may go upstream (redacted), or a GatewayError `guardrail_blocked`. */
@@ -167,7 +195,7 @@ export class ActiveGuardrails {
   /** Logs the decision; throws when an enforced guardrail blocks; true when the text is to be redacted. */
   private decide(guardrail: Guardrail, action: 'redact' | 'block', stage: Stage, entity: string): boolean {
     const decision: GuardrailDecision = { guardrail: guardrail.name, type: guardrail.type, mode: guardrail.mode, action, stage, entity };
-    this.report(decision, this.requestId);
+    this.report(decision, this.context);
     if (guardrail.mode === 'monitor') return false;
     if (action === 'block') throw guardrailBlocked(guardrail.name, guardrail.kind === 'text' ? `${entity} found` : entity, stage);
     return true;

@@ -7,7 +7,7 @@ import { Guardrails, type ActiveGuardrails } from './pipeline.ts';
 
 const silent = pino({ level: 'silent' });
 const active = async (items: Array<Record<string, unknown>>): Promise<ActiveGuardrails> =>
-  (await Guardrails.create(buildGuardrails(items), silent))!.select('/', 'm', '/v1/chat/completions', 'r')!;
+  (await Guardrails.create(buildGuardrails(items), silent))!.select('/', 'm', '/v1/chat/completions', { requestId: 'r' })!;
 
 const chunk = (content: string | null, finish: string | null = null): string =>
   `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: content === null ? {} : { content }, finish_reason: finish }] })}\n\n`;

@@ -86,7 +86,9 @@ describe('custom guardrail', () => {
       [{ name: 'emp', type: 'custom', module: './examples/guardrails/employee-ids.mjs', action: 'redact' }],
       configFile,
     );
-    const guard = (await Guardrails.create(settings, pino({ level: 'silent' })))!.select('/', 'm', '/v1/chat/completions', 'r')!;
+    const guard = (await Guardrails.create(settings, pino({ level: 'silent' })))!.select('/', 'm', '/v1/chat/completions', {
+      requestId: 'r',
+    })!;
     const out = await guard.input({ model: 'm', messages: [{ role: 'user', content: 'ask EMP-004211 and EMP-1' }] });
     expect(out.messages).toEqual([{ role: 'user', content: 'ask [REDACTED_EMPLOYEE_ID] and EMP-1' }]);
   });
@@ -117,7 +119,7 @@ describe('json_schema guardrail', () => {
     const { Guardrails } = await import('./pipeline.ts');
     const pino = (await import('pino')).default;
     const guardrails = (await Guardrails.create(buildGuardrails([{ name: 'shape', type: 'json_schema' }]), pino({ level: 'silent' })))!;
-    const guard = guardrails.select('/', 'm', '/v1/chat/completions', 'r')!;
+    const guard = guardrails.select('/', 'm', '/v1/chat/completions', { requestId: 'r' })!;
     await guard.input(request);
     const good = answer('{"name":"x","age":3,"tags":["a"]}');
     expect(guard.output(good)).toBe(good);
@@ -128,7 +130,7 @@ describe('json_schema guardrail', () => {
     expect(() => guard.output(answer('{"name":"x","extra":1}'))).toThrow(/unexpected property "extra"/);
     expect(() => guard.output(answer('{"name":"x","tags":["c"]}'))).toThrow(/\$\.tags\[0\]: not one of the enum values/);
     expect(() => guard.output(answer('not json'))).toThrow(/not JSON/);
-    const free = guardrails.select('/', 'm', '/v1/chat/completions', 'r')!;
+    const free = guardrails.select('/', 'm', '/v1/chat/completions', { requestId: 'r' })!;
     await free.input({ model: 'm', messages: [] });
     expect(free.output(answer('not json'))).toBe(answer('not json'));
   });

@@ -69,7 +69,8 @@ import { collectRoutes } from './openapi/route-list.ts';
 import { registerOpenApiRoute } from './routes/openapi.ts';
 import { registerReloadRoute } from '../admin/reload-route.ts';
 import type { ConfigReloader } from '../lifecycle/config-reload.ts';
-import type { Guardrails } from '../guardrails/pipeline.ts';
+import type { StoredGuardrails } from '../guardrails/stored-guardrails.ts';
+import { registerGuardrailRoutes } from '../admin/guardrails-routes.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -103,8 +104,8 @@ export interface ServerDependencies {
   virtualModels: VirtualModels;
   /** Failover rules for direct requests; none when absent. */
   failoverRules?: FailoverRules | null;
-  /** Null or absent when no guardrail is configured. */
-  guardrails?: Guardrails | null;
+  /** Configured and stored guardrails (`/admin/guardrails`); absent: none, and no admin routes for them. */
+  guardrails?: StoredGuardrails | null;
   breakers: CircuitBreakers;
   inFlight: InFlightCounter;
   /** Null unless RESPONSE_CACHE_ENABLED. */
@@ -216,7 +217,7 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
     cache,
     retries,
     retryBaseDelayMs,
-    guardrails: dependencies.guardrails ?? null,
+    guardrails: dependencies.guardrails?.pipeline ?? null,
   };
   registerChatRoutes(v1, pipeline);
   registerEmbeddingsRoutes(v1, pipeline);
@@ -256,6 +257,7 @@ function registerAdminApi(admin: FastifyInstance, dependencies: ServerDependenci
   // The instances of now: a hot reload may add or remove providers.
   registerVirtualModelRoutes(admin, dependencies.virtualModels, () => [...dependencies.catalog.instances.keys()]);
   if (dependencies.failoverRules) registerFailoverRuleRoutes(admin, dependencies.failoverRules);
+  if (dependencies.guardrails) registerGuardrailRoutes(admin, dependencies.guardrails);
   registerAdminModelRoutes(admin, dependencies);
   registerMcpServerRoutes(admin, dependencies.mcp);
   registerMcpVirtualServerRoutes(admin, dependencies.mcp);

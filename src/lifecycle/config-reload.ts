@@ -6,6 +6,7 @@ import type { BudgetService } from '../budgets/budget-service.ts';
 import type { McpGateway } from '../mcp/mcp-gateway.ts';
 import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
 import type { FailoverRules } from '../routing/failover-rules.ts';
+import type { StoredGuardrails } from '../guardrails/stored-guardrails.ts';
 import type { VirtualModels } from '../routing/virtual-models.ts';
 import type { PriceBook } from '../usage/pricing.ts';
 import { swapProviders, type ProviderRuntime } from './provider-reload.ts';
@@ -24,6 +25,8 @@ export interface ConfigReloadOptions {
   prices: PriceBook;
   /** The provider registry to swap; absent: a change of providers is refused (restart needed). */
   providers?: ProviderRuntime;
+  /** YAML guardrails are rebuilt (absent in tests that do not run them). */
+  guardrails?: StoredGuardrails | null;
   logger: Logger;
 }
 
@@ -33,7 +36,7 @@ export interface ReloadOutcome {
   restart_needed: string[];
 }
 
-/** Applied by a reload: providers, pricing, rules, budgets, virtual models, failover rules, MCP servers and virtual servers. */
+/** Applied by a reload: providers, pricing, rules, budgets, virtual models, failover rules, MCP servers, virtual servers and guardrails. */
 const appliedSections = [
   'providers',
   'pricing',
@@ -43,6 +46,7 @@ const appliedSections = [
   'failover.rules',
   'mcp.servers',
   'mcp.virtual_servers',
+  'guardrails',
 ] as const;
 
 /**
@@ -80,6 +84,10 @@ export class ConfigReloader {
     try {
       loaded = this.options.read();
       if (this.options.providers === undefined) refuseProviderChanges(this.settings, loaded.settings);
+      // First: guardrail modules and entries are checked before anything is applied (a refusal keeps everything).
+      await this.options.guardrails?.applyConfigDefinitions(
+        loaded.settings.guardrails.map((entry) => ({ name: entry.name, settings: entry })),
+      );
     } catch (error) {
       const refusal = refusalOf(error);
       logger.error({ err: error, param: refusal.param }, `configuration reload refused, the old configuration is kept: ${refusal.message}`);
@@ -132,6 +140,7 @@ function withoutApplied(settings: Settings): Record<string, unknown> {
     mcp: { ...settings.mcp, servers: [], virtualServers: [] },
     virtualModels: [],
     failoverRules: [],
+    guardrails: [],
     configFile: null,
   };
 }

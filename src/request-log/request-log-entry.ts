@@ -53,6 +53,7 @@ export function buildEntry(request: FastifyRequest, reply: FastifyReply, trail: 
     userAgent: request.headers['user-agent'] ?? null,
     requestBody: keepBodies ? keptBody(request.body, policy.maxBytes) : null,
     responseBody: keepBodies ? keptBody(trail.responseBody, policy.maxBytes) : null,
+    guardrails: trail.guardrails,
   };
 }
 

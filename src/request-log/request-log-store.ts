@@ -19,6 +19,16 @@ export interface RateLimitRuleRef {
   readonly kind: string;
 }
 
+/** A guardrail decision on a request (in monitor mode: what it would have done). */
+export interface RequestLogGuardrail {
+  readonly name: string;
+  readonly type: string;
+  readonly action: 'redact' | 'block';
+  readonly mode: string;
+  /** `input` or `output`. */
+  readonly stage: string;
+}
+
 /** One request that reached a model endpoint, whatever its outcome. Times are epoch ms. */
 export interface RequestLogEntry {
   /** Unique key of the row (a time-ordered UUID); request ids may repeat (inbound X-Request-ID). */
@@ -55,6 +65,8 @@ export interface RequestLogEntry {
   /** Kept per REQUEST_LOG_BODIES, capped and redacted. */
   readonly requestBody: string | null;
   readonly responseBody: string | null;
+  /** The guardrail decisions, in the order they were made; null when none was made. */
+  readonly guardrails: readonly RequestLogGuardrail[] | null;
 }
 
 /** `status` filter: one status, or a class. */

@@ -1,5 +1,6 @@
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { TraceContext } from '../observability/trace-context.ts';
+import type { RequestLogGuardrail } from './request-log-store.ts';
 
 /** An upstream attempt as the pipeline records it (src/gateway/execute-plan.ts). */
 export interface TrailAttempt {
@@ -41,6 +42,8 @@ export class RequestTrail {
   trace: TraceContext | null = null;
   /** The client went away before its response was finished. */
   clientGone = false;
+  /** The guardrail decisions made for the request (src/guardrails/pipeline.ts); null while none. */
+  guardrails: RequestLogGuardrail[] | null = null;
   #settled = false;
   #waiting: NodeJS.Timeout | null = null;
   readonly #onSettle: (trail: RequestTrail) => void;

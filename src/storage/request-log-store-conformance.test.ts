@@ -32,6 +32,10 @@ describe.each(backends)('RequestLogStore conformance: $name', (backend) => {
       apiKeyId: null,
       requestBody: '{"model":"m","note":"ü ✓"}',
       responseBody: '{"ok":true}',
+      guardrails: [
+        { name: 'pii-redact', type: 'pii', action: 'redact', mode: 'enforce', stage: 'input' },
+        { name: 'watch', type: 'deny_list', action: 'block', mode: 'monitor', stage: 'output' },
+      ],
     });
     await requestLog.insertMany([full]);
     expect((await requestLog.list({ limit: 10 })).entries).toEqual([withoutBodies(full)]);

@@ -6,6 +6,7 @@ import type { RateLimitRuleStore } from '../ratelimit/rule-store.ts';
 import type { ResponseStore } from '../responses/response-store.ts';
 import type { VirtualModelStore } from '../routing/virtual-model.ts';
 import type { FailoverRuleStore } from '../routing/failover-rule.ts';
+import type { GuardrailStore } from '../guardrails/guardrail-store.ts';
 import type { UsageStore } from '../usage/usage-store.ts';
 import type { RequestLogStore } from '../request-log/request-log-store.ts';
 
@@ -18,6 +19,8 @@ export interface Storage {
   readonly rateLimitRules: RateLimitRuleStore;
   readonly virtualModels: VirtualModelStore;
   readonly failoverRules: FailoverRuleStore;
+  /** Guardrails managed through `/admin/guardrails`. */
+  readonly guardrails: GuardrailStore;
   readonly mcpServers: McpServerStore;
   readonly mcpVirtualServers: McpVirtualServerStore;
   /** Responses API state (`/v1/responses` through the chat translation). */

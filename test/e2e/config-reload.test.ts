@@ -130,6 +130,7 @@ describe('configuration hot reload', () => {
         'failover.rules',
         'mcp.servers',
         'mcp.virtual_servers',
+        'guardrails',
       ],
       restart_needed: [],
     });

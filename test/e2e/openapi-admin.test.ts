@@ -88,7 +88,7 @@ describe('OpenAPI description of the admin API', () => {
   it('API keys, whoami, audit, usage and the request log answer as described', async () => {
     const created = await ok('POST', '/admin/api-keys', { name: 'doc', user_path: '/team/doc', allowed_models: ['openai/mock-model'] });
     const id = String(created['id']);
-    await ok('GET', '/admin/api-keys');
+    await ok('GET', '/admin/api-keys?window=7d', undefined, '/admin/api-keys');
     await ok('PATCH', `/admin/api-keys/${id}`, { role: 'viewer', allowed_endpoints: null }, '/admin/api-keys/{id}');
     await ok('POST', `/admin/api-keys/${id}/rotate`, { grace_seconds: 60 }, '/admin/api-keys/{id}/rotate');
     await ok('POST', `/admin/api-keys/${id}/deactivate`, undefined, '/admin/api-keys/{id}/deactivate');
@@ -99,6 +99,7 @@ describe('OpenAPI description of the admin API', () => {
     const page = await ok('GET', '/admin/requests');
     const [entry] = page['requests'] as Json[];
     await ok('GET', `/admin/requests/${String(entry?.['id'])}`, undefined, '/admin/requests/{id}');
+    await ok('GET', '/admin/requests/stats?group_by=model&bucket=hour', undefined, '/admin/requests/stats');
     // Refusals follow the error envelope, naming the field the schema refused.
     const refused = await exchange('POST', '/admin/api-keys', undefined, { name: 'x', role: 'owner' }, true);
     expect(refused.status).toBe(400);
@@ -135,6 +136,17 @@ describe('OpenAPI description of the admin API', () => {
     await ok('DELETE', '/admin/mcp-virtual-servers/doc-virtual', undefined, '/admin/mcp-virtual-servers/{name}');
     await ok('DELETE', '/admin/mcp-servers/doc-tools', undefined, '/admin/mcp-servers/{slug}');
     await ok('POST', '/admin/reload');
+  });
+
+  it('guardrails answer as described', async () => {
+    await ok('PUT', '/admin/guardrails', { name: 'doc-pii', type: 'pii', entities: ['email'] });
+    await ok('PUT', '/admin/guardrails', { name: 'doc-hook', type: 'webhook', url: 'http://127.0.0.1:9/hook', secret: 's3cret' });
+    const listed = await ok('GET', '/admin/guardrails');
+    expect(JSON.stringify(listed)).not.toContain('s3cret');
+    await ok('GET', '/admin/guardrails/doc-pii', undefined, '/admin/guardrails/{name}');
+    await ok('DELETE', '/admin/guardrails', { name: 'doc-hook' });
+    const refused = await exchange('PUT', '/admin/guardrails', undefined, { name: 'doc-bad', type: 'pii', entities: ['dna'] }, true);
+    expect(refused.status).toBe(400);
   });
 
   it('covered every admin operation the document lists', () => {

@@ -41,6 +41,7 @@ export interface LoggedRequest {
   cache_hit: boolean;
   stream: boolean;
   user_agent: string | null;
+  guardrails: Array<{ name: string; type: string; action: string; mode: string; stage: string }> | null;
   request_body?: string | null;
   response_body?: string | null;
 }
@@ -55,6 +56,7 @@ export const entryKeys = [
   'endpoint',
   'error_code',
   'error_type',
+  'guardrails',
   'id',
   'latency_ms',
   'model',

@@ -94,6 +94,10 @@ export const requestLogEntrySchema = z.object({
   cache_hit: z.boolean(),
   stream: z.boolean(),
   user_agent: z.string().nullable(),
+  guardrails: z
+    .array(z.object({ name: z.string(), type: z.string(), action: z.enum(['redact', 'block']), mode: z.string(), stage: z.string() }))
+    .nullable()
+    .describe('the guardrail decisions of the request (monitor ones included); null when none'),
 });
 export const requestLogPageSchema = z.object({ requests: z.array(requestLogEntrySchema), next_cursor: z.string().nullable() });
 export const requestLogDetailSchema = requestLogEntrySchema.extend({
@@ -278,3 +282,34 @@ export const whoamiSchema = z.object({
 
 /** What a render function returns: the output of its answer schema. */
 export type AnswerOf<Schema extends z.ZodType> = z.output<Schema>;
+
+const names = z.array(z.string());
+/** A guardrail as GET /admin/guardrails shows it: its YAML entry with defaults, place and origin. */
+export const guardrailViewSchema = z.object({
+  name: z.string(),
+  type: z.enum(['pii', 'secrets', 'deny_list', 'max_input_tokens', 'json_schema', 'moderation', 'webhook', 'custom']),
+  mode: z.enum(['enforce', 'monitor']),
+  applies_to: z.object({ user_paths: names, models: names, endpoints: names }),
+  action: z.enum(['redact', 'block']).optional(),
+  on: z.enum(['input', 'output', 'both']).optional(),
+  replacement: z.string().optional(),
+  entities: names.optional(),
+  module: z.string().optional(),
+  terms: names.optional(),
+  patterns: names.optional(),
+  max_tokens: z.number().int().optional(),
+  provider: z.string().optional(),
+  model: z.string().optional(),
+  categories: names.optional(),
+  url: z.string().optional(),
+  secret_set: z.boolean().optional().describe('whether a webhook secret is stored (never shown)'),
+  timeout_ms: z.number().int().optional(),
+  retries: z.number().int().optional(),
+  fail_open: z.boolean().optional(),
+  position: z.number().int(),
+  origin,
+  managed: z.boolean(),
+  created_at: isoTime.nullable(),
+  updated_at: isoTime.nullable(),
+});
+export const guardrailListSchema = z.array(guardrailViewSchema);

@@ -77,7 +77,7 @@ export async function runMessages(
   const plan = await planRoute(request.selector, request.hint, dependencies);
   assertModelAllowed(context.principal, plan);
   // Guarded requests go through the chat translation, the one shape guardrails read; and skip the cache.
-  const guard = dependencies.guardrails?.select(context.userPath, request.selector, endpoint, context.requestId) ?? null;
+  const guard = dependencies.guardrails?.select(context.userPath, request.selector, endpoint, context) ?? null;
   // A request no candidate can take natively fails on its translation before anything counts it.
   if (guard !== null || plan.candidates.every((target) => messagesApiFor(target.adapter, target.model) === undefined)) request.translate();
   const cache = guard === null ? dependencies.cache : null;

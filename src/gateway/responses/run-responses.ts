@@ -75,7 +75,7 @@ export function createResponsesPipeline(dependencies: ChatPipelineDependencies, 
   return async (body, context) => {
     const fields = readModelFields(body);
     checkInput(fields.body);
-    const guard = dependencies.guardrails?.select(context.userPath, fields.selector, endpoint, context.requestId) ?? null;
+    const guard = dependencies.guardrails?.select(context.userPath, fields.selector, endpoint, context) ?? null;
     const stream = readStreamFlag(fields.body);
     const request: ResponsesRequest = { ...fields, stream, state: requestState(state, fields.body, context), guard };
     return runModelCall(

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import * as answers from '../../admin/schemas/answers.ts';
 import * as bodies from '../../admin/schemas/bodies.ts';
+import { guardrailEntrySchema } from '../../config/guardrails.ts';
 import {
   forwardedBodySchema,
   healthSchema,
@@ -204,6 +205,17 @@ export const operations: Readonly<Record<string, Readonly<Partial<Record<string,
     PUT: admin('Create or replace a failover rule', answers.failoverRuleSchema, { body: failoverRuleBody }),
     DELETE: admin('Delete a failover rule', answers.failoverRuleListSchema, { body: modelBody, bodyOptional: true }),
   },
+  '/admin/guardrails': {
+    GET: admin('List guardrails in evaluation order (configuration ones first, read-only)', answers.guardrailListSchema),
+    PUT: admin('Create or replace a stored guardrail (the YAML entry shape)', answers.guardrailViewSchema, {
+      body: guardrailEntrySchema,
+    }),
+    DELETE: admin('Delete a stored guardrail (name in the body or the query)', answers.guardrailListSchema, {
+      body: bodies.nameBodySchema,
+      bodyOptional: true,
+    }),
+  },
+  '/admin/guardrails/:name': { GET: admin('One guardrail', answers.guardrailViewSchema) },
   '/admin/models': { GET: admin('Models per provider instance, with listing state', answers.adminModelListSchema) },
   '/admin/budgets': {
     GET: admin('List budgets with spend', answers.budgetListSchema),

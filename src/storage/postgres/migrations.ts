@@ -258,6 +258,21 @@ export const postgresMigrations: readonly Migration[] = [
     ],
   },
   {
+    version: 12,
+    name: 'guardrails',
+    statements: [
+      // Guardrails managed through the admin API (src/guardrails/stored-guardrails.ts): the YAML-shaped entry as JSON.
+      `CREATE TABLE guardrails (
+        name TEXT COLLATE "C" PRIMARY KEY,
+        spec_json TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+      // The guardrail decisions of a request: [{name, type, action, mode, stage}], null when none.
+      'ALTER TABLE request_log ADD COLUMN guardrails_json TEXT',
+    ],
+  },
+  {
     version: 13,
     name: 'request_log_covering_indexes',
     statements: [

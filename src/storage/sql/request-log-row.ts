@@ -1,4 +1,4 @@
-import type { RateLimitRuleRef, RequestLogAttempt, RequestLogEntry } from '../../request-log/request-log-store.ts';
+import type { RateLimitRuleRef, RequestLogAttempt, RequestLogEntry, RequestLogGuardrail } from '../../request-log/request-log-store.ts';
 import type { SqlValue } from './sql-executor.ts';
 import { toBoolean, toNullableNumber, toNumber } from './sql-executor.ts';
 
@@ -32,6 +32,7 @@ export const requestLogColumns = [
   'user_agent',
   'request_body',
   'response_body',
+  'guardrails_json',
 ] as const;
 
 /** The columns of a listing: everything but the bodies. */
@@ -65,6 +66,7 @@ export interface RequestLogRow {
   readonly user_agent: string | null;
   readonly request_body?: string | null;
   readonly response_body?: string | null;
+  readonly guardrails_json: string | null;
 }
 
 export function requestLogRowValues(entry: RequestLogEntry): SqlValue[] {
@@ -97,6 +99,7 @@ export function requestLogRowValues(entry: RequestLogEntry): SqlValue[] {
     entry.userAgent,
     entry.requestBody,
     entry.responseBody,
+    entry.guardrails === null ? null : JSON.stringify(entry.guardrails),
   ];
 }
 
@@ -128,5 +131,6 @@ export function requestLogEntryFromRow(row: RequestLogRow): RequestLogEntry {
     userAgent: row.user_agent,
     requestBody: row.request_body ?? null,
     responseBody: row.response_body ?? null,
+    guardrails: row.guardrails_json === null ? null : (JSON.parse(row.guardrails_json) as RequestLogGuardrail[]),
   };
 }

@@ -10,6 +10,7 @@ import { SqlResponseStore } from './sql-response-store.ts';
 import { SqlUsageStore } from './sql-usage-store.ts';
 import { SqlVirtualModelStore } from './sql-virtual-model-store.ts';
 import { SqlFailoverRuleStore } from './sql-failover-rule-store.ts';
+import { SqlGuardrailStore } from './sql-guardrail-store.ts';
 import { SqlRequestLogStore } from './sql-request-log-store.ts';
 
 /** The stores of one database, sharing its executor. Closing twice is harmless. */
@@ -24,6 +25,7 @@ export function createSqlStorage(raw: SqlExecutor): Storage {
     rateLimitRules: new SqlRateLimitRuleStore(executor),
     virtualModels: new SqlVirtualModelStore(executor),
     failoverRules: new SqlFailoverRuleStore(executor),
+    guardrails: new SqlGuardrailStore(executor),
     mcpServers: new SqlMcpServerStore(executor),
     mcpVirtualServers: new SqlMcpVirtualServerStore(executor),
     responses: new SqlResponseStore(executor),

@@ -257,6 +257,21 @@ export const sqliteMigrations: readonly Migration[] = [
     ],
   },
   {
+    version: 12,
+    name: 'guardrails',
+    statements: [
+      // Guardrails managed through the admin API (src/guardrails/stored-guardrails.ts): the YAML-shaped entry as JSON.
+      `CREATE TABLE guardrails (
+        name TEXT PRIMARY KEY,
+        spec_json TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      )`,
+      // The guardrail decisions of a request: [{name, type, action, mode, stage}], null when none.
+      'ALTER TABLE request_log ADD COLUMN guardrails_json TEXT',
+    ],
+  },
+  {
     version: 13,
     name: 'request_log_covering_indexes',
     statements: [

@@ -91,6 +91,7 @@ export function requestLogEntry(overrides: Partial<RequestLogEntry> = {}): Reque
     userAgent: 'test/1.0',
     requestBody: null,
     responseBody: null,
+    guardrails: null,
     ...overrides,
   };
 }

@@ -1,0 +1,72 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ConfigError } from '../config/config-error.ts';
+import { invalidRequest, notFound } from '../errors/gateway-error.ts';
+import { guardrailSpec } from '../guardrails/guardrail-spec.ts';
+import type { StoredGuardrail, StoredGuardrails } from '../guardrails/stored-guardrails.ts';
+import { invalidParameter, isoTime, objectBody } from './admin-errors.ts';
+
+/** A guardrail as its YAML entry reads (defaults filled, no webhook secret), with its place and origin. */
+export function renderGuardrail(entry: StoredGuardrail, position: number) {
+  return {
+    ...guardrailSpec(entry.settings, 'shown'),
+    position,
+    origin: entry.origin,
+    managed: entry.origin === 'manual',
+    created_at: isoTime(entry.createdAt),
+    updated_at: isoTime(entry.updatedAt),
+  };
+}
+
+/** Fields of a view that a PUT ignores, so that what GET returned may be sent back as is. */
+const viewFields = ['position', 'origin', 'managed', 'created_at', 'updated_at', 'secret_set'];
+
+/**
+ * `GET|PUT|DELETE /admin/guardrails` and `GET /admin/guardrails/{name}`, shaped like
+ * /admin/failover-rules: GET lists every guardrail in evaluation order, PUT upserts one by
+ * `name` (the YAML schema; 400 naming the field) and answers it, DELETE removes one by `name`
+ * (body or query) and answers the remaining list. Configuration ones answer 409 `guardrail_read_only`.
+ */
+export function registerGuardrailRoutes(app: FastifyInstance, guardrails: StoredGuardrails): void {
+  const list = () => guardrails.list().map(renderGuardrail);
+
+  app.get('/admin/guardrails', async () => list());
+
+  app.get('/admin/guardrails/:name', async (request) => {
+    const { name } = request.params as { name: string };
+    const listed = guardrails.list();
+    const index = listed.findIndex((entry) => entry.name === name);
+    const entry = listed[index];
+    if (entry === undefined) throw notFound(`no guardrail named ${name}`, { code: 'guardrail_not_found', param: 'name' });
+    return renderGuardrail(entry, index);
+  });
+
+  app.put('/admin/guardrails', async (request) => {
+    const input = Object.fromEntries(Object.entries(objectBody(request.body)).filter(([field]) => !viewFields.includes(field)));
+    let entry: StoredGuardrail;
+    try {
+      entry = await guardrails.put(input);
+    } catch (error) {
+      if (error instanceof ConfigError) throw invalidParameter(error.key, error.message.replace(/^invalid configuration: /, ''));
+      throw error;
+    }
+    return renderGuardrail(
+      entry,
+      guardrails.list().findIndex((listed) => listed.name === entry.name),
+    );
+  });
+
+  app.delete('/admin/guardrails', async (request) => {
+    await guardrails.delete(nameToDelete(request));
+    return list();
+  });
+}
+
+/** `?name=` when given, else `name` of the JSON body. */
+function nameToDelete(request: FastifyRequest): string {
+  const query = request.query as Record<string, unknown>;
+  const name = query['name'] !== undefined ? query['name'] : objectBody(request.body)['name'];
+  if (typeof name !== 'string' || name.trim() === '') {
+    throw invalidRequest('name is required (in the body or the query)', { code: 'missing_field', param: 'name' });
+  }
+  return name.trim();
+}
