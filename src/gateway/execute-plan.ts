@@ -98,7 +98,7 @@ export async function executePlan<T>(
       const leave = dependencies.inFlight.enter(targetKey(target));
       startedAt = performance.now();
       try {
-        const result = await tracedCall(target, context, dependencies, call, (id) => (spanId = id));
+        const result = await tracedCall(target, context, dependencies, call, (spanId = spanIdOf(context)));
         record('ok');
         return { result, target, attempts, admission: combine(path, route, leave) };
       } catch (error) {
@@ -259,15 +259,16 @@ function tracedCall<T>(
   context: RequestContext,
   dependencies: ExecutionDependencies,
   call: (target: ResolvedTarget) => Promise<T>,
-  name: (spanId: string) => void,
+  spanId: string | undefined,
 ): Promise<T> {
-  const run = (): Promise<T> => callWithRetries(target, context, dependencies, call);
   const trace = context.trail?.trace;
-  if (!trace) return run();
-  const spanId = newSpanId();
-  name(spanId);
-  return withTraceparent(traceparentOf(trace, spanId), run);
+  // Tracing off: no closure, no AsyncLocalStorage, nothing allocated for traces (ADR 17).
+  if (!trace || spanId === undefined) return callWithRetries(target, context, dependencies, call);
+  return withTraceparent(traceparentOf(trace, spanId), () => callWithRetries(target, context, dependencies, call));
 }
+
+/** A client span id for the attempt while tracing is on. */
+const spanIdOf = (context: RequestContext): string | undefined => (context.trail?.trace ? newSpanId() : undefined);
 
 async function callWithRetries<T>(
   target: ResolvedTarget,

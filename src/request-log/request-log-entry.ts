@@ -26,7 +26,7 @@ export function buildEntry(request: FastifyRequest, reply: FastifyReply, trail: 
   const elapsed = performance.now() - request.startedAt;
   const arrivedAt = Math.round(Date.now() - elapsed);
   return {
-    rowId: timeOrderedUuid(arrivedAt),
+    rowId: rowIdOf(request, arrivedAt),
     id: request.id,
     time: arrivedAt,
     userPath: request.userPath,
@@ -55,6 +55,15 @@ export function buildEntry(request: FastifyRequest, reply: FastifyReply, trail: 
     responseBody: keepBodies ? keptBody(trail.responseBody, policy.maxBytes) : null,
     guardrails: trail.guardrails,
   };
+}
+
+/**
+ * The row's key. A request id the gateway made (no inbound `X-Request-ID`) is a time-ordered
+ * UUID made at arrival and never handed out again, so it serves as the key and the entry
+ * costs no second id; an inbound id may repeat, so its entry gets an id of its own.
+ */
+function rowIdOf(request: FastifyRequest, arrivedAt: number): string {
+  return request.headers['x-request-id'] === undefined ? request.id : timeOrderedUuid(arrivedAt);
 }
 
 function errorOf(

@@ -67,13 +67,16 @@ export function installRequestLog(v1: FastifyInstance, options: RequestLogHookOp
 function addRouteHooks(route: RouteOptions, endpoint: string, options: RequestLogHookOptions): void {
   const { recorder, traced = false } = options;
   const observe = options.observe ?? null;
-  const settle = (request: FastifyRequest, reply: FastifyReply, trail: RequestTrail): void => {
+  // One settle function per route: a trail carries its request and reply, so a request makes no closure.
+  const settle = (trail: RequestTrail): void => {
+    const { request, reply } = trail;
+    if (request === null || reply === null) return;
     const entry = buildEntry(request, reply, trail, options);
     recorder?.record(entry);
     observe?.(entry, trail, request);
   };
   const open = (request: FastifyRequest, reply: FastifyReply): RequestTrail => {
-    const trail: RequestTrail = new RequestTrail(endpoint, () => settle(request, reply, trail));
+    const trail = new RequestTrail(endpoint, settle, request, reply);
     if (traced) trail.trace = traceContextOf(request.headers.traceparent, request.headers.tracestate);
     request.trail = trail;
     return trail;

@@ -1,3 +1,4 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { TraceContext } from '../observability/trace-context.ts';
 import type { RequestLogGuardrail } from './request-log-store.ts';
@@ -44,13 +45,24 @@ export class RequestTrail {
   clientGone = false;
   /** The guardrail decisions made for the request (src/guardrails/pipeline.ts); null while none. */
   guardrails: RequestLogGuardrail[] | null = null;
+  /** The request and reply it belongs to (null in unit tests): kept here so that no closure is made per request. */
+  readonly request: FastifyRequest | null;
+  readonly reply: FastifyReply | null;
   #settled = false;
   #waiting: NodeJS.Timeout | null = null;
+  /** Shared by every trail of a route. */
   readonly #onSettle: (trail: RequestTrail) => void;
 
-  constructor(endpoint: string, onSettle: (trail: RequestTrail) => void) {
+  constructor(
+    endpoint: string,
+    onSettle: (trail: RequestTrail) => void,
+    request: FastifyRequest | null = null,
+    reply: FastifyReply | null = null,
+  ) {
     this.endpoint = endpoint;
     this.#onSettle = onSettle;
+    this.request = request;
+    this.reply = reply;
   }
 
   /** Copies what Metering computed for one usage record of this request. */

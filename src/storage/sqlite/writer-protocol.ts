@@ -1,4 +1,4 @@
-import type { SqlValue } from '../sql/sql-executor.ts';
+import type { EncodedRecord, RowEncoderName, SqlValue } from '../sql/sql-executor.ts';
 
 /** What the main thread hands the SQLite writer thread at start. */
 export interface WriterStart {
@@ -7,7 +7,10 @@ export interface WriterStart {
 }
 
 export type WriterRequest =
-  { kind: 'insert'; id: number; table: string; columns: readonly string[]; rows: readonly (readonly SqlValue[])[] } | { kind: 'close' };
+  | { kind: 'insert'; id: number; table: string; columns: readonly string[]; rows: readonly (readonly SqlValue[])[] }
+  /** Records the thread turns into rows itself (src/storage/sql/row-encoders.ts). */
+  | { kind: 'insert_records'; id: number; encoder: RowEncoderName; records: readonly EncodedRecord<RowEncoderName>[] }
+  | { kind: 'close' };
 
 /** A failure crosses the thread boundary as plain data; `code` keeps SQLite's (`SQLITE_BUSY`, ...). */
 export interface WriterFailure {
