@@ -107,6 +107,30 @@ describe('WORKERS=2', () => {
     expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200, 200]);
   });
 
+  it('budgets hold across workers: at most 11 of 50 parallel $0.02 requests pass a $0.20 budget', async () => {
+    // 12 prompt + 5 completion tokens at these prices: $0.02 a request (test/e2e/budget-reservations.test.ts).
+    const budget = await call(gateway, '/admin/budgets', { method: 'PUT', body: { user_path: '/par', period: 'daily', amount: 0.2 } });
+    expect([200, 201], budget.text).toContain(budget.status);
+    mock.setBehavior('mock-model', { kind: 'latency', ms: 400 });
+    try {
+      const replies = await Promise.all(
+        Array.from({ length: 50 }, (_, index) =>
+          onNewConnection(`${gateway.url}/v1/chat/completions`, {
+            headers: { ...bearer(), 'x-user-path': `/par/u${index % 7}` },
+            body: chatBody('openai/mock-model', { max_tokens: 5 }),
+          }),
+        ),
+      );
+      const admitted = replies.filter((reply) => reply.status === 200).length;
+      expect(admitted).toBeGreaterThan(0);
+      // Per-worker holds would let each worker pass about 11.
+      expect(admitted).toBeLessThanOrEqual(11);
+      for (const reply of replies) if (reply.status !== 200) expect(reply.text).toContain('budget_exceeded');
+    } finally {
+      mock.reset();
+    }
+  });
+
   it('a worker that dies gives back exactly the concurrency slots it held, and is replaced', async () => {
     const chats = [0, 1, 2, 3].map(() => abortableChat(gateway, '/cc', 'openai/hang'));
     open.push(...chats);
