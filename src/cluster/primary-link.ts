@@ -63,7 +63,8 @@ export class PrimaryLink {
     this.queue = [];
     if (calls.length === 0 || this.closed) return;
     const batch: CallBatch = { tag: channelTag, calls };
-    process.send?.(batch);
+    // The callback takes a failed write (the primary is gone: 'disconnect' ends the calls) instead of an 'error' event.
+    process.send?.(batch, undefined, {}, () => undefined);
   }
 
   private receive(message: unknown): void {

@@ -106,7 +106,7 @@ function workerExited(options: PrimaryOptions, state: PrimaryState, worker: Work
   state.budgets.workerGone(worker.id);
   state.sync.workerGone(worker.id);
   state.mcpPorts.delete(worker.id);
-  state.hub.broadcast('mcp.ports', [...state.mcpPorts]);
+  if (!state.stopping) state.hub.broadcast('mcp.ports', [...state.mcpPorts]);
   const wasReady = state.ready.delete(worker.id);
   state.live.delete(worker.id);
   if (state.stopping) {

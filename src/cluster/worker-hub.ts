@@ -28,7 +28,7 @@ export class WorkerHub {
     for (const [id, worker] of this.workers) {
       if (id === except || !worker.isConnected()) continue;
       const message: PrimaryMessage = { tag: channelTag, event, data };
-      worker.send(message);
+      worker.send(message, ignoreClosed);
       sent.push(id);
     }
     return sent;
@@ -63,9 +63,15 @@ export class WorkerHub {
   private reply(worker: Worker, replies: Reply[]): void {
     if (!worker.isConnected()) return;
     const message: PrimaryMessage = { tag: channelTag, replies };
-    worker.send(message);
+    worker.send(message, ignoreClosed);
   }
 }
+
+/**
+ * A worker that is exiting may close its channel between the check and the write: with a
+ * callback the failure (EPIPE) comes here instead of an 'error' event that would end the primary.
+ */
+function ignoreClosed(): void {}
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
