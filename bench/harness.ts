@@ -31,6 +31,7 @@ export async function startGateway(
   gatewayEnv: Record<string, string>,
   mockUrl: string,
   workDirectory: string,
+  startTimeoutMs = 15_000,
 ): Promise<{ child: ChildProcess; baseUrl: string }> {
   if (!existsSync(entry)) throw new Error(`${entry} does not exist: build the gateway first (npm run build)`);
   const port = await freePort();
@@ -52,7 +53,7 @@ export async function startGateway(
   child.stdout?.pipe(process.stderr);
   child.stderr?.pipe(process.stderr);
   const baseUrl = `http://127.0.0.1:${port}`;
-  await waitHealthy(baseUrl, child, 15_000);
+  await waitHealthy(baseUrl, child, startTimeoutMs);
   return { child, baseUrl };
 }
 

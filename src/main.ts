@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
+import type { ClusterWorker } from './cluster/worker.ts';
 import { ConfigError } from './config/config-error.ts';
 import { loadProcessSettings } from './config/load.ts';
 import type { LoadedSettings, Settings } from './config/settings.ts';
@@ -18,7 +19,7 @@ import { UpstreamClient } from './providers/upstream-client.ts';
 import { CircuitBreakers } from './routing/circuit-breaker.ts';
 import { InFlightCounter } from './routing/in-flight.ts';
 import { ModelCatalog } from './routing/model-catalog.ts';
-import { startStatefulServices } from './services.ts';
+import { startStatefulServices, type StatefulServices } from './services.ts';
 import { ConfigReloader } from './lifecycle/config-reload.ts';
 import type { ProviderRuntime } from './lifecycle/provider-reload.ts';
 import { StoredGuardrails } from './guardrails/stored-guardrails.ts';
@@ -33,11 +34,13 @@ async function main(): Promise<void> {
   const logDestination = new LogDestination();
   const logger = createLogger(settings, logDestination);
   for (const warning of warnings) logger.warn(warning);
+  const worker = await clusterRole(settings, logger, logDestination);
+  if (worker === 'primary') return;
 
   const client = createUpstreamClient(settings);
   const adapters = createAdapters(settings.providers, client);
   const catalog = createCatalog(settings, adapters, logger);
-  const services = await startStatefulServices(settings, logger);
+  const services = await startStatefulServices(settings, logger, worker);
   const authenticator = new Authenticator(settings.server.masterKey, services.apiKeys, await createJwtVerifier(settings, logger));
   if (authenticator.openMode) logger.warn({ host: settings.server.host }, openModeWarning);
   await catalog.start(initialListingWaitMs);
@@ -78,8 +81,7 @@ async function main(): Promise<void> {
     tracer,
     reloader,
   });
-  await app.listen({ host: settings.server.host, port: settings.server.port });
-  logListening(app, settings, logger);
+  await listen(app, settings, logger, { worker, services, reloader });
   installShutdown({
     app,
     logger,
@@ -121,6 +123,28 @@ async function startGuardrails(
   });
   await guardrails.start();
   return guardrails;
+}
+
+/** WORKERS > 1 (src/cluster/): this process runs the cluster as its primary, or joins it as a worker. */
+async function clusterRole(settings: Settings, logger: Logger, logDestination: LogDestination): Promise<ClusterWorker | 'primary' | null> {
+  if (settings.server.workers <= 1) return null;
+  const clustering = await import('./cluster/cluster-mode.ts');
+  if (!clustering.isPrimary()) return clustering.joinCluster(settings, logger);
+  await clustering.runPrimary({ settings, logger, flushLogs: (timeoutMs) => logDestination.waitUntilWritten(timeoutMs) });
+  return 'primary';
+}
+
+/** Listens; a cluster worker installs its hooks first, and reports to the primary (which logs once all listen). */
+async function listen(
+  app: FastifyInstance,
+  settings: Settings,
+  logger: Logger,
+  cluster: { worker: ClusterWorker | null; services: StatefulServices; reloader: ConfigReloader },
+): Promise<void> {
+  cluster.worker?.install(app, cluster.services, cluster.reloader);
+  await app.listen({ host: settings.server.host, port: settings.server.port });
+  if (cluster.worker === null) logListening(app, settings, logger);
+  else await cluster.worker.listening(app);
 }
 
 function createBreakers(settings: Settings): CircuitBreakers {

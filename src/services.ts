@@ -5,6 +5,7 @@ import { MemoryCacheStore } from './cache/memory-cache-store.ts';
 import { createRedisCacheStore } from './cache/redis-cache-store.ts';
 import { ResponseCache } from './cache/response-cache-service.ts';
 import type { Settings } from './config/settings.ts';
+import type { ClusterWorker } from './cluster/worker.ts';
 import { ApiKeyService } from './keys/api-key-service.ts';
 import { McpGateway } from './mcp/mcp-gateway.ts';
 import type { RateLimiter } from './ratelimit/rate-limiter.ts';
@@ -50,8 +51,11 @@ export interface StatefulServices {
 /** How often expired stored responses are swept. */
 const responsesSweepIntervalMs = 10 * 60_000;
 
-/** Opens the database and starts the services that keep state in it. */
-export async function startStatefulServices(settings: Settings, logger: Logger): Promise<StatefulServices> {
+/**
+ * Opens the database and starts the services that keep state in it. A worker of a multi-worker
+ * gateway (`worker`) keeps its rate-limit counters and budget holds in the primary.
+ */
+export async function startStatefulServices(settings: Settings, logger: Logger, worker?: ClusterWorker | null): Promise<StatefulServices> {
   const storage = await openStorage(settings.storage);
   logger.info({ storage: storage.kind }, 'storage ready');
   const recorder = settings.usage.enabled
@@ -64,20 +68,19 @@ export async function startStatefulServices(settings: Settings, logger: Logger):
     : null;
   recorder?.start();
   const requestLog = startRequestLog(settings, storage, logger);
-  const budgets = await createBudgets(settings, storage, recorder, logger);
+  const budgets = await createBudgets(settings, storage, recorder, logger, worker ?? null);
   await budgets?.start();
   const apiKeys = new ApiKeyService({ store: storage.apiKeys, refreshIntervalMs: settings.reloadIntervalMs, logger });
   await apiKeys.start();
-  const rateLimiting = await startRateLimiting({ settings, ruleStore: storage.rateLimitRules, usageEnabled: recorder !== null, logger });
+  const usageEnabled = recorder !== null;
+  const rateLimiting = await startRateLimiting({ settings, ruleStore: storage.rateLimitRules, usageEnabled, logger, worker });
   const limiter = rateLimiting?.limiter ?? null;
   const prices = new PriceBook(new Map(Object.entries(settings.pricing)));
   const metering = new Metering({ recorder, budgets, limiter, prices });
   const virtualModels = await startVirtualModels(settings, storage, logger);
   const failoverRules = await startFailoverRules(settings, storage, logger);
   const cache = await createResponseCache(settings, logger);
-  const mcp = settings.mcp.enabled
-    ? await McpGateway.start({ settings: settings.mcp, storage, logger, reloadIntervalMs: settings.reloadIntervalMs })
-    : null;
+  const mcp = settings.mcp.enabled ? await startMcp(settings, storage, logger, worker ?? null) : null;
   const responses = startResponseState(settings, storage, logger);
   return {
     storage,
@@ -107,6 +110,12 @@ export async function startStatefulServices(settings: Settings, logger: Logger):
       await cache?.close();
     },
   };
+}
+
+/** A worker's MCP session ids name it, so that the other workers relay their requests to it. */
+function startMcp(settings: Settings, storage: Storage, logger: Logger, worker: ClusterWorker | null): Promise<McpGateway> {
+  const sessionIdPrefix = worker?.mcpSessionIdPrefix ?? '';
+  return McpGateway.start({ settings: settings.mcp, storage, logger, reloadIntervalMs: settings.reloadIntervalMs, sessionIdPrefix });
 }
 
 async function startVirtualModels(settings: Settings, storage: Storage, logger: Logger): Promise<VirtualModels> {
@@ -157,6 +166,7 @@ async function createBudgets(
   storage: Storage,
   recorder: UsageRecorder | null,
   logger: Logger,
+  worker: ClusterWorker | null,
 ): Promise<BudgetService | null> {
   if (!settings.budgets.enabled) return null;
   if (recorder === null) {
@@ -167,11 +177,13 @@ async function createBudgets(
     store: storage.budgets,
     configRules: settings.budgets.rules,
     whileSettled: (read) => recorder.whileSettled(read),
-    sharedDatabase: storage.kind === 'postgresql',
-    // Replicas on one Redis check and hold budgets there at once (not a refresh later).
+    // Other processes write usage to the same database: replicas on PostgreSQL, or this instance's other workers.
+    sharedDatabase: storage.kind === 'postgresql' || worker !== null,
+    // Replicas on one Redis check and hold budgets there at once (not a refresh later); the
+    // workers of one instance without Redis, in the primary.
     sharedStore:
       settings.budgets.redisUrl === null
-        ? null
+        ? (worker?.budgets ?? null)
         : new RedisBudgetStore({
             client: await connectRedisForCounters({ url: settings.budgets.redisUrl }),
             prefix: `${settings.rateLimits.redisPrefix ?? 'gateway:'}budget:`,

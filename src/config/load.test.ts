@@ -215,3 +215,15 @@ describe('numbers from variables', () => {
     expect(thrown(ConfigError, () => load({ RESPONSES_RETENTION_DAYS: '0' })).message).toContain('RESPONSES_RETENTION_DAYS');
   });
 });
+
+describe('WORKERS', () => {
+  it('defaults to 1, takes a number or auto (the available cores), in the environment or YAML', async () => {
+    const { availableParallelism } = await import('node:os');
+    expect(load().settings.server.workers).toBe(1);
+    expect(load({ WORKERS: '3' }).settings.server.workers).toBe(3);
+    expect(load({ WORKERS: 'auto' }).settings.server.workers).toBe(availableParallelism());
+    expect(load({}, 'server:\n  workers: 2\n').settings.server.workers).toBe(2);
+    expect(thrown(ConfigError, () => load({ WORKERS: '0' })).message).toContain('WORKERS');
+    expect(thrown(ConfigError, () => load({ WORKERS: 'many' })).message).toContain('WORKERS');
+  });
+});

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import type * as Yaml from 'yaml';
@@ -44,6 +45,7 @@ const scalarVariables: ReadonlyArray<readonly [variable: string, path: readonly 
   ['SHUTDOWN_TIMEOUT_SECONDS', ['server', 'shutdown_timeout_seconds']],
   ['HEADERS_TIMEOUT_SECONDS', ['server', 'headers_timeout_seconds']],
   ['BODY_TIMEOUT_SECONDS', ['server', 'body_timeout_seconds']],
+  ['WORKERS', ['server', 'workers']],
   ['LOG_LEVEL', ['logging', 'level']],
   ['METRICS_ENABLED', ['metrics', 'enabled']],
   ['MODELS_REFRESH_INTERVAL_SECONDS', ['models', 'refresh_interval_seconds']],
@@ -208,6 +210,7 @@ function buildSettings(
       // The whole request cannot take less time than its headers.
       headersTimeoutSeconds: Math.min(server.headers_timeout_seconds, server.body_timeout_seconds),
       bodyTimeoutSeconds: server.body_timeout_seconds,
+      workers: server.workers === 'auto' ? availableParallelism() : server.workers,
     },
     logging: { level: document.logging.level },
     metrics: { enabled: document.metrics.enabled },

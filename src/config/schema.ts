@@ -36,6 +36,11 @@ const byteSize = (maximumMegabytes: number) =>
     }
   });
 
+const workerCount = z.preprocess(
+  blankAsMissing,
+  z.union([z.literal('auto'), z.coerce.number().int().min(1).max(256)], { error: 'expected auto or an integer from 1 to 256' }).default(1),
+);
+
 const booleanValue = z.union([z.boolean(), z.stringbool({ error: 'expected true or false' })]);
 
 const optionalString = z
@@ -98,6 +103,8 @@ export const configSchema = z.object({
       /** Time to receive a request's headers, then the whole request (headers and body); answers are not bounded. */
       headers_timeout_seconds: integer(1, 3600, 30),
       body_timeout_seconds: integer(1, 86400, 300),
+      /** Processes serving HTTP: a number from 1 to 256, or `auto` (one per available core). */
+      workers: workerCount,
     })
     .prefault({}),
   logging: z.object({ level: logLevel.default('info') }).prefault({}),

@@ -61,6 +61,8 @@ export interface Settings {
     readonly headersTimeoutSeconds: number;
     /** Time to receive a whole request, headers and body (408); the answer, streams included, is not bounded. */
     readonly bodyTimeoutSeconds: number;
+    /** HTTP worker processes (WORKERS; `auto` resolved to the available cores); 1 runs no cluster. */
+    readonly workers: number;
   };
   readonly logging: { readonly level: LogLevel };
   readonly metrics: { readonly enabled: boolean };

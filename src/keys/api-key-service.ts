@@ -169,7 +169,8 @@ export class ApiKeyService implements ApiKeyAuthenticator {
     return saved;
   }
 
-  private async reload(): Promise<void> {
+  /** Re-reads the keys (written through another replica or worker). */
+  async reload(): Promise<void> {
     const writesBefore = this.writes;
     const rows = await this.options.store.list();
     if (this.writes !== writesBefore) return;

@@ -13,6 +13,8 @@ export interface McpGatewayOptions {
   /** Re-read the admin stores this often, so that writes on other replicas show up. */
   reloadIntervalMs?: number;
   timings?: UpstreamTimings;
+  /** Starts every session id (a worker's `w<id>-` in a multi-worker gateway, so requests reach the session's worker). */
+  sessionIdPrefix?: string;
 }
 
 const defaultReloadIntervalMs = 10_000;
@@ -24,12 +26,15 @@ export class McpGateway {
   readonly sessions: McpSessions;
   /** Browser origins allowed on /mcp (`*` allows every origin). */
   readonly allowedOrigins: readonly string[];
+  /** Prefix of the session ids this process issues (empty with one process). */
+  readonly sessionIdPrefix: string;
   private readonly logger: Logger;
   private timer: NodeJS.Timeout | null = null;
 
   private constructor(options: McpGatewayOptions) {
     this.logger = options.logger;
     this.allowedOrigins = options.settings.allowedOrigins;
+    this.sessionIdPrefix = options.sessionIdPrefix ?? '';
     this.registry = new McpRegistry({
       serverStore: options.storage.mcpServers,
       virtualStore: options.storage.mcpVirtualServers,

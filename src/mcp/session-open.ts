@@ -31,7 +31,7 @@ export async function openSession(
   });
   const transport: StreamableHTTPServerTransport = withPlainErrorMessages(
     new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator: () => `${mcp.sessionIdPrefix}${randomUUID()}`,
       onsessioninitialized: (id) => mcp.sessions.add({ id, binding, transport, server, lastSeen: Date.now() }),
     }),
   );

@@ -50,14 +50,16 @@ function inFlightSampler(mock: MockUpstream): { stop(): number } {
 const statuses = (replies: RawReply[]): number[] => replies.map((reply) => reply.status);
 const count = (values: number[], wanted: number): number => values.filter((value) => value === wanted).length;
 
-describe('rate limits under concurrency', () => {
+// WORKERS=2: the same exactness with the counters held by the cluster primary and the requests
+// spread over two worker processes (issue 18, "What must hold").
+describe.each([1, 2])('rate limits under concurrency (WORKERS=%i)', (workers) => {
   let mock: MockUpstream;
   let gateway: GatewayProcess;
 
   beforeAll(async () => {
     mock = await startMockUpstream();
     gateway = await startGateway({
-      env: gatewayEnv(mock, { OPENAI_MODELS: 'mock-model,slow-500,slow,slow-stream,error-500,hang' }),
+      env: gatewayEnv(mock, { OPENAI_MODELS: 'mock-model,slow-500,slow,slow-stream,error-500,hang', WORKERS: String(workers) }),
       configYaml: gatewayYaml,
     });
   });
@@ -74,6 +76,7 @@ describe('rate limits under concurrency', () => {
 
   it(`admits exactly ${burstCap} of ${4 * burstCap} parallel requests and the upstream sees exactly ${burstCap}`, async () => {
     // A day window: a burst cannot straddle a boundary in practice. Children share /burst's counter.
+    const sentAt = Date.now();
     const replies = await Promise.all(Array.from({ length: 4 * burstCap }, (_, index) => chatAt(gateway, `/burst/c${index % 7}`)));
     const codes = statuses(replies);
     expect(count(codes, 200), codes.join(',')).toBe(burstCap);
@@ -89,12 +92,14 @@ describe('rate limits under concurrency', () => {
       .sort((left, right) => left - right);
     expect(remaining).toEqual(Array.from({ length: burstCap }, (_, index) => index));
     // The sliding estimate drops below the cap one second into the next UTC day.
+    // Each refusal was decided between the burst's start and its last answer (seconds apart on a loaded machine).
     const now = new Date();
     const admittedAgainAt = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) + 1000;
     for (const reply of replies.filter((one) => one.status === 429)) {
       const { retryAfterMs } = expectRateLimited(reply, `rate limit exceeded for /burst: day request limit of ${burstCap} reached`);
       expect(reply.headers['x-ratelimit-limit-requests']).toBe(String(burstCap));
-      expect(Math.abs(retryAfterMs - (admittedAgainAt - now.getTime()))).toBeLessThan(3_000);
+      expect(retryAfterMs).toBeGreaterThan(admittedAgainAt - now.getTime() - 1_000);
+      expect(retryAfterMs).toBeLessThan(admittedAgainAt - sentAt + 1_000);
     }
     const rule = await findRule(gateway, 'user_path', '/burst', 'day');
     expect(rule).toMatchObject({ requests_used: burstCap, requests_remaining: 0, max_requests: burstCap });

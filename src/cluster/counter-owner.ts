@@ -1,0 +1,113 @@
+import type { AdmissionOptions } from '../ratelimit/counter-store.ts';
+import { MemoryCounterStore } from '../ratelimit/memory-counter-store.ts';
+import type { RateLimitRule } from '../ratelimit/rules.ts';
+import type { WorkerHub } from './worker-hub.ts';
+
+// The rate-limit counters of a multi-worker gateway with the memory store: one
+// MemoryCounterStore in the primary, so that each rule keeps ONE counter per instance
+// (SEED-SPEC "Limits"). Workers ask it over IPC (ipc-counter-store.ts). Concurrency slots
+// are recorded per worker as leases, so that a worker that dies gives its slots back.
+
+export interface AdmitArgs {
+  rules: RateLimitRule[];
+  options: AdmissionOptions;
+  nowMs: number;
+}
+
+export interface ReleaseArgs {
+  rules: RateLimitRule[];
+  lease?: string;
+  nowMs?: number;
+}
+
+export interface TokenArgs {
+  rules: RateLimitRule[];
+  tokens: number;
+  nowMs: number;
+}
+
+interface Lease {
+  readonly workerId: number;
+  /** The concurrency rules still held, by counter key (an admission may be released in parts). */
+  readonly slots: Map<string, RateLimitRule>;
+}
+
+export class CounterOwner {
+  private readonly store = new MemoryCounterStore();
+  private readonly leases = new Map<string, Lease>();
+  private nextLease = 1;
+
+  /** Registers the `rl.*` operations on the hub. */
+  serve(hub: WorkerHub): void {
+    hub.handle('rl.admit', (workerId, args) => this.admit(workerId, args as AdmitArgs));
+    hub.handle('rl.release', (_workerId, args) => this.release(args as ReleaseArgs));
+    hub.handle('rl.refund', (_workerId, args) => this.refund(args as ReleaseArgs));
+    hub.handle('rl.addTokens', (_workerId, args) => {
+      const { rules, tokens, nowMs } = args as TokenArgs;
+      return this.store.addTokens(rules, tokens, nowMs);
+    });
+    hub.handle('rl.hasCapacity', (_workerId, args) => {
+      const { rules, enforceTokens, nowMs } = args as { rules: RateLimitRule[]; enforceTokens: boolean; nowMs: number };
+      return this.store.hasCapacity(rules, enforceTokens, nowMs);
+    });
+    hub.handle('rl.counts', (_workerId, args) => {
+      const { rules, nowMs } = args as { rules: RateLimitRule[]; nowMs: number };
+      return this.store.counts(rules, nowMs);
+    });
+    hub.handle('rl.reset', (_workerId, args) => this.store.reset(args as RateLimitRule));
+    hub.handle('rl.resetAll', () => this.store.resetAll());
+    hub.handle('rl.forget', (_workerId, args) => this.store.forget(args as RateLimitRule));
+  }
+
+  /** Check all, commit all (synchronously, so atomic across workers); a slot taken is leased to the worker. */
+  admit(workerId: number, { rules, options, nowMs }: AdmitArgs): unknown {
+    const result = this.store.admitNow(rules, options, nowMs);
+    if (!result.admitted) return result;
+    const slots = options.holdSlot ? rules.filter((rule) => rule.periodSeconds === 0) : [];
+    if (slots.length === 0) return result;
+    const id = `${workerId}:${this.nextLease++}`;
+    this.leases.set(id, { workerId, slots: new Map(slots.map((rule) => [rule.counterKey, rule])) });
+    return { ...result, lease: { id } };
+  }
+
+  release({ rules, lease }: ReleaseArgs): null {
+    const slots = lease === undefined ? rules.filter((rule) => rule.periodSeconds === 0) : this.takeSlots(lease, rules);
+    void this.store.release(slots);
+    return null;
+  }
+
+  /** Undoes an admission: the request counts and, through the lease, its slots. */
+  refund({ rules, lease, nowMs }: ReleaseArgs): null {
+    const windowed = rules.filter((rule) => rule.periodSeconds > 0);
+    const slots = lease === undefined ? rules.filter((rule) => rule.periodSeconds === 0) : this.takeSlots(lease, rules);
+    void this.store.refund([...windowed, ...slots], nowMs ?? Date.now());
+    return null;
+  }
+
+  /** Gives back every slot a dead worker still held. */
+  workerGone(workerId: number): number {
+    let freed = 0;
+    for (const [id, lease] of this.leases) {
+      if (lease.workerId !== workerId) continue;
+      this.leases.delete(id);
+      freed += lease.slots.size;
+      void this.store.release([...lease.slots.values()]);
+    }
+    return freed;
+  }
+
+  /** The slots of `rules` that `lease` still holds, taken out of it (each is given back once). */
+  private takeSlots(leaseId: string, rules: readonly RateLimitRule[]): RateLimitRule[] {
+    const lease = this.leases.get(leaseId);
+    if (lease === undefined) return [];
+    const taken: RateLimitRule[] = [];
+    for (const rule of rules) {
+      const held = lease.slots.get(rule.counterKey);
+      if (held === undefined) continue;
+      lease.slots.delete(rule.counterKey);
+      taken.push(held);
+    }
+    if (lease.slots.size === 0) this.leases.delete(leaseId);
+    return taken;
+  }
+}

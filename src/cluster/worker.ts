@@ -1,0 +1,76 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Settings } from '../config/settings.ts';
+import type { ConfigReloader } from '../lifecycle/config-reload.ts';
+import type { StatefulServices } from '../services.ts';
+import { IpcBudgetStore } from './ipc-budget-store.ts';
+import { IpcCounterStore } from './ipc-counter-store.ts';
+import { listenPrivately, mcpForwarder } from './mcp-forward.ts';
+import { PrimaryLink } from './primary-link.ts';
+
+/** What a worker of a multi-worker gateway (WORKERS > 1) shares through the primary. */
+export interface ClusterWorker {
+  readonly id: number;
+  /** Rate-limit counters held by the primary; null with RATE_LIMITS_STORE=redis (Redis is shared already). */
+  readonly counters: IpcCounterStore | null;
+  /** Budget reservations held by the primary; null when budgets use Redis. */
+  readonly budgets: IpcBudgetStore | null;
+  /** Prefix of this worker's MCP session ids. */
+  readonly mcpSessionIdPrefix: string;
+  /** Relays other workers' MCP sessions, and makes admin writes reach every worker before they are answered. */
+  install(app: FastifyInstance, services: StatefulServices, reloader: ConfigReloader): void;
+  /** Opens the private port for relayed MCP requests and tells the primary this worker serves. */
+  listening(app: FastifyInstance): Promise<void>;
+}
+
+export function joinCluster(settings: Settings, logger: Logger): ClusterWorker {
+  const link = new PrimaryLink();
+  // Every line of this process names its worker.
+  logger.setBindings({ worker: link.workerId });
+  const ports = new Map<number, number>();
+  link.on('mcp.ports', (data) => {
+    ports.clear();
+    for (const [worker, port] of data as Array<[number, number]>) ports.set(worker, port);
+  });
+  const memoryCounters = settings.rateLimits.enabled && settings.rateLimits.store !== 'redis';
+  return {
+    id: link.workerId,
+    counters: memoryCounters ? new IpcCounterStore(link) : null,
+    budgets: settings.budgets.redisUrl === null ? new IpcBudgetStore(link) : null,
+    mcpSessionIdPrefix: `w${link.workerId}-`,
+    install(app, services, reloader) {
+      app.addHook('onRequest', mcpForwarder(link.workerId, ports));
+      app.addHook('onSend', async (request, reply, payload) => {
+        if (!request.url.startsWith('/admin/') || request.method === 'GET' || request.method === 'HEAD' || reply.statusCode >= 400) {
+          return payload;
+        }
+        // Answered once every other worker has re-read what this write changed.
+        await link.call('sync', { path: request.url });
+        return payload;
+      });
+      link.on('reload', async (data) => {
+        const { token, path } = data as { token: number; path: string };
+        await reloadAll(services, reloader, path).catch((error: unknown) => logger.warn({ err: error }, 'worker reload failed'));
+        link.notify('reloaded', token);
+      });
+    },
+    async listening(app) {
+      const { port } = await listenPrivately(app);
+      link.notify('listening', { mcpPort: port });
+      logger.info({ worker: link.workerId, pid: process.pid }, 'worker listening');
+    },
+  };
+}
+
+/** Re-reads everything an admin write may have changed (the replica refresh, at once). */
+async function reloadAll(services: StatefulServices, reloader: ConfigReloader, path: string): Promise<void> {
+  if (path.startsWith('/admin/reload')) await reloader.reload();
+  await Promise.all([
+    services.limiter?.reload(),
+    services.apiKeys.reload(),
+    services.virtualModels.reload(),
+    services.failoverRules.reload(),
+    services.mcp?.registry.reload(),
+    services.budgets?.refresh(),
+  ]);
+}

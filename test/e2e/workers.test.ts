@@ -1,0 +1,241 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+import { startMcpFixture, type McpFixture } from '../support/mcp-fixture-server.ts';
+import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
+import { bearer, chatBody, chatRequests, gatewayEnv, MASTER_KEY, parseSse, type rawRequest, type RawReply } from './helpers.ts';
+import { textOf } from './mcp-helpers.ts';
+import { abortableChat, call, findRule, inFlightBecomes, outcomeOf, type AbortableChat } from './rate-limits-helpers.ts';
+
+// WORKERS=2 (issue 18, "Every core"): a primary and two worker processes on one port. Each
+// request below that must reach "another" worker goes on a connection of its own: the cluster
+// hands new connections to the workers in turn.
+
+const gatewayYaml = `
+rate_limits:
+  user_paths:
+    - path: /cc
+      limits: [{ period: concurrent, max_requests: 4 }]
+pricing:
+  mock-model: { input_per_mtok: 1000, output_per_mtok: 1600 }
+`;
+
+/** One exchange on a fresh connection. */
+async function onNewConnection(url: string, options: Parameters<typeof rawRequest>[1] = {}): Promise<RawReply> {
+  const agent = new Agent();
+  try {
+    const { body } = options;
+    const response = await undiciFetch(url, {
+      method: options.method ?? (body === undefined ? 'GET' : 'POST'),
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      dispatcher: agent,
+    });
+    return { status: response.status, headers: Object.fromEntries(response.headers), text: await response.text() };
+  } finally {
+    await agent.close();
+  }
+}
+
+/** Worker id -> pid, from the workers' start lines. */
+function workerPids(gateway: GatewayProcess): Map<number, number> {
+  const pids = new Map<number, number>();
+  for (const line of gateway.logs()) if (line['msg'] === 'worker listening') pids.set(Number(line['worker']), Number(line['pid']));
+  return pids;
+}
+
+/** How many requests each worker completed (the `worker` field of its log lines). */
+function completedByWorker(gateway: GatewayProcess): Map<number, number> {
+  const counts = new Map<number, number>();
+  for (const line of gateway.logs()) {
+    if (line['msg'] === 'request completed') counts.set(Number(line['worker']), (counts.get(Number(line['worker'])) ?? 0) + 1);
+  }
+  return counts;
+}
+
+describe('WORKERS=2', () => {
+  let mock: MockUpstream;
+  let gateway: GatewayProcess;
+  const open: AbortableChat[] = [];
+
+  beforeAll(async () => {
+    mock = await startMockUpstream();
+    gateway = await startGateway({
+      env: gatewayEnv(mock, { OPENAI_MODELS: 'mock-model,slow-stream,hang', WORKERS: '2' }),
+      configYaml: gatewayYaml,
+    });
+  });
+
+  afterEach(async () => {
+    for (const chat of open) chat.abort();
+    await Promise.all(open.splice(0).map(outcomeOf));
+  });
+
+  afterAll(async () => {
+    await gateway?.kill();
+    await mock?.close();
+  });
+
+  it('runs two workers that both serve requests on the one port', async () => {
+    expect([...workerPids(gateway).keys()].sort()).toEqual([1, 2]);
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        onNewConnection(`${gateway.url}/v1/chat/completions`, { headers: bearer(), body: chatBody('openai/mock-model') }),
+      ),
+    );
+    expect(replies.map((reply) => reply.status)).toEqual(Array.from({ length: 8 }, () => 200));
+    await sleep(100);
+    const served = completedByWorker(gateway);
+    expect(served.get(1), JSON.stringify([...served])).toBeGreaterThan(0);
+    expect(served.get(2), JSON.stringify([...served])).toBeGreaterThan(0);
+  });
+
+  it('an API key created through one worker works at once on the other', async () => {
+    const created = await onNewConnection(`${gateway.url}/admin/api-keys`, { headers: bearer(), body: { name: 'w', user_path: '/keys' } });
+    expect(created.status, created.text).toBe(201);
+    const key = String((JSON.parse(created.text) as { key: string }).key);
+    const replies = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        onNewConnection(`${gateway.url}/v1/chat/completions`, { headers: bearer(key), body: chatBody('openai/mock-model') }),
+      ),
+    );
+    expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200, 200]);
+  });
+
+  it('budgets hold across workers: at most 11 of 50 parallel $0.02 requests pass a $0.20 budget', async () => {
+    // 12 prompt + 5 completion tokens at these prices: $0.02 a request (test/e2e/budget-reservations.test.ts).
+    const budget = await call(gateway, '/admin/budgets', { method: 'PUT', body: { user_path: '/par', period: 'daily', amount: 0.2 } });
+    expect([200, 201], budget.text).toContain(budget.status);
+    mock.setBehavior('mock-model', { kind: 'latency', ms: 400 });
+    try {
+      const replies = await Promise.all(
+        Array.from({ length: 50 }, (_, index) =>
+          onNewConnection(`${gateway.url}/v1/chat/completions`, {
+            headers: { ...bearer(), 'x-user-path': `/par/u${index % 7}` },
+            body: chatBody('openai/mock-model', { max_tokens: 5 }),
+          }),
+        ),
+      );
+      const admitted = replies.filter((reply) => reply.status === 200).length;
+      expect(admitted).toBeGreaterThan(0);
+      // Per-worker holds would let each worker pass about 11.
+      expect(admitted).toBeLessThanOrEqual(11);
+      for (const reply of replies) if (reply.status !== 200) expect(reply.text).toContain('budget_exceeded');
+    } finally {
+      mock.reset();
+    }
+  });
+
+  it('a worker that dies gives back exactly the concurrency slots it held, and is replaced', async () => {
+    const chats = [0, 1, 2, 3].map(() => abortableChat(gateway, '/cc', 'openai/hang'));
+    open.push(...chats);
+    await mock.waitFor(() => chatRequests(mock).filter((recorded) => !recorded.completed).length >= 4, 5_000);
+    expect((await findRule(gateway, 'user_path', '/cc', 'concurrent'))?.in_flight).toBe(4);
+    // Kill workers until one held a slot (the cluster's round robin does not promise which one got them).
+    let freed = 0;
+    for (const [worker, pid] of workerPids(gateway)) {
+      process.kill(pid, 'SIGKILL');
+      const died = await eventuallyLine(gateway, (line) => line['msg'] === 'worker died: starting another' && line['worker'] === worker);
+      freed = Number(died['slots_freed']);
+      if (freed > 0) break;
+    }
+    expect(freed).toBeGreaterThan(0);
+    // Exactly the requests that worker held fail at the client, and exactly their slots come back.
+    const outcomes = await Promise.all(chats.map((chat) => Promise.race([outcomeOf(chat), sleep(500).then(() => 'running' as const)])));
+    expect(outcomes.filter((outcome) => outcome === 'aborted')).toHaveLength(freed);
+    expect(await inFlightBecomes(gateway, '/cc', 4 - freed, 3_000)).toMatchObject({ in_flight: 4 - freed });
+    await eventuallyTrue(() => workerPids(gateway).size >= 3, 15_000);
+  });
+
+  it('an MCP session opened on one worker is served whichever worker a request reaches', async () => {
+    const fixture: McpFixture = await startMcpFixture({ label: 'alpha', tools: ['echo', 'add'] });
+    const agents: Agent[] = [];
+    try {
+      const created = await call(gateway, '/admin/mcp-servers', { method: 'PUT', body: { slug: 'alpha', url: fixture.url } });
+      expect([200, 201], created.text).toContain(created.status);
+      // Every HTTP request of the SDK client on a new connection: they alternate between the workers.
+      const transport = new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp/alpha`), {
+        requestInit: { headers: { authorization: `Bearer ${MASTER_KEY}` } },
+        fetch: async (url, init) => {
+          const agent = new Agent();
+          agents.push(agent);
+          const response = await undiciFetch(url, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: agent });
+          // The notification stream (GET) stays open; every other answer is read whole.
+          if (init?.method === 'GET') return response as unknown as Response;
+          const body = await response.arrayBuffer();
+          return new Response(body, { status: response.status, headers: response.headers as unknown as Headers });
+        },
+      });
+      const client = new McpClient({ name: 'workers-e2e', version: '1.0.0' });
+      await eventuallyTrue(async () => {
+        try {
+          await client.connect(transport);
+          return true;
+        } catch {
+          return false;
+        }
+      }, 10_000);
+      expect(transport.sessionId).toMatch(/^w\d+-/);
+      // The session's worker connects to the new server in the background.
+      await eventuallyTrue(async () => (await client.listTools()).tools.length === 2, 10_000);
+      for (let index = 0; index < 6; index += 1) {
+        expect(textOf(await client.callTool({ name: 'add', arguments: { a: index, b: 40 } }))).toBe(`alpha: ${index + 40}`);
+      }
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(['add', 'echo']);
+      await client.close();
+    } finally {
+      await Promise.all(agents.map((agent) => agent.destroy()));
+      await fixture.close();
+    }
+  });
+});
+
+async function eventuallyLine(
+  gateway: GatewayProcess,
+  matches: (line: Record<string, unknown>) => boolean,
+): Promise<Record<string, unknown>> {
+  let found: Record<string, unknown> | undefined;
+  await eventuallyTrue(() => (found = gateway.logs().find(matches)) !== undefined, 5_000);
+  return found as Record<string, unknown>;
+}
+
+async function eventuallyTrue(probe: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(100);
+  }
+}
+
+describe('WORKERS=2 shutdown', () => {
+  it('SIGTERM drains both workers: streams in flight complete, then the primary exits 0', async () => {
+    const mock = await startMockUpstream();
+    const gateway = await startGateway({ env: gatewayEnv(mock, { OPENAI_MODELS: 'slow-stream', WORKERS: '2' }) });
+    try {
+      const streams = [0, 1, 2, 3].map(() => abortableChat(gateway, '/drain', 'openai/slow-stream', { stream: true }));
+      for (const stream of streams) expect((await stream.started).status).toBe(200);
+      const exited = gateway.stop('SIGTERM');
+      const replies = await Promise.all(streams.map((stream) => stream.reply));
+      for (const reply of replies) {
+        expect(reply.status).toBe(200);
+        expect(parseSse(reply.text).length).toBeGreaterThan(10);
+      }
+      expect(await exited).toBe(0);
+      const logs = gateway.logs();
+      const drained = new Set(logs.filter((line) => line['msg'] === 'shutdown complete').map((line) => line['worker']));
+      expect([...drained].sort()).toEqual([1, 2]);
+      expect(logs.some((line) => line['msg'] === 'all workers exited' && line['code'] === 0)).toBe(true);
+      expect(logs.some((line) => line['msg'] === 'request completed' && line['worker'] === 1)).toBe(true);
+      expect(logs.some((line) => line['msg'] === 'request completed' && line['worker'] === 2)).toBe(true);
+    } finally {
+      await gateway.kill();
+      await mock.close();
+    }
+  });
+});
