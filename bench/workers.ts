@@ -9,7 +9,7 @@ import { request } from 'undici';
 import { MASTER_KEY, measureLoad, round, startGateway, startMock, type LoadSpec } from './harness.ts';
 import { PROJECT_ROOT as ROOT, clockTicksPerSecond, killChildrenOnExit, stopAllChildren } from './processes.ts';
 
-// `npm run bench:workers` (docs/adr/0018-workers-cluster.md). Three measures of WORKERS:
+// `npm run bench:workers` (docs/adr/0022-workers-cluster.md). Three measures of WORKERS:
 // 1. throughput, c=50 non-stream: WORKERS=1 pinned to CPU 0 against WORKERS=2 pinned to CPUs
 //    0,1, in alternating rounds (A, B, A, B...: both see the same noise; they cannot run at
 //    once without sharing the cores they are compared on). The load generator and the mock

@@ -7,7 +7,7 @@ import { BudgetOwner } from './budget-owner.ts';
 import { CounterOwner } from './counter-owner.ts';
 import { WorkerHub } from './worker-hub.ts';
 
-// WORKERS > 1 (docs/adr/0018-workers-cluster.md): this process serves no HTTP. It migrates the
+// WORKERS > 1 (docs/adr/0022-workers-cluster.md): this process serves no HTTP. It migrates the
 // database once, forks the workers (each runs the whole gateway on the shared port), owns
 // the state that must be one per instance (rate-limit counters, budget holds), restarts a
 // worker that crashes, forwards SIGHUP, and on SIGTERM/SIGINT drains every worker.
