@@ -31,6 +31,14 @@ describe('pii', () => {
     expect(redacted(pii, 'write to jane@example.com now')).toBe('write to [REDACTED_EMAIL] now');
   });
 
+  it('finds IPv6 in full and compressed forms, and IPv4 in a text that can hold no IPv6 (the cheaper scan)', () => {
+    const ips = (text: string) => scan(pii, text).map((span) => text.slice(span.start, span.end));
+    expect(ips('a 2001:0db8:85a3:0000:0000:8a2e:0370:7334 b')).toEqual(['2001:0db8:85a3:0000:0000:8a2e:0370:7334']);
+    expect(ips('at fe80::1, then')).toEqual(['fe80::1']);
+    expect(ips('note: at 10:30 the host 10.0.0.7 answered')).toEqual(['10.0.0.7']);
+    expect(ips('a:b:c:d:e:f 10.0.0.7 and 1:2:3:4:5:6:7:8')).toEqual(['10.0.0.7', '1:2:3:4:5:6:7:8']);
+  });
+
   it('leaves numbers that fail the checksums, versions and plain words alone', () => {
     expect(entities(pii, 'card 4111 1111 1111 1112, iban DE89 3704 0044 0532 0130 01')).not.toContain('card');
     expect(entities(pii, 'iban DE89 3704 0044 0532 0130 01')).not.toContain('iban');

@@ -14,13 +14,24 @@ const patterns: Record<Exclude<PiiEntity, 'email'>, RegExp> = {
   ip: /(?<![\w.:])(?:(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)|(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}|(?:[0-9A-Fa-f]{1,4}:){1,6}:(?:[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){0,5})?)(?![\w.:])/g,
 };
 
+/** The IPv4 half of `patterns.ip`: the whole scan costs about 2.5x this one on ordinary prose. */
+const ipv4 = /(?<![\w.:])(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)(?![\w.:])/g;
+
+/** An IPv6 address holds `::` or seven colons: a text with neither can only match IPv4. */
+function ipPattern(text: string): RegExp {
+  if (text.includes('::')) return patterns.ip;
+  let colons = 0;
+  for (let at = text.indexOf(':'); at !== -1 && colons < 7; at = text.indexOf(':', at + 1)) colons++;
+  return colons >= 7 ? patterns.ip : ipv4;
+}
+
 /** Finds the enabled entities; overlapping finds keep the earliest (then longest). */
 export function findPii(text: string, entities: ReadonlySet<PiiEntity>): Span[] {
   const spans: Span[] = [];
   if (entities.has('email')) findEmails(text, spans);
   for (const entity of ['card', 'iban', 'ip', 'phone'] as const) {
     if (!entities.has(entity)) continue;
-    const pattern = patterns[entity];
+    const pattern = entity === 'ip' ? ipPattern(text) : patterns[entity];
     pattern.lastIndex = 0;
     for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
       if (valid(entity, match[0])) spans.push({ start: match.index, end: match.index + match[0].length, entity });
