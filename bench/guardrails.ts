@@ -8,15 +8,7 @@ import { buildGuardrails } from '../src/config/guardrails.ts';
 import { Guardrails } from '../src/guardrails/pipeline.ts';
 import type { ChatRequestBody } from '../src/providers/provider.ts';
 import { measureLoad, round, startGateway, startMock } from './harness.ts';
-import {
-  PROJECT_ROOT as ROOT,
-  clockTicksPerSecond,
-  killChildrenOnExit,
-  mainThreadTicks,
-  median,
-  pin,
-  stopAllChildren,
-} from './processes.ts';
+import { PROJECT_ROOT as ROOT, clockTicksPerSecond, mainThreadTicks, median, pin, runBench } from './processes.ts';
 
 // `npm run bench:guardrails` (after `npm run build`): what the PII guardrail costs (issue 20:
 // at most 30 µs of CPU per request on a 2 KB prompt) and what no guardrail costs (nothing
@@ -205,12 +197,4 @@ async function main(): Promise<void> {
   rmSync(join(ROOT, 'dist-noguard'), { recursive: true, force: true });
 }
 
-killChildrenOnExit();
-try {
-  await main();
-} catch (error) {
-  process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
-} finally {
-  await stopAllChildren();
-}
+await runBench(main);

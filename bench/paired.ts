@@ -3,15 +3,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { measureLoad, round, startGateway, startMock } from './harness.ts';
-import {
-  PROJECT_ROOT as ROOT,
-  clockTicksPerSecond,
-  killChildrenOnExit,
-  mainThreadTicks,
-  median,
-  pin,
-  stopAllChildren,
-} from './processes.ts';
+import { PROJECT_ROOT as ROOT, clockTicksPerSecond, mainThreadTicks, median, pin, runBench } from './processes.ts';
 
 // `npx tsx bench/paired.ts`: two gateway builds or settings compared at the same time. Both
 // gateways run pinned to CPU 0; the mock and two load generators (one per gateway, c=50
@@ -113,12 +105,4 @@ async function report(sides: Side[], run: Run, pair: Record<string, Record<strin
   await writeFile(join(directory, run.stream ? 'paired-stream.json' : 'paired.json'), `${JSON.stringify(document, null, 2)}\n`);
 }
 
-killChildrenOnExit();
-try {
-  await main();
-} catch (error) {
-  process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
-} finally {
-  await stopAllChildren();
-}
+await runBench(main);

@@ -126,6 +126,19 @@ export function killChildrenOnExit(): void {
   process.once('exit', killAll);
 }
 
+/** Runs a benchmark's `main` with its children killed on exit and stopped at the end; a failure sets exit code 1. */
+export async function runBench(main: () => Promise<void>): Promise<void> {
+  killChildrenOnExit();
+  try {
+    await main();
+  } catch (error) {
+    process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  } finally {
+    await stopAllChildren();
+  }
+}
+
 /** utime + stime of a process's main (event-loop) thread, in clock ticks. */
 export function mainThreadTicks(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');

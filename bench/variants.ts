@@ -3,7 +3,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { measureLoad, round, startGateway, startMock, type MeasuredLoad } from './harness.ts';
-import { PROJECT_ROOT as ROOT, clockTicksPerSecond, killChildrenOnExit, stopAllChildren, stopChild } from './processes.ts';
+import { PROJECT_ROOT as ROOT, clockTicksPerSecond, runBench, stopChild } from './processes.ts';
 
 // `npm run bench:variants`: the same non-streaming load against gateways started with
 // different settings, in interleaved rounds against one mock, so that the shared machine's
@@ -102,12 +102,4 @@ function median(values: number[]): number {
   return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
-killChildrenOnExit();
-try {
-  await main();
-} catch (error) {
-  process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
-} finally {
-  await stopAllChildren();
-}
+await runBench(main);

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { request } from 'undici';
 
 import { MASTER_KEY, measureLoad, round, startGateway, startMock, type LoadSpec } from './harness.ts';
-import { PROJECT_ROOT as ROOT, clockTicksPerSecond, killChildrenOnExit, stopAllChildren } from './processes.ts';
+import { PROJECT_ROOT as ROOT, clockTicksPerSecond, runBench } from './processes.ts';
 
 // `npm run bench:workers` (docs/adr/0022-workers-cluster.md). Three measures of WORKERS:
 // 1. throughput, c=50 non-stream: WORKERS=1 pinned to CPU 0 against WORKERS=2 pinned to CPUs
@@ -188,12 +188,4 @@ async function report(
   await writeFile(join(directory, 'workers.json'), `${JSON.stringify(document, null, 2)}\n`);
 }
 
-killChildrenOnExit();
-try {
-  await main();
-} catch (error) {
-  process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
-} finally {
-  await stopAllChildren();
-}
+await runBench(main);
