@@ -12,6 +12,14 @@ export function invalidParameter(param: string, message: string): GatewayError {
   return invalidRequest(message, { code: 'invalid_parameter', param });
 }
 
+/** A query parameter's text: undefined when absent or empty, a 400 naming it when repeated. */
+export function queryText(query: Record<string, unknown>, name: string): string | undefined {
+  const value = query[name];
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string') throw invalidParameter(name, `\`${name}\` must be given once`);
+  return value;
+}
+
 /** A JSON object body, or a 400. */
 export function objectBody(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body) || Buffer.isBuffer(body)) {

@@ -8,7 +8,7 @@ import type {
   RequestLogStore,
   StatusFilter,
 } from '../request-log/request-log-store.ts';
-import { featureUnavailable, invalidParameter, isoTime } from './admin-errors.ts';
+import { featureUnavailable, invalidParameter, isoTime, queryText } from './admin-errors.ts';
 import { registerRequestStatsRoute } from './request-stats-route.ts';
 import type { AnswerOf, requestLogEntrySchema } from './schemas/answers.ts';
 
@@ -53,12 +53,7 @@ export function registerRequestLogRoutes(app: FastifyInstance, store: RequestLog
 
 /** The filters of a listing; a value that cannot be one is a 400 naming its parameter. */
 export function readRequestLogQuery(query: Record<string, unknown>): RequestLogQuery {
-  const text = (name: string): string | undefined => {
-    const value = query[name];
-    if (value === undefined || value === '') return undefined;
-    if (typeof value !== 'string') throw invalidParameter(name, `\`${name}\` must be given once`);
-    return value;
-  };
+  const text = (name: string): string | undefined => queryText(query, name);
   const userPath = text('user_path');
   const from = time('from', text('from'), false);
   const to = time('to', text('to'), true);

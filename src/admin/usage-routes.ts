@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { normalizeUserPathOrThrow } from '../http/user-path.ts';
 import type { UsageBucket, UsageGroupBy, UsageQuery, UsageStore, UsageTotals } from '../usage/usage-store.ts';
-import { featureUnavailable, invalidParameter, isoTime } from './admin-errors.ts';
+import { featureUnavailable, invalidParameter, isoTime, queryText } from './admin-errors.ts';
 import { parseTimeRange } from './time-range.ts';
 import type { AnswerOf, usageReportSchema, usageTotalsSchema } from './schemas/answers.ts';
 
@@ -34,12 +34,7 @@ export function renderTotals(totals: UsageTotals): AnswerOf<typeof usageTotalsSc
 /** Reads `from`, `to`, `user_path`, `provider`, `model` from a query string. */
 export function readUsageQuery(query: Record<string, unknown>, now: number): UsageQuery {
   const range = parseTimeRange(query, now);
-  const text = (name: string): string | undefined => {
-    const value = query[name];
-    if (value === undefined || value === '') return undefined;
-    if (typeof value !== 'string') throw invalidParameter(name, `\`${name}\` must be given once`);
-    return value;
-  };
+  const text = (name: string): string | undefined => queryText(query, name);
   const userPath = text('user_path');
   const provider = text('provider');
   const model = text('model');
