@@ -25,10 +25,15 @@ export function niceStep(value, wholeNumbers) {
  * Returns a function that stops the resize tracking.
  */
 export function stackedBars(container, { buckets, series, bucket, format, label }) {
-  const draw = () => {
-    const width = Math.max(280, Math.floor(container.clientWidth || 640));
-    container.replaceChildren(chartSvg({ width, height: width < 500 ? 220 : 280, buckets, series, bucket, format, label }));
-  };
+  return drawFitted(container, (width) => chartSvg({ width, height: width < 500 ? 220 : 280, buckets, series, bucket, format, label }));
+}
+
+/**
+ * Draws `svgAt(width)` into `container` at its width (at least 280 px) and redraws it when the
+ * container's width changes by more than 8 px. Returns a function that stops the tracking.
+ */
+export function drawFitted(container, svgAt) {
+  const draw = () => container.replaceChildren(svgAt(Math.max(280, Math.floor(container.clientWidth || 640))));
   draw();
   const observer = new ResizeObserver(() => {
     const current = container.firstElementChild;

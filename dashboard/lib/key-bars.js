@@ -1,7 +1,7 @@
 // A horizontal bar chart drawn as plain SVG: one bar per key (a provider or a model), for values
 // that do not stack (latency percentiles, error rates). Axis steps come from chart.js.
 
-import { niceStep } from './chart.js';
+import { drawFitted, niceStep } from './chart.js';
 import { s } from './dom.js';
 
 const rowHeight = 26;
@@ -13,17 +13,7 @@ const tickCount = 4;
  * resized. `unit`: appended to values ('ms', '%'). Returns a function that stops the tracking.
  */
 export function keyedBars(container, { groups, unit, label }) {
-  const draw = () => {
-    const width = Math.max(280, Math.floor(container.clientWidth || 640));
-    container.replaceChildren(barsSvg({ width, groups, unit, label }));
-  };
-  draw();
-  const observer = new ResizeObserver(() => {
-    const current = container.firstElementChild;
-    if (!current || Math.abs(Number(current.getAttribute('width')) - container.clientWidth) > 8) draw();
-  });
-  observer.observe(container);
-  return () => observer.disconnect();
+  return drawFitted(container, (width) => barsSvg({ width, groups, unit, label }));
 }
 
 function barsSvg({ width, groups, unit, label }) {
