@@ -32,7 +32,12 @@ export function formDialog({ title, intro, build, submit, submitLabel = 'Save', 
   const submitButton = h('button', { type: 'submit', class: danger ? 'danger' : 'primary', text: submitLabel });
   const form = h('form', { class: 'dialog-form', method: 'dialog', novalidate: true });
   const dialog = h('dialog', { class: 'dialog', 'aria-label': title, dataset: testId ? { testid: testId } : undefined });
-  const close = () => dialog.close();
+  // Out of the page at once: its `close` event (focus back) comes a task later, and a refresh in
+  // between must not see a dialog still open.
+  const close = () => {
+    dialog.close();
+    dialog.remove();
+  };
   const actions = h(
     'div',
     { class: 'actions' },
