@@ -47,6 +47,7 @@ export default tseslint.config(
           'sessionStorage',
           'fetch',
           'URLSearchParams',
+          'AbortSignal',
           'Intl',
           'Node',
           'ResizeObserver',

@@ -41,16 +41,23 @@ export function onUnauthorized(listener) {
   return () => listeners.delete(listener);
 }
 
+/** How long one call may take, answer body included, before it fails as unreachable. */
+const timeoutMs = 10_000;
+
 /**
  * One admin API call. Resolves with the parsed JSON; rejects with an ApiError carrying the
  * envelope's message. `key` overrides the stored key (used to probe at sign-in); `signal`
  * (an AbortSignal) cancels the call, which then rejects with an AbortError (see `aborted`).
+ * A call that has no answer within `timeoutMs` rejects with an ApiError of status 0, so a
+ * hung connection shows "Offline" and never stalls a page's refresh timer.
  */
 export async function api(method, path, body, { key = storedKey(), quiet = false, signal } = {}) {
   const headers = { accept: 'application/json' };
   if (key) headers.authorization = `Bearer ${key}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
+  const timeout = AbortSignal.timeout(timeoutMs);
   let response;
+  let text;
   try {
     response = await fetch(path, {
       method,
@@ -58,13 +65,14 @@ export async function api(method, path, body, { key = storedKey(), quiet = false
       body: body === undefined ? undefined : JSON.stringify(body),
       cache: 'no-store',
       credentials: 'omit',
-      signal,
+      signal: signal === undefined ? timeout : AbortSignal.any([signal, timeout]),
     });
+    text = await response.text();
   } catch (error) {
     if (aborted(error)) throw error;
+    if (timeout.aborted) throw new ApiError(`The gateway did not answer within ${timeoutMs / 1000} s.`);
     throw new ApiError('The gateway cannot be reached. Is it running?');
   }
-  const text = await response.text();
   const parsed = parseJson(text);
   if (response.ok) return parsed;
   const error = toApiError(response.status, parsed, text);

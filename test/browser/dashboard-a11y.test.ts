@@ -209,4 +209,22 @@ describe.skipIf(!testServices.chromium)('dashboard defects in chromium: sign-in,
     await expect.poll(() => status.getAttribute('data-state'), { timeout: 10_000 }).toBe('live');
     await context.close();
   });
+
+  it('gives up on a call that never answers after 10 s: Offline, and the refresh timer keeps going', async () => {
+    const { page, context } = await openPage(browser, 1280, 800);
+    await signIn(page, sample.gateway);
+    await page.goto(`${sample.gateway.url}/dashboard#/rate-limits`);
+    const status = page.locator('[data-testid="live-status"]');
+    await expect.poll(() => status.getAttribute('data-state'), { timeout: 10_000 }).toBe('live');
+    let hung = 0;
+    // The route handler never fulfils: the request stays open until the page gives up on it.
+    await page.route('**/admin/rate-limits', () => {
+      hung += 1;
+    });
+    await expect.poll(() => status.getAttribute('data-state'), { timeout: 20_000 }).toBe('offline');
+    expect(hung).toBe(1);
+    await page.unroute('**/admin/rate-limits');
+    await expect.poll(() => status.getAttribute('data-state'), { timeout: 10_000 }).toBe('live');
+    await context.close();
+  }, 45_000);
 });
