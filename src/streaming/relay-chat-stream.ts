@@ -163,8 +163,8 @@ class ChatStreamRelay implements ChunkSink {
 
   /**
    * `[DONE]` ends the client's stream at once, with the last write: its frame (and whatever this
-   * read still had queued) and the chunked body's end go out together. What the upstream sends after it is read and ignored (the
-   * connection stays reusable), as it always was.
+   * read still had queued) and the chunked body's end go out together. What the upstream sends
+   * after it is read and dropped (the connection stays reusable), as it always was.
    */
   private endAtDone(text: string): void {
     this.firstByteAt ??= performance.now();
