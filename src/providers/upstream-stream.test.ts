@@ -60,6 +60,21 @@ describe('UpstreamClient.requestStream', () => {
     expect(received.join('')).toBe('data: one\n\ndata: two\n\n');
   });
 
+  it('hands a body that ended before the sink attached over whole, then its end', async () => {
+    const response = await open('/ok');
+    const body = response.body as UpstreamBody;
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(body.ended).toBe(true);
+    const calls: string[] = [];
+    const sink: ChunkSink = {
+      data: (chunk) => calls.push(`data ${String(chunk)}`) > 0,
+      end: () => calls.push('end'),
+      error: () => calls.push('error'),
+    };
+    expect(body.attach(sink)).toBe(true);
+    expect(calls).toEqual(['data data: one\n\ndata: two\n\n', 'end']);
+  });
+
   it('aborts the upstream request when the abort source fires mid-body', async () => {
     let listener: () => void = () => undefined;
     const abort = { aborted: false, onAbort: (next: () => void) => ((listener = next), () => undefined) };

@@ -40,16 +40,19 @@ export class UpstreamBody extends Readable {
   }
 
   /**
-   * Hands the rest of the body to `sink` (what arrived already first). False when the body
-   * is already read, ended or broken: the caller reads it as a Readable then.
+   * Hands the rest of the body to `sink`: what arrived already first, in one piece, and its end
+   * at once when the whole body is in (a loaded gateway often reads a short stream whole before
+   * its relay starts). False when the body is already being read or is broken: the caller reads
+   * it as a Readable then.
    */
   attach(sink: ChunkSink): boolean {
-    if (this.ended || this.destroyed || this.readableFlowing !== null || this.readableEnded || this.listenerCount('data') > 0) return false;
+    if (this.destroyed || this.readableFlowing !== null || this.readableEnded || this.listenerCount('data') > 0) return false;
     this.sink = sink;
     if (this.readableLength > 0) {
       const buffered = this.read() as Buffer | null;
-      if (buffered !== null && !sink.data(buffered)) this.#controller.pause();
+      if (buffered !== null && !sink.data(buffered) && !this.ended) this.#controller.pause();
     }
+    if (this.ended) sink.end();
     return true;
   }
 

@@ -38,6 +38,13 @@ describe('transformChunk', () => {
     expect(outcome.usage?.['total_tokens']).toBe(5);
   });
 
+  it('passes the usage chunk on as received, with the provider appended, when nothing must go', () => {
+    const spaced = '{"choices":[], "usage": {"total_tokens":5,"cost":1.0,"note":"\\u00e9"}}';
+    const outcome = transformChunk(spaced, { ...options, includeUsage: true });
+    expect(outcome.payload).toBe('{"choices":[], "usage": {"total_tokens":5,"cost":1.0,"note":"\\u00e9"},"provider":"openai"}');
+    expect(outcome.usage).toEqual({ total_tokens: 5, cost: 1, note: 'é' });
+  });
+
   it('removes usage from a chunk that also carries choices when the client did not ask', () => {
     const mixed = '{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage": {"total_tokens":9}}';
     const outcome = transformChunk(mixed, options);

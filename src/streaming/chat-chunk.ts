@@ -1,7 +1,8 @@
 /**
- * Per-chunk work on an OpenAI chat stream, on the JSON text of each `data:` payload. Most
- * chunks are passed through with only the gateway's `provider` field appended; a chunk is
- * parsed only when it may carry usage or already names a provider.
+ * Per-chunk work on an OpenAI chat stream, on the JSON text of each `data:` payload. Chunks are
+ * passed through with only the gateway's `provider` field appended; a chunk is parsed only when
+ * it may carry usage (to read it) or already names a provider, and re-serialised only when a
+ * field must go (the usage of a client that did not ask for it) or be replaced (`provider`).
  */
 
 export type UsageObject = Record<string, unknown>;
@@ -38,6 +39,9 @@ export function transformChunk(data: string, options: ChunkOptions): ChunkOutcom
     const choices = chunk['choices'];
     if (!Array.isArray(choices) || choices.length === 0) return { payload: null, usage };
     delete chunk['usage'];
+  } else if (!Object.hasOwn(chunk, 'provider')) {
+    // Nothing to remove or replace: the received text goes on with the name appended, as ordinary chunks do.
+    return { payload: appendProvider(data, options.providerJson), usage };
   }
   chunk['provider'] = options.provider;
   return { payload: JSON.stringify(chunk), usage };

@@ -6,6 +6,7 @@ import type { GatewayError } from '../errors/gateway-error.ts';
 import { mapNetworkError } from '../providers/upstream-client.ts';
 import { UpstreamBody, type ChunkSink } from '../providers/upstream-stream.ts';
 import { transformChunk, type ChunkOptions, type UsageObject } from './chat-chunk.ts';
+import { ChunkedBody } from './chunked-body.ts';
 import { SseParser, type SseEvent } from './sse-parser.ts';
 import { ChatStreamEnd, incompleteStream } from './stream-end.ts';
 
@@ -52,8 +53,9 @@ export function relayChatStream(
 }
 
 /**
- * One relay, driven by the upstream's events: one render and one write per upstream read
- * (ADR 0003, issue 18: no async iterator, no AbortSignal, no promise per chunk).
+ * One relay, driven by the upstream's events: one render per upstream chunk and one write per
+ * upstream read, however many chunks it carried (ADR 0003 and 0024: no async iterator, no
+ * AbortSignal, no promise per chunk).
  */
 class ChatStreamRelay implements ChunkSink {
   private readonly parser = new SseParser();
@@ -85,6 +87,7 @@ class ChatStreamRelay implements ChunkSink {
 
   private readonly upstream: Readable;
   private readonly response: ServerResponse;
+  private readonly body: ChunkedBody;
   private readonly options: RelayOptions;
   private readonly abort: AbortSource;
   private readonly resolve: (result: RelayResult) => void;
@@ -98,6 +101,7 @@ class ChatStreamRelay implements ChunkSink {
   ) {
     this.upstream = upstream;
     this.response = response;
+    this.body = new ChunkedBody(response);
     this.options = options;
     this.abort = abort;
     this.resolve = resolve;
@@ -136,12 +140,16 @@ class ChatStreamRelay implements ChunkSink {
       this.error(error);
       return true;
     }
+    if (this.done) {
+      this.endAtDone(text);
+      return true;
+    }
     if (text !== '') {
       this.firstByteAt ??= performance.now();
-      if (!this.response.write(text) && !this.draining) {
+      if (!this.body.write(text) && !this.draining) {
         this.draining = true;
         this.holds += 1;
-        this.response.once('drain', this.drained);
+        this.body.onDrain(this.drained);
       }
     }
     this.unyielded += chunk.length;
@@ -153,9 +161,23 @@ class ChatStreamRelay implements ChunkSink {
     return this.holds === 0;
   }
 
+  /**
+   * `[DONE]` ends the client's stream at once, with the last write: its frame (and whatever this
+   * read still had queued) and the chunked body's end go out together. What the upstream sends
+   * after it is read and dropped (the connection stays reusable), as it always was.
+   */
+  private endAtDone(text: string): void {
+    this.firstByteAt ??= performance.now();
+    const response = this.response;
+    const last = this.body.take() + text;
+    this.settle({ completed: true, clientClosed: false, error: null, captured: this.captured }, () => response.end(last));
+    // A paused upstream (full client socket, a yield) is let go on: its rest is read and dropped.
+    if (this.holds > 0) setImmediate(() => this.resume());
+  }
+
   end(): void {
     if (this.settled) return;
-    const tail = this.render(this.parser.finish());
+    const tail = this.body.take() + this.render(this.parser.finish());
     const response = this.response;
     if (!this.streamEnd.complete(this.parser.truncated)) {
       const failure = incompleteStream(this.options.provider);
@@ -163,8 +185,8 @@ class ChatStreamRelay implements ChunkSink {
         response.end(tail + errorFrame(failure)),
       );
     }
-    const last = this.done ? tail : tail + doneFrame;
-    const captured = this.captured === null || this.done ? this.captured : this.captured + doneFrame;
+    const last = tail + doneFrame;
+    const captured = this.captured === null ? null : this.captured + doneFrame;
     this.settle({ completed: true, clientClosed: false, error: null, captured }, () => response.end(last));
   }
 
@@ -174,12 +196,14 @@ class ChatStreamRelay implements ChunkSink {
     this.upstream.destroy();
     const failure = toGatewayError(mapNetworkError(error, this.options.provider));
     const response = this.response;
-    this.settle({ completed: false, clientClosed: false, error, captured: null }, () => response.end(errorFrame(failure)));
+    const last = this.body.take() + errorFrame(failure);
+    this.settle({ completed: false, clientClosed: false, error, captured: null }, () => response.end(last));
   }
 
   private clientClosed(): void {
     if (this.settled) return;
     this.upstream.destroy();
+    this.body.take();
     const response = this.response;
     this.settle({ completed: false, clientClosed: true, error: null, captured: null }, () => {
       if (!response.destroyed) response.destroy();
@@ -194,7 +218,7 @@ class ChatStreamRelay implements ChunkSink {
   private settle(rest: Omit<RelayResult, 'usage' | 'firstByteAt'>, respond: () => void): void {
     this.settled = true;
     this.unsubscribe();
-    this.response.off('drain', this.drained);
+    this.body.offDrain(this.drained);
     // The result is built field by field: no object spread on the path (ADR 0012).
     this.resolve({
       usage: this.usage,
@@ -230,8 +254,9 @@ class ChatStreamRelay implements ChunkSink {
     if (outcome.usage !== null) this.usage = outcome.usage;
     if (outcome.payload === null) return '';
     // A payload that spanned several `data:` lines goes out the same way (one field per line).
-    // The check is on the received text (a slice, searched in place), not on the built one.
-    if (data.includes('\n')) return `data: ${outcome.payload.replaceAll('\n', '\ndata: ')}\n\n`;
+    // The check is on the received text (a slice, searched in place), not on the built one, and
+    // only once the stream has had such an event (one-line events are the rule).
+    if (this.parser.multilineSeen && data.includes('\n')) return `data: ${outcome.payload.replaceAll('\n', '\ndata: ')}\n\n`;
     return `data: ${outcome.payload}\n\n`;
   }
 }

@@ -43,6 +43,24 @@ describe('SseParser', () => {
     }
   });
 
+  it('keeps a U+FEFF after the start of the stream at every split (the decoder is made late, keeping marks)', () => {
+    const encoded = Buffer.from('data: {"a":1}\n\ndata: {"z":"\uFEFF€"}\n\ndata: [DONE]\n\n', 'utf8');
+    for (let size = 1; size <= encoded.length; size += 1) {
+      const parser = new SseParser();
+      const events = [];
+      for (let start = 0; start < encoded.length; start += size) events.push(...parser.push(encoded.subarray(start, start + size)));
+      expect(events.map((event) => event.data)).toEqual(['{"a":1}', '{"z":"\uFEFF€"}', '[DONE]']);
+    }
+  });
+
+  it('says whether an event so far had several data lines', () => {
+    const parser = new SseParser();
+    parser.push(bytes('data: one\n\n'));
+    expect(parser.multilineSeen).toBe(false);
+    expect(parser.push(bytes('data: a\ndata: b\n\n'))).toEqual([{ event: null, data: 'a\nb' }]);
+    expect(parser.multilineSeen).toBe(true);
+  });
+
   it('discards an event cut off by the end of the stream, and says so', () => {
     for (const tail of ['data: tail', 'data: tail\n', 'event: x\n']) {
       const parser = new SseParser();

@@ -1,3 +1,5 @@
+import { TextDecoder } from 'node:util';
+
 export interface SseEvent {
   /** The `event:` field, or null for unnamed events. */
   event: string | null;
@@ -35,7 +37,10 @@ export interface SseParserOptions {
  * `SseEventTooLargeError`; an event cut off by the end of the stream is discarded.
  */
 export class SseParser {
-  private readonly decoder = new TextDecoder();
+  /** Made at the first chunk that needs it (most streams never do). */
+  private decoder: TextDecoder | null = null;
+  /** Bytes of the stream have been decoded: a byte-order mark is dropped only before them. */
+  private started = false;
   private readonly maxEventSize: number;
   /** The current unfinished line, in pieces. */
   private pending: string[] = [];
@@ -47,6 +52,8 @@ export class SseParser {
   private incomplete = false;
   /** The decoder holds no partial sequence and has seen the stream's first bytes. */
   private cleanCut = false;
+  /** An event so far had more than one `data:` line (its data holds a `\n`). */
+  multilineSeen = false;
 
   constructor(options: SseParserOptions = {}) {
     this.maxEventSize = options.maxEventSize ?? maximumSseEventSize;
@@ -79,12 +86,20 @@ export class SseParser {
 
   /**
    * UTF-8 text of a chunk. The decoder keeps a sequence split between chunks and drops a
-   * leading byte-order mark; a chunk that follows a clean cut (the previous chunk, after the
-   * first, ended on an ASCII byte) and ends on one itself needs neither: plain `toString`.
+   * leading byte-order mark. A chunk that ends on an ASCII byte needs neither when it follows
+   * a clean cut (the previous chunk ended on one) or starts the stream with anything but 0xEF
+   * (a mark's first byte): plain `toString`. A decoder made later keeps a mark then.
    */
   private decode(chunk: Uint8Array): string {
+    if (chunk.length === 0) return '';
     const last = chunk[chunk.length - 1] ?? 0;
-    if (this.cleanCut && last < 0x80 && chunk instanceof Buffer) return chunk.toString('utf8');
+    if (last < 0x80 && chunk instanceof Buffer && (this.cleanCut || (!this.started && chunk[0] !== 0xef))) {
+      this.started = true;
+      this.cleanCut = true;
+      return chunk.toString('utf8');
+    }
+    this.decoder ??= new TextDecoder('utf-8', { ignoreBOM: this.started });
+    this.started = true;
     this.cleanCut = last < 0x80;
     return this.decoder.decode(chunk, { stream: true });
   }
@@ -110,7 +125,7 @@ export class SseParser {
    * stream was cut inside it); `truncated` then tells the caller so.
    */
   finish(): SseEvent[] {
-    const rest = this.decoder.decode();
+    const rest = this.decoder === null ? '' : this.decoder.decode();
     this.incomplete = this.pendingSize > 0 || rest !== '' || this.dataLines.length > 0 || this.eventName !== null;
     this.pending = [];
     this.pendingSize = 0;
@@ -131,6 +146,7 @@ export class SseParser {
 
   private takeLine(line: string, events: SseEvent[]): void {
     if (line === '') {
+      if (this.dataLines.length > 1) this.multilineSeen = true;
       if (this.dataLines.length > 0) events.push({ event: this.eventName, data: this.dataLines.join('\n') });
       this.dataLines = [];
       this.eventName = null;
