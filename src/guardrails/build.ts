@@ -44,10 +44,33 @@ export function buildGuardrail(
   if (settings.type === 'webhook') return { ...base, kind: 'request', check: webhookCheck(settings.name, settings) };
   const find = settings.type === 'custom' ? custom.get(settings.module) : finderOf(settings);
   if (find === undefined) throw new Error(`guardrail "${settings.name}": its module is not loaded`);
-  const template = settings.replacement;
-  const replacement = (entity: string): string => template.replaceAll('<ENTITY>', entity.toUpperCase());
   const { action, input, output } = settings;
-  return { ...base, kind: 'text', action, input, output, holdBack: defaultHoldBack, find, replacement };
+  return {
+    ...base,
+    kind: 'text',
+    action,
+    input,
+    output,
+    holdBack: defaultHoldBack,
+    find,
+    replacement: replacementOf(settings.replacement),
+  };
+}
+
+/** Entities whose replacement is remembered; a custom finder may name any number of them. */
+const rememberedEntities = 64;
+
+/** The replacement text of an entity: `template` with `<ENTITY>` its name in capitals, built once. */
+function replacementOf(template: string): (entity: string) => string {
+  const built = new Map<string, string>();
+  return (entity) => {
+    let text = built.get(entity);
+    if (text === undefined) {
+      text = template.replaceAll('<ENTITY>', entity.toUpperCase());
+      if (built.size < rememberedEntities) built.set(entity, text);
+    }
+    return text;
+  };
 }
 
 function finderOf(
