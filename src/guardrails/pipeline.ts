@@ -100,6 +100,14 @@ export class Guardrails {
   }
 }
 
+function parseAnswer(body: string): Record<string, unknown> | null {
+  try {
+    return JSON.parse(body) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
 function inScope(scope: GuardrailScope, userPath: string, model: string, endpoint: string): boolean {
   return (
     (scope.endpoints.length === 0 || scope.endpoints.includes(endpoint)) &&
@@ -135,16 +143,17 @@ export class ActiveGuardrails {
     return current;
   }
 
-  /** A chat completion JSON answer as the client may get it. */
-  output(body: string): string {
+  /**
+   * A chat completion JSON answer as the client may get it. `parsed`, when the caller has read
+   * the answer already, is what `body` parses to or an answer with the same `choices` (before
+   * the gateway added its `provider` field): guardrails read it, and `body` is parsed again
+   * only when one of them changes a text.
+   */
+  output(body: string, parsed?: Record<string, unknown>): string {
     const outputs = this.textGuardrails('output');
     if (outputs.length === 0 && this.schema === null) return body;
-    let answer: Record<string, unknown>;
-    try {
-      answer = JSON.parse(body) as Record<string, unknown>;
-    } catch {
-      return body; // not an answer: the caller's reader refuses it
-    }
+    let answer = parsed ?? parseAnswer(body);
+    if (answer === null) return body; // not an answer: the caller's reader refuses it
     this.checkSchema(answer);
     let changed = false;
     for (const guardrail of outputs) {
@@ -154,7 +163,9 @@ export class ActiveGuardrails {
         changed = true;
       }
     }
-    return changed ? JSON.stringify(answer) : body;
+    if (!changed) return body;
+    const whole = parsed === undefined ? null : parseAnswer(body);
+    return JSON.stringify(whole === null ? answer : { ...whole, choices: answer['choices'] });
   }
 
   /** A chat chunk stream (OpenAI SSE) as the client may get it; a block ends it with an error. */
