@@ -60,13 +60,13 @@ const pieces = [
 const characters = '0123456789 -.:+()ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefxyz@_\n';
 
 /** Texts of PII-like pieces, random characters and prose gaps of every length around the window sizes. */
-function texts(count: number, seed: number): string[] {
+function texts(count: number, seed: number, maximumParts = 8): string[] {
   const next = random(seed);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)] as T;
   const result: string[] = [];
   for (let index = 0; index < count; index++) {
     let text = '';
-    const parts = 1 + Math.floor(next() * 8);
+    const parts = 1 + Math.floor(next() * maximumParts);
     for (let part = 0; part < parts; part++) {
       const kind = next();
       if (kind < 0.4) text += pick(pieces);
@@ -83,6 +83,10 @@ describe('findPii', () => {
 
   it('finds in windows around digits exactly what the patterns find over the whole text', () => {
     for (const text of texts(4000, 20)) expect(findPii(text, all)).toEqual(referenceFind(text, all));
+  });
+
+  it('and in long texts with numbers all over, where the last window runs to the end', () => {
+    for (const text of texts(400, 22, 60)) expect(findPii(text, all)).toEqual(referenceFind(text, all));
   });
 
   it('does so for each entity alone', () => {

@@ -32,13 +32,18 @@ function mayHoldIpv6(text: string): boolean {
  * at most 64 characters long (an IBAN's spaced letters), and a pattern reads at most one
  * character either side of a match (look-behind, look-ahead, \b). So the patterns find the
  * same matches in `windowBefore` characters before a run of digits to `windowAfter` past it as
- * in the whole text; windows that meet are merged, and prose between numbers is scanned once
- * (by `digitRuns`) instead of once per pattern. pii.test.ts checks this against whole-text scans.
+ * in the whole text, and in any union of such windows: prose between numbers is skipped
+ * instead of scanned once per pattern. pii.test.ts checks this against whole-text scans.
  */
 const windowBefore = 3;
 const windowAfter = 72;
-/** Digits with at most 31 other characters between them (a longer gap costs backtracking). */
-const digitRun = /\d(?:\D{0,31}\d)*/y;
+/** Windows closer than this are merged: scanning the gap costs less than one more regex call per pattern. */
+const mergeGap = 128;
+/**
+ * A run: digits with at most 31 other characters between them (a longer gap costs
+ * backtracking), at most 64 of them (a bounded cost per call).
+ */
+const digitRun = /\d(?:\D{0,31}\d){0,63}/y;
 const digits = ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9'];
 /** Where each digit occurs next in the text being read (its length when nowhere); reused, scans are synchronous. */
 const nextAt = new Int32Array(10);
@@ -46,13 +51,16 @@ const nextAt = new Int32Array(10);
 /**
  * `[start, end)` of each window, flat and in order; empty when the text holds no digit. Runs
  * start at the nearest next digit, found by indexOf (vectorised, ~10x a regex scan of prose),
- * each digit's position kept until passed, so every digit is searched for once per text.
+ * each digit's position kept until passed, so every digit is searched for once per text. When
+ * the runs found skip too little prose to pay for themselves (digits all over the text), the
+ * last window runs to the end of the text: a text costs at most a few runs more than a whole scan.
  */
 function windowsOf(text: string): number[] {
   const windows: number[] = [];
   const length = text.length;
   nextAt.fill(-1);
-  for (let from = 0; ;) {
+  let skipped = 0;
+  for (let from = 0, runs = 1; ; runs++) {
     let start = length;
     for (let digit = 0; digit < 10; digit++) {
       let at = nextAt[digit] as number;
@@ -64,11 +72,17 @@ function windowsOf(text: string): number[] {
     }
     if (start === length) return windows;
     digitRun.lastIndex = start;
-    digitRun.exec(text);
+    digitRun.test(text);
     from = digitRun.lastIndex;
-    const end = Math.min(length, from + windowAfter);
-    if (windows.length > 0 && start - windowBefore <= (windows[windows.length - 1] as number)) windows[windows.length - 1] = end;
-    else windows.push(Math.max(0, start - windowBefore), end);
+    const last = windows.length - 1;
+    const gap = Math.max(0, start - windowBefore) - (last < 0 ? 0 : (windows[last] as number));
+    const end = runs * mergeGap > skipped + 2 * mergeGap ? length : Math.min(length, from + windowAfter);
+    if (last >= 0 && gap < mergeGap) windows[last] = end;
+    else {
+      windows.push(start - windowBefore < 0 ? 0 : start - windowBefore, end);
+      skipped += gap;
+    }
+    if (end === length) return windows;
   }
 }
 
