@@ -4,7 +4,7 @@ import type { ChatRequestBody, ProviderAdapter } from '../providers/provider.ts'
 import { moderationCheck } from './moderation.ts';
 import { compileDenyList } from './deny-list.ts';
 import { chatTexts } from './chat-texts.ts';
-import { findPii, type PiiEntity } from './pii.ts';
+import { piiFinder } from './pii.ts';
 import { findSecrets } from './secrets.ts';
 import type { Guardrail, Span } from './types.ts';
 import { webhookCheck } from './webhook.ts';
@@ -76,10 +76,7 @@ function replacementOf(template: string): (entity: string) => string {
 function finderOf(
   settings: Exclude<GuardrailSettings, { type: 'max_input_tokens' | 'webhook' | 'custom' | 'moderation' | 'json_schema' }>,
 ): (text: string) => Span[] {
-  if (settings.type === 'pii') {
-    const entities: ReadonlySet<PiiEntity> = new Set(settings.entities);
-    return (text) => findPii(text, entities);
-  }
+  if (settings.type === 'pii') return piiFinder(settings.entities);
   if (settings.type === 'secrets') return findSecrets;
   return compileDenyList(settings.terms, settings.patterns);
 }

@@ -86,49 +86,63 @@ function windowsOf(text: string): number[] {
   }
 }
 
-/** Finds the enabled entities; overlapping finds keep the earliest (then longest). */
-export function findPii(text: string, entities: ReadonlySet<PiiEntity>): Span[] {
-  const spans: Span[] = [];
-  if (entities.has('email')) findEmails(text, spans);
-  let windows: number[] | null = null;
-  for (const entity of ['card', 'iban', 'ip', 'phone'] as const) {
-    if (!entities.has(entity)) continue;
-    if (entity === 'ip' && mayHoldIpv6(text)) {
-      findAll(piiPatterns.ip, entity, text, 0, spans); // IPv6 needs no digit: the whole text
-      continue;
-    }
-    windows ??= windowsOf(text);
-    const pattern = entity === 'ip' ? ipv4 : piiPatterns[entity];
-    for (let at = 0; at < windows.length; at += 2) {
-      const start = windows[at] as number;
-      const end = windows[at + 1] as number;
-      findAll(pattern, entity, start === 0 && end === text.length ? text : text.slice(start, end), start, spans);
-    }
+type Patterned = Exclude<PiiEntity, 'email'>;
+
+/**
+ * The finder of a `pii` guardrail: the enabled entities' matches, in no particular order
+ * (`scan` sorts them and keeps the earliest, then longest, of overlapping ones; equal spans
+ * keep the order card, iban, ip, phone).
+ */
+export function piiFinder(entities: Iterable<PiiEntity>): (text: string) => Span[] {
+  const enabled = new Set(entities);
+  const emails = enabled.has('email');
+  const ip = enabled.has('ip');
+  const withIpv4 = (['card', 'iban', 'ip', 'phone'] as const).filter((entity) => enabled.has(entity));
+  const withoutIp = withIpv4.filter((entity) => entity !== 'ip');
+  return (text) => {
+    const spans: Span[] = [];
+    if (emails) findEmails(text, spans);
+    // IPv6 needs no digit: the whole pattern scans the whole text, before the phones of the windows.
+    const ipv6 = ip && mayHoldIpv6(text);
+    if (ipv6) findAll(piiPatterns.ip, 'ip', text, 0, spans);
+    const patterned = ipv6 ? withoutIp : withIpv4;
+    if (patterned.length > 0) findInWindows(text, patterned, spans);
+    return spans;
+  };
+}
+
+/** Each window's text once, scanned by each pattern in turn. */
+function findInWindows(text: string, entities: readonly Patterned[], spans: Span[]): void {
+  const windows = windowsOf(text);
+  for (let at = 0; at < windows.length; at += 2) {
+    const start = windows[at] as number;
+    const end = windows[at + 1] as number;
+    const window = start === 0 && end === text.length ? text : text.slice(start, end);
+    for (const entity of entities) findAll(entity === 'ip' ? ipv4 : piiPatterns[entity], entity, window, start, spans);
   }
-  return spans;
 }
 
 /** Every valid match of `pattern` in `text`, pushed with `offset` added to its bounds. */
-function findAll(pattern: RegExp, entity: Exclude<PiiEntity, 'email'>, text: string, offset: number, spans: Span[]): void {
+function findAll(pattern: RegExp, entity: Patterned, text: string, offset: number, spans: Span[]): void {
   pattern.lastIndex = 0;
   for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
-    const value = match[0];
-    if (valid(entity, value)) spans.push({ start: offset + match.index, end: offset + match.index + value.length, entity });
+    const end = pattern.lastIndex;
+    if (valid(entity, text, match.index, end)) spans.push({ start: offset + match.index, end: offset + end, entity });
   }
 }
 
-/** The checks past the pattern, on the matched text as is (no copy without separators). */
-function valid(entity: Exclude<PiiEntity, 'email'>, value: string): boolean {
-  if (entity === 'card') return luhn(value);
-  if (entity === 'iban') return mod97(value);
-  if (entity === 'phone') return digitCount(value) >= 7;
+/** The checks past the pattern, on the match in place (no copy without its separators). */
+function valid(entity: Patterned, text: string, start: number, end: number): boolean {
+  if (entity === 'card') return luhnOf(text, start, end);
+  if (entity === 'iban') return mod97Of(text, start, end);
+  if (entity === 'phone') return digitCount(text, start, end) >= 7;
   return true;
 }
 
-function digitCount(value: string): number {
+function digitCount(text: string, start: number, end: number): number {
   let count = 0;
-  for (let index = 0; index < value.length; index++) {
-    const code = value.charCodeAt(index);
+  for (let index = start; index < end; index++) {
+    const code = text.charCodeAt(index);
     if (code >= 48 && code <= 57) count++;
   }
   return count;
@@ -138,6 +152,16 @@ const localChar = /[\p{L}\p{N}._%+-]/u;
 const domainChar = /[\p{L}\p{N}.-]/u;
 const maximumLocal = 64;
 const maximumDomain = 253;
+/** The two classes for ASCII, looked up instead of a regex test per character: bit 1 local, bit 2 domain. */
+const asciiClasses = Uint8Array.from({ length: 128 }, (_, code) => {
+  const char = String.fromCharCode(code);
+  return (localChar.test(char) ? 1 : 0) | (domainChar.test(char) ? 2 : 0);
+});
+
+function inClass(text: string, index: number, bit: 1 | 2, pattern: RegExp): boolean {
+  const code = text.charCodeAt(index);
+  return code < 128 ? ((asciiClasses[code] as number) & bit) !== 0 : pattern.test(text[index] as string);
+}
 
 /**
  * Emails without a regex: from each `@`, the local part to the left and the domain to the
@@ -147,26 +171,30 @@ const maximumDomain = 253;
 function findEmails(text: string, spans: Span[]): void {
   for (let at = text.indexOf('@'); at !== -1; at = text.indexOf('@', at + 1)) {
     let start = at;
-    while (start > 0 && at - start < maximumLocal && localChar.test(text[start - 1] as string)) start--;
+    while (start > 0 && at - start < maximumLocal && inClass(text, start - 1, 1, localChar)) start--;
     while (start < at && (text[start] === '.' || text[start] === '-')) start++;
     let end = at + 1;
-    while (end < text.length && end - at <= maximumDomain && domainChar.test(text[end] as string)) end++;
+    while (end < text.length && end - at <= maximumDomain && inClass(text, end, 2, domainChar)) end++;
     while (end > at + 1 && (text[end - 1] === '.' || text[end - 1] === '-')) end--;
-    const domain = text.slice(at + 1, end);
-    const dot = domain.lastIndexOf('.');
-    if (start === at || dot <= 0 || domain.length - dot - 1 < 2) continue;
+    let dot = end - 1; // the domain's last dot: after its first character, and 2 or more before its end
+    while (dot > at + 1 && text.charCodeAt(dot) !== 46) dot--;
+    if (start === at || dot <= at + 1 || end - dot - 1 < 2) continue;
     spans.push({ start, end, entity: 'email' });
   }
 }
 
 /** Luhn check of the digits of `value` (13 to 19 of them; other characters are separators). */
 export function luhn(value: string): boolean {
-  const digits = digitCount(value);
-  if (digits < 13 || digits > 19) return false;
+  return luhnOf(value, 0, value.length);
+}
+
+function luhnOf(text: string, start: number, end: number): boolean {
+  const count = digitCount(text, start, end);
+  if (count < 13 || count > 19) return false;
   let sum = 0;
   let place = 0;
-  for (let index = value.length - 1; index >= 0; index--) {
-    let digit = value.charCodeAt(index) - 48;
+  for (let index = end - 1; index >= start; index--) {
+    let digit = text.charCodeAt(index) - 48;
     if (digit < 0 || digit > 9) continue;
     if (place++ % 2 === 1) digit = digit * 2 > 9 ? digit * 2 - 9 : digit * 2;
     sum += digit;
@@ -176,18 +204,22 @@ export function luhn(value: string): boolean {
 
 /** IBAN mod-97 check of `value` (15 to 34 characters once its spaces are left out). */
 export function mod97(value: string): boolean {
-  let length = 0;
-  let split = 0; // after the country code and check digits, which count last
-  for (let index = 0; index < value.length; index++) if (value.charCodeAt(index) !== 32 && ++length === 4) split = index + 1;
-  if (length < 15 || length > 34) return false;
-  return mod97Of(value, 0, split, mod97Of(value, split, value.length, 0)) === 1;
+  return mod97Of(value, 0, value.length);
 }
 
-/** `remainder` carried on through the characters of `value` in `[from, to)`, spaces left out. */
-function mod97Of(value: string, from: number, to: number, remainder: number): number {
+function mod97Of(text: string, start: number, end: number): boolean {
+  let length = 0;
+  let split = start; // after the country code and check digits, which count last
+  for (let index = start; index < end; index++) if (text.charCodeAt(index) !== 32 && ++length === 4) split = index + 1;
+  if (length < 15 || length > 34) return false;
+  return remainderOf(text, start, split, remainderOf(text, split, end, 0)) === 1;
+}
+
+/** `remainder` carried on (mod 97) through the characters of `text` in `[from, to)`, spaces left out. */
+function remainderOf(text: string, from: number, to: number, remainder: number): number {
   let result = remainder;
   for (let index = from; index < to; index++) {
-    const code = value.charCodeAt(index);
+    const code = text.charCodeAt(index);
     if (code === 32) continue;
     const digit = code >= 65 ? code - 55 : code - 48;
     result = digit > 9 ? (result * 100 + digit) % 97 : (result * 10 + digit) % 97;
