@@ -45,6 +45,9 @@ const mergeGap = 128;
  */
 const digitRun = /\d(?:\D{0,31}\d){0,63}/y;
 const digits = ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9'];
+/** Below this length a text is one window when it holds a digit: one regex test costs less than ten indexOf calls. */
+const shortText = 256;
+const anyDigit = /\d/;
 /** Where each digit occurs next in the text being read (its length when nowhere); reused, scans are synchronous. */
 const nextAt = new Int32Array(10);
 
@@ -56,8 +59,9 @@ const nextAt = new Int32Array(10);
  * last window runs to the end of the text: a text costs at most a few runs more than a whole scan.
  */
 function windowsOf(text: string): number[] {
-  const windows: number[] = [];
   const length = text.length;
+  if (length < shortText) return anyDigit.test(text) ? [0, length] : [];
+  const windows: number[] = [];
   nextAt.fill(-1);
   let skipped = 0;
   for (let from = 0, runs = 1; ; runs++) {
