@@ -45,6 +45,7 @@ const answer = JSON.stringify({
   ],
   usage: { prompt_tokens: 500, completion_tokens: 60, total_tokens: 560 },
 });
+const answerParsed = JSON.parse(answer) as Record<string, unknown>;
 const piiYaml = 'guardrails:\n  - { name: pii, type: pii }\n';
 
 /** CPU µs per call of `run`, median over `samples` batches of `batch` calls. */
@@ -69,7 +70,7 @@ async function microbench(samples: number): Promise<Record<string, number>> {
     const guard = pii.select('/', 'mock-model', '/v1/chat/completions', context);
     if (guard === null) throw new Error('pii guardrail not selected');
     await guard.input(body);
-    return guard.output(answer);
+    return guard.output(answer, answerParsed); // as chat-completions.ts passes the answer readJsonAnswer parsed
   };
   const none = Guardrails.open(silent);
   const unguarded = async (): Promise<unknown> => none.select('/', 'mock-model', '/v1/chat/completions', context);

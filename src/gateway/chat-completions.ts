@@ -159,7 +159,7 @@ export async function callTarget(
     return { kind: 'stream', body, chunkOptions: { provider, providerJson, includeUsage: request.includeUsage } };
   }
   const finished = readJsonAnswer(result.body, provider, 'choices', { requireItems: true, providerJson });
-  return { kind: 'json', body: guard === null ? finished.body : guard.output(finished.body), usage: finished.usage };
+  return { kind: 'json', body: guard === null ? finished.body : guard.output(finished.body, finished.parsed), usage: finished.usage };
 }
 
 function reportCacheHit(

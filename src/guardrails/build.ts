@@ -4,7 +4,7 @@ import type { ChatRequestBody, ProviderAdapter } from '../providers/provider.ts'
 import { moderationCheck } from './moderation.ts';
 import { compileDenyList } from './deny-list.ts';
 import { chatTexts } from './chat-texts.ts';
-import { findPii, type PiiEntity } from './pii.ts';
+import { piiFinder } from './pii.ts';
 import { findSecrets } from './secrets.ts';
 import type { Guardrail, Span } from './types.ts';
 import { webhookCheck } from './webhook.ts';
@@ -44,19 +44,39 @@ export function buildGuardrail(
   if (settings.type === 'webhook') return { ...base, kind: 'request', check: webhookCheck(settings.name, settings) };
   const find = settings.type === 'custom' ? custom.get(settings.module) : finderOf(settings);
   if (find === undefined) throw new Error(`guardrail "${settings.name}": its module is not loaded`);
-  const template = settings.replacement;
-  const replacement = (entity: string): string => template.replaceAll('<ENTITY>', entity.toUpperCase());
   const { action, input, output } = settings;
-  return { ...base, kind: 'text', action, input, output, holdBack: defaultHoldBack, find, replacement };
+  return {
+    ...base,
+    kind: 'text',
+    action,
+    input,
+    output,
+    holdBack: defaultHoldBack,
+    find,
+    replacement: replacementOf(settings.replacement),
+  };
+}
+
+/** Entities whose replacement is remembered; a custom finder may name any number of them. */
+const rememberedEntities = 64;
+
+/** The replacement text of an entity: `template` with `<ENTITY>` its name in capitals, built once. */
+function replacementOf(template: string): (entity: string) => string {
+  const built = new Map<string, string>();
+  return (entity) => {
+    let text = built.get(entity);
+    if (text === undefined) {
+      text = template.replaceAll('<ENTITY>', entity.toUpperCase());
+      if (built.size < rememberedEntities) built.set(entity, text);
+    }
+    return text;
+  };
 }
 
 function finderOf(
   settings: Exclude<GuardrailSettings, { type: 'max_input_tokens' | 'webhook' | 'custom' | 'moderation' | 'json_schema' }>,
 ): (text: string) => Span[] {
-  if (settings.type === 'pii') {
-    const entities: ReadonlySet<PiiEntity> = new Set(settings.entities);
-    return (text) => findPii(text, entities);
-  }
+  if (settings.type === 'pii') return piiFinder(settings.entities);
   if (settings.type === 'secrets') return findSecrets;
   return compileDenyList(settings.terms, settings.patterns);
 }

@@ -22,43 +22,46 @@ export function* chatTexts(body: ChatRequestBody): Generator<string> {
 export function mapChatTexts(body: ChatRequestBody, change: (text: string) => string): ChatRequestBody {
   const messages = (body as Json)['messages'];
   if (!Array.isArray(messages)) return body;
-  let changed = false;
-  const mapped = messages.map((message: unknown) => {
+  const mapped = mapItems(messages, (message) => {
     if (!isObject(message)) return message;
     const content = mapContent(message['content'], change);
-    if (content === message['content']) return message;
-    changed = true;
-    return { ...message, content };
+    return content === message['content'] ? message : { ...message, content };
   });
-  return changed ? ({ ...body, messages: mapped } as ChatRequestBody) : body;
+  return mapped === messages ? body : ({ ...body, messages: mapped } as ChatRequestBody);
+}
+
+/** `items` with `change` applied to each; copied only from the first item it changes (the same array when none). */
+function mapItems(items: readonly unknown[], change: (item: unknown) => unknown): readonly unknown[] {
+  let mapped: unknown[] | null = null;
+  for (let index = 0; index < items.length; index++) {
+    const item = items[index];
+    const changed = change(item);
+    if (changed === item) continue;
+    mapped ??= items.slice();
+    mapped[index] = changed;
+  }
+  return mapped ?? items;
 }
 
 function mapContent(content: unknown, change: (text: string) => string): unknown {
   if (typeof content === 'string') return change(content);
   if (!Array.isArray(content)) return content;
-  let changed = false;
-  const parts = content.map((part: unknown) => {
+  return mapItems(content, (part) => {
     if (!isObject(part) || typeof part['text'] !== 'string') return part;
     const text = change(part['text']);
-    if (text === part['text']) return part;
-    changed = true;
-    return { ...part, text };
+    return text === part['text'] ? part : { ...part, text };
   });
-  return changed ? parts : content;
 }
 
 /** A chat completion answer with `change` applied to each choice's message content (null when none changed). */
 export function mapAnswerTexts(answer: Json, change: (text: string) => string): Json | null {
   const choices = answer['choices'];
   if (!Array.isArray(choices)) return null;
-  let changed = false;
-  const mapped = choices.map((choice: unknown) => {
+  const mapped = mapItems(choices, (choice) => {
     if (!isObject(choice) || !isObject(choice['message'])) return choice;
     const message = choice['message'];
     const content = mapContent(message['content'], change);
-    if (content === message['content']) return choice;
-    changed = true;
-    return { ...choice, message: { ...message, content } };
+    return content === message['content'] ? choice : { ...choice, message: { ...message, content } };
   });
-  return changed ? { ...answer, choices: mapped } : null;
+  return mapped === choices ? null : { ...answer, choices: mapped };
 }

@@ -43,7 +43,7 @@ export interface GuardrailDecision {
  * list in one step (admin API, hot reload): a request keeps the list it selected from.
  */
 export class Guardrails {
-  private list: readonly Guardrail[] = [];
+  private plan: Plan = planOf([]);
   private readonly report: Report;
   private readonly instances: Instances;
 
@@ -58,8 +58,10 @@ export class Guardrails {
    */
   static open(logger: Logger, metrics: DecisionCounter | null = null, instances: Instances = new Map()): Guardrails {
     const report: Report = (decision, context) => {
-      const message = decision.mode === 'monitor' ? 'guardrail would act (monitor mode)' : 'guardrail acted';
-      logger.info({ request_id: context.requestId, guardrail: decision }, message);
+      if (logger.isLevelEnabled('info')) {
+        const message = decision.mode === 'monitor' ? 'guardrail would act (monitor mode)' : 'guardrail acted';
+        logger.info({ request_id: context.requestId, guardrail: decision }, message);
+      }
       const trail = context.trail;
       if (trail) {
         const { guardrail: name, type, action, mode, stage } = decision;
@@ -85,18 +87,44 @@ export class Guardrails {
 
   /** Builds every guardrail first, then swaps: a bad entry throws and leaves the list in force. */
   replace(settings: readonly GuardrailSettings[], custom: CustomFinders): void {
-    this.list = settings.map((entry) => buildGuardrail(entry, custom, this.instances));
+    this.plan = planOf(settings.map((entry) => buildGuardrail(entry, custom, this.instances)));
   }
 
   get size(): number {
-    return this.list.length;
+    return this.plan.guardrails.length;
   }
 
   select(userPath: string, model: string, endpoint: string, context: DecisionContext): ActiveGuardrails | null {
-    const list = this.list;
+    const plan = this.plan;
+    const list = plan.guardrails;
     if (list.length === 0) return null;
-    const active = list.filter((guardrail) => inScope(guardrail.scope, userPath, model, endpoint));
-    return active.length === 0 ? null : new ActiveGuardrails(active, this.report, context);
+    let count = 0;
+    for (const guardrail of list) if (inScope(guardrail.scope, userPath, model, endpoint)) count++;
+    if (count === 0) return null;
+    // Every guardrail in scope (the usual case): the plan made when the list was built.
+    const active = count === list.length ? plan : planOf(list.filter((guardrail) => inScope(guardrail.scope, userPath, model, endpoint)));
+    return new ActiveGuardrails(active, this.report, context);
+  }
+}
+
+/** Guardrails in order, and those of them that read JSON answers and streams, picked out once. */
+interface Plan {
+  readonly guardrails: readonly Guardrail[];
+  readonly outputs: readonly TextGuardrail[];
+}
+
+function planOf(guardrails: readonly Guardrail[]): Plan {
+  return {
+    guardrails,
+    outputs: guardrails.filter((guardrail): guardrail is TextGuardrail => guardrail.kind === 'text' && guardrail.output),
+  };
+}
+
+function parseAnswer(body: string): Record<string, unknown> | null {
+  try {
+    return JSON.parse(body) as Record<string, unknown>;
+  } catch {
+    return null;
   }
 }
 
@@ -111,13 +139,15 @@ function inScope(scope: GuardrailScope, userPath: string, model: string, endpoin
 /** The guardrails of one request: its input, its JSON answer, its stream. */
 export class ActiveGuardrails {
   private readonly guardrails: readonly Guardrail[];
+  private readonly outputs: readonly TextGuardrail[];
   private readonly report: Report;
   private readonly context: DecisionContext;
   /** The JSON schema the request asked for, when a json_schema guardrail is in scope. */
   private schema: Record<string, unknown> | null = null;
 
-  constructor(guardrails: readonly Guardrail[], report: Report, context: DecisionContext) {
-    this.guardrails = guardrails;
+  constructor(plan: Plan, report: Report, context: DecisionContext) {
+    this.guardrails = plan.guardrails;
+    this.outputs = plan.outputs;
     this.report = report;
     this.context = context;
   }
@@ -135,16 +165,17 @@ export class ActiveGuardrails {
     return current;
   }
 
-  /** A chat completion JSON answer as the client may get it. */
-  output(body: string): string {
-    const outputs = this.textGuardrails('output');
+  /**
+   * A chat completion JSON answer as the client may get it. `parsed`, when the caller has read
+   * the answer already, is what `body` parses to or an answer with the same `choices` (before
+   * the gateway added its `provider` field): guardrails read it, and `body` is parsed again
+   * only when one of them changes a text.
+   */
+  output(body: string, parsed?: Record<string, unknown>): string {
+    const outputs = this.outputs;
     if (outputs.length === 0 && this.schema === null) return body;
-    let answer: Record<string, unknown>;
-    try {
-      answer = JSON.parse(body) as Record<string, unknown>;
-    } catch {
-      return body; // not an answer: the caller's reader refuses it
-    }
+    let answer = parsed ?? parseAnswer(body);
+    if (answer === null) return body; // not an answer: the caller's reader refuses it
     this.checkSchema(answer);
     let changed = false;
     for (const guardrail of outputs) {
@@ -154,12 +185,14 @@ export class ActiveGuardrails {
         changed = true;
       }
     }
-    return changed ? JSON.stringify(answer) : body;
+    if (!changed) return body;
+    const whole = parsed === undefined ? null : parseAnswer(body);
+    return JSON.stringify(whole === null ? answer : { ...whole, choices: answer['choices'] });
   }
 
   /** A chat chunk stream (OpenAI SSE) as the client may get it; a block ends it with an error. */
   stream(body: Readable): Readable {
-    const outputs = this.textGuardrails('output');
+    const outputs = this.outputs;
     if (outputs.length === 0) return body;
     return guardStream(body, outputs, (guardrail, text, spans) => {
       const entity = spans[0]?.entity ?? 'match';
@@ -180,10 +213,6 @@ export class ActiveGuardrails {
         return text;
       });
     }
-  }
-
-  private textGuardrails(stage: Stage): TextGuardrail[] {
-    return this.guardrails.filter((guardrail): guardrail is TextGuardrail => guardrail.kind === 'text' && guardrail[stage]);
   }
 
   private text(guardrail: TextGuardrail, text: string, stage: Stage): string {

@@ -1,4 +1,4 @@
-import { fold } from './fold.ts';
+import { fold, isAscii } from './fold.ts';
 import type { Span, TextGuardrail } from './types.ts';
 
 /**
@@ -6,23 +6,49 @@ import type { Span, TextGuardrail } from './types.ts';
  * the original; sorted, overlaps dropped (the earlier, then the longer, wins).
  */
 export function scan(guardrail: TextGuardrail, text: string): Span[] {
+  if (isAscii(text)) return kept(guardrail.find(text)); // folding changes nothing
   const folded = fold(text);
   const found = guardrail.find(folded.text);
-  if (found.length === 0) return found;
   const origin = folded.origin;
-  const spans =
-    origin === null
-      ? found
-      : found.map((span) => ({ start: origin[span.start] as number, end: (origin[span.end - 1] as number) + 1, entity: span.entity }));
-  spans.sort((a, b) => a.start - b.start || b.end - a.end);
-  const kept: Span[] = [];
+  if (found.length === 0 || origin === null) return kept(found);
+  return kept(
+    found.map((span) => ({ start: origin[span.start] as number, end: (origin[span.end - 1] as number) + 1, entity: span.entity })),
+  );
+}
+
+/** Shorter than this, spans are sorted in place by insertion (Array.prototype.sort allocates a work copy). */
+const insertionSortLength = 16;
+
+/** `spans` (the finder's own array) sorted by start, longer first, stable; overlapping ones dropped, in place. */
+function kept(spans: Span[]): Span[] {
+  if (spans.length < 2) return spans;
+  if (spans.length < insertionSortLength) insertionSort(spans);
+  else spans.sort(byStartLongerFirst);
+  let length = 0;
   let end = -1;
   for (const span of spans) {
     if (span.start < end) continue;
-    kept.push(span);
+    spans[length++] = span;
     end = span.end;
   }
-  return kept;
+  spans.length = length;
+  return spans;
+}
+
+function byStartLongerFirst(a: Span, b: Span): number {
+  return a.start - b.start || b.end - a.end;
+}
+
+function insertionSort(spans: Span[]): void {
+  for (let index = 1; index < spans.length; index++) {
+    const span = spans[index] as Span;
+    let at = index;
+    while (at > 0 && byStartLongerFirst(spans[at - 1] as Span, span) > 0) {
+      spans[at] = spans[at - 1] as Span;
+      at--;
+    }
+    spans[at] = span;
+  }
 }
 
 /** `text` with each span replaced by the guardrail's replacement for its entity. */

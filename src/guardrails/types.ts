@@ -34,6 +34,7 @@ export interface TextGuardrail extends GuardrailBase {
   readonly input: boolean;
   readonly output: boolean;
   readonly holdBack: number;
+  /** A new array on every call: `scan` sorts it and drops overlaps in place. */
   find(text: string): Span[];
   replacement(entity: string): string;
 }

@@ -124,6 +124,7 @@ describe('guardrails', () => {
     expect(userText(received.at(-1))).toContain('I am [REDACTED_EMAIL] ([REDACTED_EMPLOYEE_ID]), call [REDACTED_PHONE]');
     expect(userText(received.at(-1))).not.toContain('example.org');
     expect(completion.choices[0]?.message.content).toBe('Write to [REDACTED_EMAIL] or pay with [REDACTED_CARD], bye.');
+    expect((completion as unknown as { provider?: string }).provider).toBe('openai'); // the rebuilt answer keeps the stamp
   });
 
   it('redacts PII split across stream chunks', async () => {
