@@ -8,7 +8,7 @@ import type { CircuitBreakers } from '../routing/circuit-breaker.ts';
 import { circuitOpenMovesOn, type FailoverTrigger } from '../routing/failover-rule.ts';
 import type { InFlightCounter } from '../routing/in-flight.ts';
 import type { ResolvedTarget } from '../routing/resolve-model.ts';
-import { targetKey, type RoutePlan } from '../routing/route-planner.ts';
+import type { RoutePlan } from '../routing/route-planner.ts';
 import type { RequestContext } from './request-context.ts';
 import { newSpanId, traceparentOf, withTraceparent } from '../observability/trace-context.ts';
 
@@ -95,7 +95,7 @@ export async function executePlan<T>(
         lastError = admitted.rejection;
         continue;
       }
-      const leave = dependencies.inFlight.enter(targetKey(target));
+      const leave = dependencies.inFlight.enter(target.adapter.name, target.model);
       startedAt = performance.now();
       try {
         const result = await tracedCall(target, context, dependencies, call, (spanId = spanIdOf(context)));

@@ -141,8 +141,8 @@ function choose(
     targets.forEach((target, index) => {
       if (target === null || !available[index]) return;
       const bestTarget = targets[best];
-      if (best === -1 || (bestTarget && dependencies.inFlight.get(targetKey(target)) < dependencies.inFlight.get(targetKey(bestTarget))))
-        best = index;
+      const busy = (candidate: ResolvedTarget): number => dependencies.inFlight.get(candidate.adapter.name, candidate.model);
+      if (best === -1 || (bestTarget && busy(target) < busy(bestTarget))) best = index;
     });
     return best;
   }
