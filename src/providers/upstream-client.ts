@@ -98,12 +98,14 @@ export class UpstreamClient {
    * The same call with the whole answer read into memory. It skips the response stream and
    * async-context machinery of `request`, which JSON answers don't need (the hot path).
    */
-  async requestBuffered(request: UpstreamRequest): Promise<BufferedUpstreamResponse> {
+  requestBuffered(request: UpstreamRequest): Promise<BufferedUpstreamResponse> {
     const abort = request.abort ?? (request.signal === undefined ? undefined : abortSourceOf(request.signal));
-    try {
-      return await new Promise<BufferedUpstreamResponse>((resolve, reject) => {
+    // One promise, no async wrapper: failures are mapped where they are rejected.
+    return new Promise<BufferedUpstreamResponse>((resolve, reject) => {
+      const fail = (error: unknown): void => reject(mapNetworkError(error, request.provider, abort));
+      try {
         const limit = { bytes: this.maxResponseBytes, provider: request.provider };
-        const handler = new BufferingHandler(resolve, reject, abort, limit);
+        const handler = new BufferingHandler(resolve, fail, abort, limit);
         this.poolFor(request.url.origin).dispatch(
           {
             path: request.url.pathname + request.url.search,
@@ -113,10 +115,10 @@ export class UpstreamClient {
           },
           handler,
         );
-      });
-    } catch (error) {
-      throw mapNetworkError(error, request.provider, abort);
-    }
+      } catch (error) {
+        fail(error);
+      }
+    });
   }
 
   /**
