@@ -3,7 +3,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { measureLoad, round, startGateway, startMock } from './harness.ts';
-import { PROJECT_ROOT as ROOT, clockTicksPerSecond, mainThreadTicks, median, pin, runBench } from './processes.ts';
+import { PROJECT_ROOT as ROOT, clockTicksPerSecond, mainThreadCpuMicros, median, pin, runBench } from './processes.ts';
 
 // `npx tsx bench/paired.ts`: two gateway builds or settings compared at the same time. Both
 // gateways run pinned to CPU 0; the mock and two load generators (one per gateway, c=50
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
   const ticksPerSecond = clockTicksPerSecond();
   const spec = { target: 'gateway' as const, stream, concurrency, durationSeconds, warmupSeconds: 1 };
   for (let index = 0; index <= rounds; index += 1) {
-    const before = sides.map((side) => mainThreadTicks(side.pid));
+    const before = sides.map((side) => mainThreadCpuMicros(side.pid, ticksPerSecond));
     const loads = await Promise.all(
       sides.map((side) =>
         measureLoad(spec, { mockUrl: mock.url, mockPid: mock.child.pid, gatewayUrl: side.baseUrl, gatewayPid: side.pid, ticksPerSecond }),
@@ -68,8 +68,8 @@ async function main(): Promise<void> {
     sides.forEach((side, at) => {
       const load = loads[at];
       if (load === undefined || load.errors > 0) throw new Error(`gateway ${side.name} answered with errors: ${load?.first_error ?? ''}`);
-      const ticks = mainThreadTicks(side.pid) - (before[at] ?? 0);
-      side.cpuUsPerRequest.push(round((ticks * 1e6) / ticksPerSecond / Math.max(1, load.total_requests), 1));
+      const micros = mainThreadCpuMicros(side.pid, ticksPerSecond) - (before[at] ?? 0);
+      side.cpuUsPerRequest.push(round(micros / Math.max(1, load.total_requests), 1));
       side.rps.push(load.rps);
     });
   }

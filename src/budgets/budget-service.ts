@@ -140,6 +140,13 @@ export class BudgetService {
     return held === 0 ? noReservation : holdOn(covering, held, shared?.hold ?? null);
   }
 
+  /** Whether a rule covers the path: when none does, `reserve` holds nothing and refuses nothing. */
+  covers(userPath: string): boolean {
+    if (this.ledgers.size === 0) return false;
+    for (const ledger of this.ledgers.values()) if (userPathCovers(ledger.rule.userPath, userPath)) return true;
+    return false;
+  }
+
   private covering(userPath: string): SpendLedger[] {
     const covering: SpendLedger[] = [];
     for (const ledger of this.ledgers.values()) if (userPathCovers(ledger.rule.userPath, userPath)) covering.push(ledger);

@@ -8,7 +8,7 @@ import type { CircuitBreakers } from '../routing/circuit-breaker.ts';
 import { circuitOpenMovesOn, type FailoverTrigger } from '../routing/failover-rule.ts';
 import type { InFlightCounter } from '../routing/in-flight.ts';
 import type { ResolvedTarget } from '../routing/resolve-model.ts';
-import { targetKey, type RoutePlan } from '../routing/route-planner.ts';
+import type { RoutePlan } from '../routing/route-planner.ts';
 import type { RequestContext } from './request-context.ts';
 import { newSpanId, traceparentOf, withTraceparent } from '../observability/trace-context.ts';
 
@@ -82,10 +82,8 @@ export async function executePlan<T>(
       }
       // A saturated target ends the request unless another candidate follows and the plan moves on.
       const final = index === plan.candidates.length - 1 || !plan.failoverOn.includes('saturated');
-      const admitted: Admitted = await admitAttempt(target, context, dependencies, path, final, costOf).catch((error: unknown) => {
-        dependencies.breakers.releaseProbe(target.adapter.name);
-        throw error;
-      });
+      const admitting = admitTarget(target, context, dependencies, path, final, costOf);
+      const admitted = admitting instanceof Promise ? await admitting : admitting;
       reservation = followReservation(reservation, admitted, () => costOf(target));
       path = admitted.path;
       const route = admitted.route;
@@ -95,7 +93,7 @@ export async function executePlan<T>(
         lastError = admitted.rejection;
         continue;
       }
-      const leave = dependencies.inFlight.enter(targetKey(target));
+      const leave = dependencies.inFlight.enter(target.adapter.name, target.model);
       startedAt = performance.now();
       try {
         const result = await tracedCall(target, context, dependencies, call, (spanId = spanIdOf(context)));
@@ -190,6 +188,44 @@ async function admitAttempt(
     const reservation = await reserveBudget(context, dependencies, () => costOf(target), own);
     return { path: withReservation(own, reservation), route: null, rejection: error, reservation };
   }
+}
+
+/** The attempt's admission: at once when nothing applies, else `admitAttempt`'s (a refusal gives a claimed probe back). */
+function admitTarget(
+  target: ResolvedTarget,
+  context: RequestContext,
+  dependencies: ExecutionDependencies,
+  path: Admission | null,
+  last: boolean,
+  costOf: (target: ResolvedTarget) => number | null,
+): Admitted | Promise<Admitted> {
+  return (
+    admittedAtOnce(target, context, dependencies, path) ??
+    admitAttempt(target, context, dependencies, path, last, costOf).catch((error: unknown) => {
+      dependencies.breakers.releaseProbe(target.adapter.name);
+      throw error;
+    })
+  );
+}
+
+/**
+ * What `admitAttempt` gives when no rate-limit rule counts the attempt and no budget covers its
+ * path (nothing to count, hold or refuse), without its promises; null when something applies.
+ */
+function admittedAtOnce(
+  target: ResolvedTarget,
+  context: RequestContext,
+  dependencies: ExecutionDependencies,
+  path: Admission | null,
+): Admitted | null {
+  const limiter = dependencies.limiter;
+  if (limiter !== null) {
+    const subject = { userPath: context.userPath, provider: target.adapter.name, model: target.model };
+    if (limiter.matches(subject, path === null ? undefined : { pathRules: false })) return null;
+  }
+  if (path !== null) return { path, route: noAdmission };
+  if (dependencies.budgets?.covers(context.userPath) === true) return null;
+  return { path: noAdmission, route: noAdmission, reservation: noReservation };
 }
 
 /** The budget reservation of a request (budget.reserve), undoing `admissions` when it is refused. */

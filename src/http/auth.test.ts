@@ -1,7 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { Authenticator, extractToken, withGoogleQueryKey, type ApiKeyAuthenticator } from './auth.ts';
+import { Authenticator, constantTimeEquals, extractToken, withGoogleQueryKey, type ApiKeyAuthenticator } from './auth.ts';
 import { thrown } from '../testing/thrown.ts';
+
+describe('constantTimeEquals', () => {
+  it('is true for the secret only: not a prefix, an extension, a repetition or a one-character change', () => {
+    const secret = 'master-key-123';
+    expect(constantTimeEquals(secret, secret)).toBe(true);
+    expect(constantTimeEquals(`${secret}`.slice(0), secret)).toBe(true);
+    for (const guess of ['master-key-12', 'master-key-1234', secret + secret, 'master-key-124', 'Master-key-123', 'x', '']) {
+      expect(constantTimeEquals(guess, secret)).toBe(false);
+    }
+    expect(constantTimeEquals('anything', '')).toBe(false);
+    expect(constantTimeEquals('é-key', 'é-key')).toBe(true);
+    expect(constantTimeEquals('e-key', 'é-key')).toBe(false);
+  });
+});
 
 describe('extractToken', () => {
   it('reads a bearer token, case-insensitively on the scheme', () => {

@@ -44,6 +44,15 @@ export class RunningHandlers {
       this.#count += 1;
     };
     const leave = (): void => this.#leave();
+    // `then` with both callbacks, made once: `finally` costs two more promises and ticks a request.
+    const settled = (value: unknown): unknown => {
+      leave();
+      return value;
+    };
+    const failed = (error: unknown): never => {
+      leave();
+      throw error;
+    };
     return function (this: FastifyInstance, request, reply) {
       enter();
       let result: unknown;
@@ -57,7 +66,7 @@ export class RunningHandlers {
         leave();
         return result;
       }
-      return Promise.resolve(result).finally(leave);
+      return result.then(settled, failed);
     } as Handler;
   }
 

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import requestOn from 'undici/lib/api/api-request.js';
 import undiciErrors from 'undici/lib/core/errors.js';
+import undiciUtil from 'undici/lib/core/util.js';
 import Pool from 'undici/lib/dispatcher/pool.js';
 import { abortSourceOf, type AbortSource } from '../core/abort-source.ts';
 import { GatewayError, providerError } from '../errors/gateway-error.ts';
@@ -97,12 +98,14 @@ export class UpstreamClient {
    * The same call with the whole answer read into memory. It skips the response stream and
    * async-context machinery of `request`, which JSON answers don't need (the hot path).
    */
-  async requestBuffered(request: UpstreamRequest): Promise<BufferedUpstreamResponse> {
+  requestBuffered(request: UpstreamRequest): Promise<BufferedUpstreamResponse> {
     const abort = request.abort ?? (request.signal === undefined ? undefined : abortSourceOf(request.signal));
-    try {
-      return await new Promise<BufferedUpstreamResponse>((resolve, reject) => {
+    // One promise, no async wrapper: failures are mapped where they are rejected.
+    return new Promise<BufferedUpstreamResponse>((resolve, reject) => {
+      const fail = (error: unknown): void => reject(mapNetworkError(error, request.provider, abort));
+      try {
         const limit = { bytes: this.maxResponseBytes, provider: request.provider };
-        const handler = new BufferingHandler(resolve, reject, abort, limit);
+        const handler = new BufferingHandler(resolve, fail, abort, limit);
         this.poolFor(request.url.origin).dispatch(
           {
             path: request.url.pathname + request.url.search,
@@ -112,10 +115,10 @@ export class UpstreamClient {
           },
           handler,
         );
-      });
-    } catch (error) {
-      throw mapNetworkError(error, request.provider, abort);
-    }
+      } catch (error) {
+        fail(error);
+      }
+    });
   }
 
   /**
@@ -185,11 +188,16 @@ export class UpstreamClient {
  * with what arrived if its body breaks: the status is what the caller maps. A successful
  * answer past `limit.bytes` (announced or received) fails with `responseTooLarge` and aborts
  * the request.
+ *
+ * It speaks undici's own handler calls (`onConnect`, `onHeaders`, ...: marked deprecated in
+ * undici 7's types, but what its clients call; a handler of the newer `onRequestStart` kind is
+ * adapted to them by a wrapper per request that also turns the raw headers into an object).
+ * The raw headers are only read for `content-length` here; the object is made when read (ADR 12).
  */
 class BufferingHandler implements Dispatcher.DispatchHandler {
-  private controller: Dispatcher.DispatchController | null = null;
+  private abortRequest: ((error?: Error) => void) | null = null;
   private statusCode = 0;
-  private headers: IncomingHttpHeaders = {};
+  private rawHeaders: Buffer[] = [];
   private readonly chunks: Buffer[] = [];
   private size = 0;
   private settled = false;
@@ -209,37 +217,42 @@ class BufferingHandler implements Dispatcher.DispatchHandler {
     this.reject = reject;
     this.abort = abort;
     this.limit = limit;
-    this.unsubscribe = abort?.onAbort(() => this.controller?.abort(new undiciErrors.RequestAbortedError())) ?? noop;
+    this.unsubscribe = abort?.onAbort(() => this.abortRequest?.(new undiciErrors.RequestAbortedError())) ?? noop;
   }
 
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.controller = controller;
-    if (this.abort?.aborted === true) controller.abort(new undiciErrors.RequestAbortedError());
+  onConnect(abort: (error?: Error) => void): void {
+    this.abortRequest = abort;
+    if (this.abort?.aborted === true) abort(new undiciErrors.RequestAbortedError());
   }
 
-  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
     this.statusCode = statusCode;
-    this.headers = headers;
-    if (this.succeeded() && Number(headers['content-length'] ?? 0) > this.limit.bytes) this.tooLarge(controller);
+    this.rawHeaders = rawHeaders;
+    if (this.succeeded() && contentLengthOf(rawHeaders) > this.limit.bytes) this.tooLarge();
+    return true;
   }
 
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.settled) return;
+  onData(chunk: Buffer): boolean {
+    if (this.settled) return true;
     this.size += chunk.length;
-    if (this.succeeded() && this.size > this.limit.bytes) return this.tooLarge(controller);
+    if (this.succeeded() && this.size > this.limit.bytes) {
+      this.tooLarge();
+      return true;
+    }
     this.chunks.push(chunk);
     if (!this.succeeded() && this.size >= maximumErrorBodyBytes) {
       // Enough of an error body: answer now rather than wait for (or hang on) the rest.
       this.finish();
-      controller.abort(new undiciErrors.RequestAbortedError());
+      this.abortRequest?.(new undiciErrors.RequestAbortedError());
     }
+    return true;
   }
 
-  onResponseEnd(): void {
+  onComplete(): void {
     this.finish();
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+  onError(error: Error): void {
     if (this.settled) return;
     // A broken error body still leaves the status to report (unless the caller gave up).
     if (this.statusCode !== 0 && !this.succeeded() && this.abort?.aborted !== true) return this.finish();
@@ -248,12 +261,12 @@ class BufferingHandler implements Dispatcher.DispatchHandler {
     this.reject(error);
   }
 
-  private tooLarge(controller: Dispatcher.DispatchController): void {
+  private tooLarge(): void {
     this.settled = true;
     this.unsubscribe();
     this.chunks.length = 0;
     this.reject(responseTooLarge(this.limit.provider, this.limit.bytes));
-    controller.abort(new undiciErrors.RequestAbortedError());
+    this.abortRequest?.(new undiciErrors.RequestAbortedError());
   }
 
   private succeeded(): boolean {
@@ -265,8 +278,37 @@ class BufferingHandler implements Dispatcher.DispatchHandler {
     this.settled = true;
     this.unsubscribe();
     const body = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
-    this.resolve({ statusCode: this.statusCode, headers: this.headers, body });
+    this.resolve(new BufferedAnswer(this.statusCode, this.rawHeaders, body));
   }
+}
+
+/** A buffered answer whose header object is made on first read (a JSON success never reads it). */
+class BufferedAnswer implements BufferedUpstreamResponse {
+  readonly statusCode: number;
+  readonly body: Buffer;
+  #rawHeaders: Buffer[];
+  #headers: IncomingHttpHeaders | null = null;
+
+  constructor(statusCode: number, rawHeaders: Buffer[], body: Buffer) {
+    this.statusCode = statusCode;
+    this.#rawHeaders = rawHeaders;
+    this.body = body;
+  }
+
+  get headers(): IncomingHttpHeaders {
+    return (this.#headers ??= undiciUtil.parseHeaders(this.#rawHeaders) as IncomingHttpHeaders);
+  }
+}
+
+/** The `content-length` of raw response headers; 0 when absent or not a number. */
+function contentLengthOf(rawHeaders: readonly Buffer[]): number {
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index] as Buffer;
+    if (name.length === 14 && undiciUtil.headerNameToString(name) === 'content-length') {
+      return Number((rawHeaders[index + 1] as Buffer).toString('latin1'));
+    }
+  }
+  return 0;
 }
 
 function noop(): void {}

@@ -149,6 +149,11 @@ export class RateLimiter {
     return [...this.rules.values()].some((rule) => rule.maxTokens !== null);
   }
 
+  /** Whether any rule counts this request: when none does, `admit` admits at once and holds nothing. */
+  matches(subject: RouteSubject, request: AdmissionRequest = {}): boolean {
+    return this.index.match(subject, request.routeRules ?? true, request.pathRules ?? true).length > 0;
+  }
+
   /** Counts the request against every matching rule, or throws the 429 of the rule that blocks longest. */
   async admit(subject: RouteSubject, request: AdmissionRequest = {}): Promise<Admission> {
     const rules = this.index.match(subject, request.routeRules ?? true, request.pathRules ?? true);

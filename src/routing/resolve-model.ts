@@ -17,17 +17,32 @@ const onDemandRefreshAfterMs = 10_000;
  * refreshes that listing once before it is refused.
  */
 export async function resolveModel(catalog: ModelCatalog, selector: string, hint: string | undefined): Promise<ResolvedTarget> {
+  const listed = resolveListedModel(catalog, selector, hint);
+  if (listed !== null) return listed;
+  // A qualified selector whose instance's listing lacks the model (both exist: checked above).
   const qualified = splitQualified(catalog, selector, hint);
-  if (qualified === null) return resolveBare(catalog, selector);
+  const listing = qualified === null ? undefined : catalog.instances.get(qualified.instance);
+  if (qualified === null || listing === undefined) throw modelNotFound(selector);
   const { instance, model } = qualified;
-  const listing = catalog.instances.get(instance);
-  if (listing === undefined) throw unknownProvider(instance);
-  if (listing.models === null || listing.models.has(model)) return { adapter: listing.adapter, model };
   if (listing.status !== 'configured' && catalog.age(instance) > onDemandRefreshAfterMs) {
     await catalog.refresh(instance);
     if (listing.models?.has(model)) return { adapter: listing.adapter, model };
   }
   throw modelNotFound(selector);
+}
+
+/**
+ * `resolveModel` without waiting: the target as the listings stand, or null for a qualified
+ * selector its instance's listing lacks (which `resolveModel` may refresh first). It throws
+ * what `resolveModel` would for an unknown instance or bare id.
+ */
+export function resolveListedModel(catalog: ModelCatalog, selector: string, hint: string | undefined): ResolvedTarget | null {
+  const qualified = splitQualified(catalog, selector, hint);
+  if (qualified === null) return resolveBare(catalog, selector);
+  const { instance, model } = qualified;
+  const listing = catalog.instances.get(instance);
+  if (listing === undefined) throw unknownProvider(instance);
+  return listing.models === null || listing.models.has(model) ? { adapter: listing.adapter, model } : null;
 }
 
 function splitQualified(catalog: ModelCatalog, selector: string, hint: string | undefined): { instance: string; model: string } | null {

@@ -5,7 +5,7 @@ import { circuitOpenMovesOn, failoverTriggers, type FailoverTrigger } from './fa
 import type { FailoverRule, FailoverRules } from './failover-rules.ts';
 import type { InFlightCounter } from './in-flight.ts';
 import type { ModelCatalog } from './model-catalog.ts';
-import { resolveModel, type ResolvedTarget } from './resolve-model.ts';
+import { resolveListedModel, resolveModel, type ResolvedTarget } from './resolve-model.ts';
 import type { VirtualModel, VirtualModels } from './virtual-models.ts';
 
 /** Targets to try in order: the first one chosen by the strategy, then failover candidates. */
@@ -40,14 +40,22 @@ export const targetKey = (target: ResolvedTarget): string => `${target.adapter.n
  * A concrete selector with a failover rule is planned the same way, in the rule's order, with
  * the rule's `on` deciding which unavailable targets are set aside and which failures move on.
  */
-export async function planRoute(selector: string, hint: string | undefined, dependencies: PlannerDependencies): Promise<RoutePlan> {
+export function planRoute(selector: string, hint: string | undefined, dependencies: PlannerDependencies): RoutePlan | Promise<RoutePlan> {
   const virtual = hint === undefined ? dependencies.virtualModels?.get(selector) : undefined;
-  if (virtual === undefined) {
-    const target = await resolveModel(dependencies.catalog, selector, hint);
-    const rule = dependencies.failoverRules?.find(target.adapter.name, target.model);
-    if (rule !== undefined) return planFailoverRule(target, rule, dependencies);
-    return { candidates: [target], virtualModel: null, cacheTarget: targetKey(target), failoverOn: failoverTriggers };
-  }
+  if (virtual !== undefined) return planVirtualModel(virtual, dependencies);
+  // A model its listing has is planned at once (the hot path: no promise); otherwise the listing may be refreshed first.
+  const listed = resolveListedModel(dependencies.catalog, selector, hint);
+  if (listed !== null) return planDirect(listed, dependencies);
+  return resolveModel(dependencies.catalog, selector, hint).then((target) => planDirect(target, dependencies));
+}
+
+function planDirect(target: ResolvedTarget, dependencies: PlannerDependencies): RoutePlan | Promise<RoutePlan> {
+  const rule = dependencies.failoverRules?.find(target.adapter.name, target.model);
+  if (rule !== undefined) return planFailoverRule(target, rule, dependencies);
+  return { candidates: [target], virtualModel: null, cacheTarget: targetKey(target), failoverOn: failoverTriggers };
+}
+
+async function planVirtualModel(virtual: VirtualModel, dependencies: PlannerDependencies): Promise<RoutePlan> {
   const targets = await resolveTargets(virtual.targets, dependencies.catalog);
   if (targets.length === 0) {
     throw notFound(`virtual model "${virtual.name}" has no target served by a configured provider`, {
@@ -141,8 +149,8 @@ function choose(
     targets.forEach((target, index) => {
       if (target === null || !available[index]) return;
       const bestTarget = targets[best];
-      if (best === -1 || (bestTarget && dependencies.inFlight.get(targetKey(target)) < dependencies.inFlight.get(targetKey(bestTarget))))
-        best = index;
+      const busy = (candidate: ResolvedTarget): number => dependencies.inFlight.get(candidate.adapter.name, candidate.model);
+      if (best === -1 || (bestTarget && busy(target) < busy(bestTarget))) best = index;
     });
     return best;
   }

@@ -17,3 +17,10 @@ declare module 'undici/lib/api/api-request.js' {
   function request(this: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
   export = request;
 }
+
+declare module 'undici/lib/core/util.js' {
+  /** Raw header pairs (`[name, value, ...]`) as an object with lower-cased names, repeated names as arrays. */
+  export function parseHeaders(headers: readonly (Buffer | string)[]): Record<string, string | string[]>;
+  /** A raw header name, lower-cased (known names from a lookup tree). */
+  export function headerNameToString(name: Buffer | string): string;
+}

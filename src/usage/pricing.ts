@@ -20,8 +20,12 @@ const crossRegionPrefix = /^(?:us|eu|apac|jp|au|ca|us-gov|global)\./;
  */
 export class PriceBook {
   private overrides: ReadonlyMap<string, ModelPrice>;
-  /** Lookups are pure: remember them per `<provider>/<model>` (bounded, the hot path asks often). */
-  private readonly memo = new Map<string, ModelPrice | null>();
+  /**
+   * Lookups are pure: remember them per provider, then model (bounded, the hot path asks
+   * often); no `<provider>/<model>` key is built and hashed per request.
+   */
+  private readonly memo = new Map<string, Map<string, ModelPrice | null>>();
+  private memoSize = 0;
 
   constructor(overrides: ReadonlyMap<string, ModelPrice> = new Map()) {
     this.overrides = lowerCased(overrides);
@@ -31,15 +35,21 @@ export class PriceBook {
   replace(overrides: ReadonlyMap<string, ModelPrice>): void {
     this.overrides = lowerCased(overrides);
     this.memo.clear();
+    this.memoSize = 0;
   }
 
   priceOf(provider: string, model: string): ModelPrice | null {
-    const key = `${provider}/${model}`;
-    const known = this.memo.get(key);
+    const known = this.memo.get(provider)?.get(model);
     if (known !== undefined) return known;
     const price = this.lookUp(provider, model);
-    if (this.memo.size >= 10_000) this.memo.clear();
-    this.memo.set(key, price);
+    if (this.memoSize >= 10_000) {
+      this.memo.clear();
+      this.memoSize = 0;
+    }
+    let models = this.memo.get(provider);
+    if (models === undefined) this.memo.set(provider, (models = new Map()));
+    models.set(model, price);
+    this.memoSize += 1;
     return price;
   }
 
