@@ -11,7 +11,7 @@ import { apiKeyActivity, requestStats } from './request-log-aggregates.ts';
 import type { SqlExecutor } from './sql-executor.ts';
 import { SqlParameters, toNumber } from './sql-executor.ts';
 import type { RequestLogRow } from './request-log-row.ts';
-import { requestLogColumns, requestLogEntryFromRow, requestLogListColumns } from './request-log-row.ts';
+import { requestLogColumns, requestLogEntryFromRow, requestLogListColumns, requestLogRowValues } from './request-log-row.ts';
 import { userPathSubtreeCondition } from './user-path-subtree.ts';
 
 const listSelect = requestLogListColumns.join(', ');
@@ -28,7 +28,7 @@ export class SqlRequestLogStore implements RequestLogStore {
 
   async insertMany(entries: readonly RequestLogEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    await this.#executor.insertRecords('request_log', entries);
+    await this.#executor.insertRows('request_log', requestLogColumns, entries.map(requestLogRowValues));
   }
 
   async list(query: RequestLogQuery): Promise<RequestLogPage> {
