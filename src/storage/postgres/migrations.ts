@@ -288,19 +288,10 @@ export const postgresMigrations: readonly Migration[] = [
   {
     version: 14,
     name: 'request_log_partial_indexes',
-    statements: [
-      // Most rows are a 200 without error code or cache hit: these four indexes leave that
-      // common value out, so such a row costs four index inserts less (ADR 23). A listing on
-      // another value repeats the index's condition (src/storage/sql/sql-request-log-store.ts);
-      // one on the common value reads the time index, where those rows are dense.
-      'DROP INDEX request_log_status',
-      'CREATE INDEX request_log_status ON request_log (status, ts, row_id) WHERE status <> 200',
-      'DROP INDEX request_log_status_class',
-      'CREATE INDEX request_log_status_class ON request_log (status_class, ts, row_id) WHERE status_class <> 2',
-      'DROP INDEX request_log_error_code',
-      'CREATE INDEX request_log_error_code ON request_log (error_code, ts, row_id) WHERE error_code IS NOT NULL',
-      'DROP INDEX request_log_cache_hit',
-      'CREATE INDEX request_log_cache_hit ON request_log (cache_hit, ts, row_id) WHERE cache_hit = TRUE',
-    ],
+    // SQLite's migration 14 makes the status, status class, error code and cache hit indexes
+    // partial (ADR 23). PostgreSQL keeps them whole: its inserts cost the database server, not
+    // the gateway, and with the error code index partial its planner sorted every match of
+    // `code=rate_limit_exceeded&status=429` (0.18 s at 1,000,000 rows) instead of reading it in order.
+    statements: [],
   },
 ];

@@ -101,7 +101,7 @@ function unindexed(column: string, kind: ColumnKind, dialect: SqlExecutor['diale
 type Filter = [column: string, kind: ColumnKind, value: string | number | boolean];
 
 /**
- * Partial indexes (migration 14) leave out the common value of a column (a 200, a 2xx, no error
+ * Partial indexes (SQLite migration 14) leave out the common value of a column (a 200, a 2xx, no error
  * code, no cache hit), so that most rows skip four index inserts (ADR 23). A filter on the common
  * value has no index: it never drives a listing, which reads such rows in time order, where
  * they are dense.
