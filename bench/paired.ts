@@ -22,6 +22,8 @@ interface Side {
   pid: number;
   baseUrl: string;
   cpuUsPerRequest: number[];
+  /** The whole process (every thread: event loop, SQLite writer, GC helpers), as bench/run.ts reads it. */
+  processCpuUsPerRequest: number[];
   rps: number[];
 }
 
@@ -34,7 +36,7 @@ async function startSides(pair: Record<string, Record<string, string>>, mockUrl:
     const pid = gateway.child.pid;
     if (pid === undefined) throw new Error(`gateway ${name} has no pid`);
     pin(pid, 0);
-    sides.push({ name, pid, baseUrl: gateway.baseUrl, cpuUsPerRequest: [], rps: [] });
+    sides.push({ name, pid, baseUrl: gateway.baseUrl, cpuUsPerRequest: [], processCpuUsPerRequest: [], rps: [] });
   }
   return sides;
 }
@@ -70,6 +72,7 @@ async function main(): Promise<void> {
       if (load === undefined || load.errors > 0) throw new Error(`gateway ${side.name} answered with errors: ${load?.first_error ?? ''}`);
       const micros = mainThreadCpuMicros(side.pid, ticksPerSecond) - (before[at] ?? 0);
       side.cpuUsPerRequest.push(round(micros / Math.max(1, load.total_requests), 1));
+      side.processCpuUsPerRequest.push(load.gateway_cpu_us_per_request ?? 0);
       side.rps.push(load.rps);
     });
   }
@@ -98,10 +101,29 @@ async function report(sides: Side[], run: Run, pair: Record<string, Record<strin
       `${side.name.padEnd(16)} median ${String(round(median(side.cpuUsPerRequest), 1)).padStart(7)} µs/${unit}   ${String(round(median(side.rps), 0)).padStart(6)} ${unit}/s   rounds ${side.cpuUsPerRequest.join(' ')}\n`,
     );
   }
-  process.stdout.write(`${second.name} / ${first.name}: CPU ${ratio}, rate ${rpsRatio} (medians of per-round ratios)\n`);
+  const processRatios = second.processCpuUsPerRequest.map((value, index) => value / (first.processCpuUsPerRequest[index] ?? value));
+  const processRatio = round(median(processRatios), 3);
+  for (const side of sides) {
+    const perRound = side.processCpuUsPerRequest.join(' ');
+    process.stdout.write(
+      `${side.name.padEnd(16)} all threads ${String(round(median(side.processCpuUsPerRequest), 1)).padStart(7)} µs/${unit}   rounds ${perRound}\n`,
+    );
+  }
+  process.stdout.write(
+    `${second.name} / ${first.name}: CPU ${ratio}, all-threads CPU ${processRatio}, rate ${rpsRatio} (medians of per-round ratios)\n`,
+  );
   const directory = join(ROOT, 'bench', 'results');
   await mkdir(directory, { recursive: true });
-  const document = { date: new Date().toISOString(), node: process.version, ...run, pair, sides, ratio, rps_ratio: rpsRatio };
+  const document = {
+    date: new Date().toISOString(),
+    node: process.version,
+    ...run,
+    pair,
+    sides,
+    ratio,
+    process_ratio: processRatio,
+    rps_ratio: rpsRatio,
+  };
   await writeFile(join(directory, run.stream ? 'paired-stream.json' : 'paired.json'), `${JSON.stringify(document, null, 2)}\n`);
 }
 

@@ -68,9 +68,12 @@ export class RequestLogRecorder {
     if (this.pending > 0) this.options.logger.error({ lost: this.pending }, 'request log entries could not be written before exit');
   }
 
+  /** Writes what was queued when the flush began; later entries wait for the next tick or a full batch (as UsageRecorder). */
   private async writeAll(): Promise<void> {
-    while (this.buffer.length > 0) {
-      const batch = this.buffer.splice(0, this.options.batchSize);
+    let queued = this.buffer.length;
+    while (queued > 0 && this.buffer.length > 0) {
+      const batch = this.buffer.splice(0, Math.min(this.options.batchSize, queued));
+      queued -= batch.length;
       try {
         await this.options.store.insertMany(batch);
         if (this.failing) this.options.logger.info('request log writes recovered');

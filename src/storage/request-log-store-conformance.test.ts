@@ -148,6 +148,21 @@ describe.each(backends)('RequestLogStore conformance: $name', (backend) => {
     expect(await ids(requestLog, { status: { exact: 200 } })).toEqual(['s200']);
   });
 
+  it('filters on the common values that the partial indexes leave out (200, 2xx, no cache hit) like on any other', async () => {
+    const { requestLog } = fresh().storage;
+    await requestLog.insertMany([
+      entry({ id: 'ok-hit', status: 200, cacheHit: true, userPath: '/team/app' }),
+      entry({ id: 'ok-201', status: 201, endpoint: '/v1/embeddings', userPath: '/other' }),
+      entry({ id: 'err', status: 502, errorCode: 'upstream_error', userPath: '/team/app' }),
+      entry({ id: 'ok', status: 200, endpoint: '/v1/embeddings', userPath: '/team/app/x' }),
+    ]);
+    expect(await ids(requestLog, { status: { exact: 200 } })).toEqual(['ok', 'ok-hit']);
+    expect(await ids(requestLog, { status: { statusClass: 2 }, endpoint: '/v1/embeddings' })).toEqual(['ok', 'ok-201']);
+    expect(await ids(requestLog, { cacheHit: false, userPath: '/team/app' })).toEqual(['ok', 'err']);
+    expect(await ids(requestLog, { status: { exact: 200 }, cacheHit: true })).toEqual(['ok-hit']);
+    expect(await ids(requestLog, { status: { statusClass: 2 }, errorCode: 'upstream_error' })).toEqual([]);
+  });
+
   it('a filtered listing pages with its cursor too', async () => {
     const { requestLog } = fresh().storage;
     await requestLog.insertMany(

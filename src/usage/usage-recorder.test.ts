@@ -59,6 +59,20 @@ describe('UsageRecorder', () => {
     expect(store.batches[0]).toEqual(['a', 'b']);
   });
 
+  it('leaves records queued during a write for the next flush, so that batches stay large', async () => {
+    const store = new FakeStore();
+    const recorder = recorderWith(store, 2);
+    recorder.record(record('a'));
+    recorder.record(record('b')); // a full batch: its write starts
+    recorder.record(record('c')); // queued while it runs
+    await recorder.whileSettled(async () => undefined); // the running write is done
+    expect(store.batches).toEqual([['a', 'b']]);
+    expect(recorder.pending).toBe(1);
+    expect(recorder.settledThrough).toBe(2);
+    await recorder.flush();
+    expect(store.batches).toEqual([['a', 'b'], ['c']]);
+  });
+
   it('keeps records through a failure and writes them, in order, on the next flush', async () => {
     const store = new FakeStore();
     store.failuresLeft = 1;

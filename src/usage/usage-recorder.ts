@@ -103,9 +103,16 @@ export class UsageRecorder {
     if (this.pending > 0) this.options.logger.error({ lost: this.pending }, 'usage records could not be written before exit');
   }
 
+  /**
+   * Writes what was queued when the flush began. Records queued meanwhile wait for the next
+   * tick or a full batch: writing them at once made batches of a few dozen rows under load,
+   * each a commit and a round trip to the writer thread (ADR 23).
+   */
   private async writeAll(): Promise<void> {
-    while (this.buffer.length > 0) {
-      this.inFlight = this.buffer.splice(0, this.options.batchSize);
+    let queued = this.buffer.length;
+    while (queued > 0 && this.buffer.length > 0) {
+      this.inFlight = this.buffer.splice(0, Math.min(this.options.batchSize, queued));
+      queued -= this.inFlight.length;
       try {
         await this.options.store.insertMany(this.inFlight.map((pending) => pending.record));
         if (this.failing) this.options.logger.info('usage writes recovered');

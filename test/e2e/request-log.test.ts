@@ -5,7 +5,7 @@ import type { GatewayProcess } from '../support/gateway-process.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
 import { MASTER_KEY, bearer, chatBody, expectEnvelope, rawRequest } from './helpers.ts';
 import { listRequests, loggedRequest } from './request-log-helpers.ts';
-import { call, callJson, createGatewayDatabase } from './storage-helpers.ts';
+import { call, callJson, createGatewayDatabase, eventually } from './storage-helpers.ts';
 import type { GatewayDatabase } from './storage-helpers.ts';
 import { closeAll, instancesEnv, startMocks } from './virtual-models-helpers.ts';
 
@@ -298,8 +298,12 @@ describe('request log (SQLite, bodies on errors)', () => {
     expect(reply.status).toBe(200);
     const entry = await loggedRequest(gateway, requestIdOf(reply));
     expect(entry.api_key_id).toBe(created['id']);
-    const usage = await callJson(gateway, '/admin/usage?group_by=api_key', 200);
-    const rows = usage['rows'] as { key: string | null; requests: number }[];
+    // Usage records have their own batches: the entry being listed does not mean they are written.
+    const rows = await eventually(async () => {
+      const usage = await callJson(gateway, '/admin/usage?group_by=api_key', 200);
+      const found = usage['rows'] as { key: string | null; requests: number }[];
+      return found.some((row) => row.key === created['id']) ? found : undefined;
+    }, 'the usage record of the keyed request');
     expect(rows.find((row) => row.key === created['id'])?.requests).toBe(1);
     expect(rows.some((row) => row.key === null)).toBe(true);
   });

@@ -285,4 +285,13 @@ export const postgresMigrations: readonly Migration[] = [
       'CREATE INDEX request_log_api_key_id ON request_log (api_key_id, ts, row_id) INCLUDE (cost_usd, total_tokens)',
     ],
   },
+  {
+    version: 14,
+    name: 'request_log_partial_indexes',
+    // SQLite's migration 14 makes the status, status class, error code and cache hit indexes
+    // partial (ADR 23). PostgreSQL keeps them whole: its inserts cost the database server, not
+    // the gateway, and with the error code index partial its planner sorted every match of
+    // `code=rate_limit_exceeded&status=429` (0.18 s at 1,000,000 rows) instead of reading it in order.
+    statements: [],
+  },
 ];

@@ -1,6 +1,5 @@
 import type { Pool } from 'pg';
-import type { EncodedRecord, RowEncoderName, SqlExecutor, SqlValue } from '../sql/sql-executor.ts';
-import { encodeRows } from '../sql/row-encoders.ts';
+import type { SqlExecutor, SqlValue } from '../sql/sql-executor.ts';
 import { inPgTransaction } from './pg-transaction.ts';
 
 /** Rows per multi-row INSERT; also bounded by PostgreSQL's 65,535 parameters per statement. */
@@ -37,11 +36,6 @@ export class PostgresExecutor implements SqlExecutor {
         await client.query(multiRowInsert(table, columns, chunk.length), chunk.flat());
       }
     });
-  }
-
-  async insertRecords<Kind extends RowEncoderName>(kind: Kind, records: readonly EncodedRecord<Kind>[]): Promise<void> {
-    const { table, columns, rows } = encodeRows(kind, records);
-    await this.insertRows(table, columns, rows);
   }
 
   async ping(): Promise<boolean> {

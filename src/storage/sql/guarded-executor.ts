@@ -37,7 +37,6 @@ export function guardExecutor(executor: SqlExecutor): SqlExecutor {
     query: (text, values) => guard(() => executor.query(text, values)),
     execute: (text, values) => guard(() => executor.execute(text, values)),
     insertRows: (table, columns, rows) => guard(() => executor.insertRows(table, columns, rows)),
-    insertRecords: (kind, records) => guard(() => executor.insertRecords(kind, records)),
     ping: () => executor.ping(),
     close: () => executor.close(),
   };

@@ -1,14 +1,5 @@
-import type { RequestLogEntry } from '../../request-log/request-log-store.ts';
-
 /** A value bound to a statement parameter. Booleans are stored natively or as 0/1, by dialect. */
 export type SqlValue = string | number | boolean | null;
-
-/** Records that a batch insert can take as they are and turn into rows (src/storage/sql/row-encoders.ts). */
-export interface EncodedRecords {
-  request_log: RequestLogEntry;
-}
-export type RowEncoderName = keyof EncodedRecords;
-export type EncodedRecord<Kind extends RowEncoderName> = EncodedRecords[Kind];
 
 /** The little a SQL store needs from a database: one implementation per dialect. */
 export interface SqlExecutor {
@@ -21,12 +12,6 @@ export interface SqlExecutor {
   execute(text: string, values?: readonly SqlValue[]): Promise<number>;
   /** Inserts every row in one transaction; all or nothing. */
   insertRows(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void>;
-  /**
-   * Inserts records in one transaction, all or nothing, turning each into its row where that
-   * costs the event loop least: on the SQLite writer thread (the records are posted as they
-   * are), else here (src/storage/sql/row-encoders.ts).
-   */
-  insertRecords<Kind extends RowEncoderName>(kind: Kind, records: readonly EncodedRecord<Kind>[]): Promise<void>;
   /** Cheap round trip; false when the database does not answer. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

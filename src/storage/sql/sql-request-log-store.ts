@@ -11,7 +11,7 @@ import { apiKeyActivity, requestStats } from './request-log-aggregates.ts';
 import type { SqlExecutor } from './sql-executor.ts';
 import { SqlParameters, toNumber } from './sql-executor.ts';
 import type { RequestLogRow } from './request-log-row.ts';
-import { requestLogColumns, requestLogEntryFromRow, requestLogListColumns } from './request-log-row.ts';
+import { requestLogColumns, requestLogEntryFromRow, requestLogListColumns, requestLogRowValues } from './request-log-row.ts';
 import { userPathSubtreeCondition } from './user-path-subtree.ts';
 
 const listSelect = requestLogListColumns.join(', ');
@@ -28,12 +28,12 @@ export class SqlRequestLogStore implements RequestLogStore {
 
   async insertMany(entries: readonly RequestLogEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    await this.#executor.insertRecords('request_log', entries);
+    await this.#executor.insertRows('request_log', requestLogColumns, entries.map(requestLogRowValues));
   }
 
   async list(query: RequestLogQuery): Promise<RequestLogPage> {
     const parameters = new SqlParameters(this.#executor);
-    const subtreeDrives = query.userPath !== undefined && query.text === undefined && equalityFilters(query).length === 0;
+    const subtreeDrives = query.userPath !== undefined && query.text === undefined && !equalityFilters(query).some(indexedFor);
     const scanByTime = subtreeDrives && (await this.#largeSubtree(query.userPath ?? '/'));
     const where = requestLogWhere(query, parameters, this.#executor.dialect, scanByTime);
     const limit = parameters.add(query.limit + 1);
@@ -98,8 +98,34 @@ function unindexed(column: string, kind: ColumnKind, dialect: SqlExecutor['diale
   return kind === 'integer' ? `(${column} + 0)` : `(${column} IS TRUE)`;
 }
 
-/** Equality filters, the most selective first: the first one given drives the listing. */
-function equalityFilters(query: RequestLogQuery): [string, ColumnKind, string | number | boolean][] {
+type Filter = [column: string, kind: ColumnKind, value: string | number | boolean];
+
+/**
+ * Partial indexes (SQLite migration 14) leave out the common value of a column (a 200, a 2xx, no error
+ * code, no cache hit), so that most rows skip four index inserts (ADR 23). A filter on the common
+ * value has no index: it never drives a listing, which reads such rows in time order, where
+ * they are dense.
+ */
+function indexedFor([column, , value]: Filter): boolean {
+  if (column === 'status') return value !== 200;
+  if (column === 'status_class') return value !== 2;
+  return column !== 'cache_hit' || value === true;
+}
+
+/** The condition of the filter's partial index, repeated in the query so that both planners may use it. */
+function partialIndexCondition([column]: Filter, dialect: SqlExecutor['dialect']): string | null {
+  if (column === 'status') return 'status <> 200';
+  if (column === 'status_class') return 'status_class <> 2';
+  if (column === 'error_code') return 'error_code IS NOT NULL';
+  if (column === 'cache_hit') return `cache_hit = ${dialect === 'sqlite' ? '1' : 'TRUE'}`;
+  return null;
+}
+
+/**
+ * Equality filters, the most selective first: the first one an index serves drives the listing
+ * (see {@link indexedFor}); filters on common values come last.
+ */
+function equalityFilters(query: RequestLogQuery): Filter[] {
   const filters: [string, ColumnKind, string | number | boolean | undefined][] = [
     ['api_key_id', 'text', query.apiKeyId],
     ['error_code', 'text', query.errorCode],
@@ -110,7 +136,8 @@ function equalityFilters(query: RequestLogQuery): [string, ColumnKind, string | 
     ['endpoint', 'text', query.endpoint],
     ['cache_hit', 'boolean', query.cacheHit],
   ];
-  return filters.filter((filter): filter is [string, ColumnKind, string | number | boolean] => filter[2] !== undefined);
+  const given = filters.filter((filter): filter is Filter => filter[2] !== undefined);
+  return given.filter(indexedFor).concat(given.filter((filter) => !indexedFor(filter)));
 }
 
 /**
@@ -131,9 +158,13 @@ function requestLogWhere(query: RequestLogQuery, parameters: SqlParameters, dial
     conditions.push(`request_id >= ${parameters.add(query.text)} AND request_id < ${parameters.add(`${query.text}\uffff`)}`);
     driven = true;
   }
-  for (const [column, kind, value] of equalityFilters(query)) {
-    conditions.push(`${driven ? unindexed(column, kind, dialect) : column} = ${parameters.add(value)}`);
-    driven = true;
+  for (const filter of equalityFilters(query)) {
+    const [column, kind, value] = filter;
+    const drives: boolean = !driven && indexedFor(filter);
+    conditions.push(`${drives ? column : unindexed(column, kind, dialect)} = ${parameters.add(value)}`);
+    const partial = drives ? partialIndexCondition(filter, dialect) : null;
+    if (partial !== null) conditions.push(partial);
+    driven ||= drives;
   }
   if (query.userPath !== undefined) {
     const column = driven || scanByTime ? unindexed('user_path_lower', 'text', dialect) : 'user_path_lower';

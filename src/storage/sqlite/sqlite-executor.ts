@@ -1,5 +1,4 @@
-import type { EncodedRecord, RowEncoderName, SqlExecutor, SqlValue } from '../sql/sql-executor.ts';
-import { encodeRows } from '../sql/row-encoders.ts';
+import type { SqlExecutor, SqlValue } from '../sql/sql-executor.ts';
 import type { SqliteDatabase, SqliteStatement } from './better-sqlite3-driver.ts';
 import { cachedStatement, insertRowsNow, toSqliteValue, type StatementCache } from './insert-rows.ts';
 import { SqliteWriterUnavailable, type SqliteWriter } from './sqlite-writer.ts';
@@ -45,21 +44,6 @@ export class SqliteExecutor implements SqlExecutor {
     }
     // After a thread failure the batch may already be committed (the thread died before it
     // answered): rows whose key exists are skipped rather than failing the batch forever.
-    insertRowsNow(this.#database, this.#statements, table, columns, rows, threadFailed);
-  }
-
-  /** As insertRows, but on the writer thread the records become rows there, off the event loop. */
-  async insertRecords<Kind extends RowEncoderName>(kind: Kind, records: readonly EncodedRecord<Kind>[]): Promise<void> {
-    let threadFailed = false;
-    if (this.#writer !== null) {
-      try {
-        return await this.#writer.insertRecords(kind, records);
-      } catch (error) {
-        if (!(error instanceof SqliteWriterUnavailable)) throw error;
-        threadFailed = true;
-      }
-    }
-    const { table, columns, rows } = encodeRows(kind, records);
     insertRowsNow(this.#database, this.#statements, table, columns, rows, threadFailed);
   }
 

@@ -1,12 +1,11 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openBetterSqlite3 } from './better-sqlite3-driver.ts';
 import { configureConnection, insertRowsNow, type StatementCache } from './insert-rows.ts';
-import { encodeRows } from '../sql/row-encoders.ts';
 import { toWriterFailure, type WriterReply, type WriterRequest, type WriterStart } from './writer-protocol.ts';
 
 // The SQLite writer thread: its own connection to the gateway's database file, inserting the
-// batches the main thread posts (usage records; request log entries, made rows here), so that B-tree and index work stays off the
-// event loop that serves requests. One message in, one reply out, in order.
+// batches of rows the main thread posts (usage records, request log entries), so that B-tree and
+// index work stays off the event loop that serves requests. One message in, one reply out, in order.
 
 const port = parentPort;
 if (port === null) throw new Error('sqlite-writer-thread runs as a worker thread');
@@ -24,11 +23,7 @@ try {
       return;
     }
     try {
-      if (request.kind === 'insert') insertRowsNow(database, statements, request.table, request.columns, request.rows);
-      else {
-        const { table, columns, rows } = encodeRows(request.encoder, request.records);
-        insertRowsNow(database, statements, table, columns, rows);
-      }
+      insertRowsNow(database, statements, request.table, request.columns, request.rows);
       reply({ kind: 'done', id: request.id, error: null });
     } catch (error) {
       reply({ kind: 'done', id: request.id, error: toWriterFailure(error) });

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { projectRoot } from '../../core/project-root.ts';
-import type { EncodedRecord, RowEncoderName, SqlValue } from '../sql/sql-executor.ts';
+import type { SqlValue } from '../sql/sql-executor.ts';
 import { fromWriterFailure, type WriterReply, type WriterRequest, type WriterStart } from './writer-protocol.ts';
 
 const closeTimeoutMs = 10_000;
@@ -63,11 +63,6 @@ export class SqliteWriter {
 
   async insertRows(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void> {
     return this.#post((id) => ({ kind: 'insert', id, table, columns, rows }));
-  }
-
-  /** The records cross as they are; the thread builds their rows (no row arrays or JSON on the event loop). */
-  async insertRecords<Kind extends RowEncoderName>(encoder: Kind, records: readonly EncodedRecord<Kind>[]): Promise<void> {
-    return this.#post((id) => ({ kind: 'insert_records', id, encoder, records }));
   }
 
   async #post(message: (id: number) => WriterRequest): Promise<void> {

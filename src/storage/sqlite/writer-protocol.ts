@@ -1,4 +1,4 @@
-import type { EncodedRecord, RowEncoderName, SqlValue } from '../sql/sql-executor.ts';
+import type { SqlValue } from '../sql/sql-executor.ts';
 
 /** What the main thread hands the SQLite writer thread at start. */
 export interface WriterStart {
@@ -7,10 +7,7 @@ export interface WriterStart {
 }
 
 export type WriterRequest =
-  | { kind: 'insert'; id: number; table: string; columns: readonly string[]; rows: readonly (readonly SqlValue[])[] }
-  /** Records the thread turns into rows itself (src/storage/sql/row-encoders.ts). */
-  | { kind: 'insert_records'; id: number; encoder: RowEncoderName; records: readonly EncodedRecord<RowEncoderName>[] }
-  | { kind: 'close' };
+  { kind: 'insert'; id: number; table: string; columns: readonly string[]; rows: readonly (readonly SqlValue[])[] } | { kind: 'close' };
 
 /** A failure crosses the thread boundary as plain data; `code` keeps SQLite's (`SQLITE_BUSY`, ...). */
 export interface WriterFailure {

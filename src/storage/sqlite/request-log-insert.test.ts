@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqlRequestLogStore } from '../sql/sql-request-log-store.ts';
 import { requestLogEntry } from '../testing/fixtures.ts';
 import { openBetterSqlite3, type SqliteDatabase } from './better-sqlite3-driver.ts';
 import { migrateSqlite } from './migrate-sqlite.ts';
@@ -9,9 +10,10 @@ import { sqliteMigrations } from './migrations.ts';
 import { SqliteExecutor } from './sqlite-executor.ts';
 import { SqliteWriter } from './sqlite-writer.ts';
 
-// Request log entries cross to the writer thread as they are; the thread builds their rows
-// (attempts JSON, lower-cased user path, status class), so the event loop does not.
-describe('SqliteExecutor.insertRecords (rows built where the insert runs)', () => {
+// Request log entries become rows on the main thread (attempts JSON, lower-cased user path,
+// status class) and cross to the writer thread as arrays: cheaper to clone than the entries
+// (ADR 23). The thread, and the main connection when it is unavailable, write the same rows.
+describe('SqlRequestLogStore.insertMany on a SQLite file (rows posted to the writer thread)', () => {
   let directory: string;
   let path: string;
   let main: SqliteDatabase;
@@ -62,18 +64,17 @@ describe('SqliteExecutor.insertRecords (rows built where the insert runs)', () =
     },
   ];
 
-  it('posts the records to the writer thread, which writes the same rows as the main connection would', async () => {
+  it('posts the rows to the writer thread, which writes the same rows as the main connection would', async () => {
     const writer = new SqliteWriter({ path, busyTimeoutMs: 5_000 });
-    const executor = new SqliteExecutor(main, writer);
-    await executor.insertRecords('request_log', entries);
+    await new SqlRequestLogStore(new SqliteExecutor(main, writer)).insertMany(entries);
     expect(writer.running).toBe(true);
     expect(stored()).toEqual(expected);
     await writer.close();
   });
 
-  it('builds the rows itself when the thread is unavailable', async () => {
+  it('writes the rows on the main connection when the thread is unavailable', async () => {
     const executor = new SqliteExecutor(main, new SqliteWriter({ path: join(directory, 'missing', 'x.db'), busyTimeoutMs: 5_000 }));
-    await executor.insertRecords('request_log', entries);
+    await new SqlRequestLogStore(executor).insertMany(entries);
     expect(stored()).toEqual(expected);
   });
 });

@@ -1,0 +1,66 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RequestLogQuery } from '../../request-log/request-log-store.ts';
+import type { SqlExecutor, SqlValue } from '../sql/sql-executor.ts';
+import { SqlRequestLogStore } from '../sql/sql-request-log-store.ts';
+import { openBetterSqlite3, type SqliteDatabase } from './better-sqlite3-driver.ts';
+import { toSqliteValue } from './insert-rows.ts';
+import { migrateSqlite } from './migrate-sqlite.ts';
+import { sqliteMigrations } from './migrations.ts';
+import { SqliteExecutor } from './sqlite-executor.ts';
+
+// Migration 14 made four request-log indexes partial (ADR 23). A listing on a value they hold
+// must still read its page from that index, in order; one on the common value they leave out
+// reads the time index. Checked on SQLite's own plan for the statements the store runs.
+describe('request log listings on SQLite: which index reads the page', () => {
+  let database: SqliteDatabase;
+  let store: SqlRequestLogStore;
+  const statements: { text: string; values: readonly SqlValue[] }[] = [];
+
+  beforeEach(async () => {
+    database = await openBetterSqlite3(':memory:', 5_000);
+    migrateSqlite(database, sqliteMigrations);
+    const executor = new SqliteExecutor(database);
+    const recording: SqlExecutor = {
+      dialect: 'sqlite',
+      placeholder: () => executor.placeholder(),
+      query: async <Row>(text: string, values: readonly SqlValue[] = []): Promise<Row[]> => {
+        statements.push({ text, values });
+        return executor.query<Row>(text, values);
+      },
+      execute: (text, values) => executor.execute(text, values),
+      insertRows: (table, columns, rows) => executor.insertRows(table, columns, rows),
+      ping: () => executor.ping(),
+      close: () => executor.close(),
+    };
+    store = new SqlRequestLogStore(recording);
+  });
+
+  afterEach(() => {
+    statements.length = 0;
+    database.close();
+  });
+
+  async function plan(query: Partial<RequestLogQuery>): Promise<string> {
+    statements.length = 0;
+    await store.list({ limit: 50, ...query });
+    const listing = statements.find((statement) => statement.text.includes('ORDER BY ts DESC'));
+    if (listing === undefined) throw new Error('no listing statement');
+    const rows = database.prepare(`EXPLAIN QUERY PLAN ${listing.text}`).all(...listing.values.map(toSqliteValue));
+    return (rows as { detail: string }[]).map((row) => row.detail).join('; ');
+  }
+
+  it.each([
+    [{ status: { exact: 502 } }, 'request_log_status'],
+    [{ status: { statusClass: 4 } }, 'request_log_status_class'],
+    [{ errorCode: 'rate_limit_exceeded' }, 'request_log_error_code'],
+    [{ cacheHit: true }, 'request_log_cache_hit'],
+    [{ status: { exact: 200 } }, 'request_log_ts'],
+    [{ status: { statusClass: 2 } }, 'request_log_ts'],
+    [{ cacheHit: false }, 'request_log_ts'],
+    [{ status: { exact: 200 }, endpoint: '/v1/embeddings' }, 'request_log_endpoint'],
+  ] as const)('%j reads %s, without sorting', async (query, index) => {
+    const detail = await plan(query);
+    expect(detail).toMatch(new RegExp(`INDEX ${index}\\b`));
+    expect(detail).not.toContain('TEMP B-TREE');
+  });
+});
