@@ -7,6 +7,7 @@ import type { LoadedSettings, Settings } from './config/settings.ts';
 import { Authenticator } from './http/auth.ts';
 import type { JwtVerifier } from './auth/jwt-verifier.ts';
 import { buildServer } from './http/server.ts';
+import { applyHeapPolicy } from './lifecycle/heap-policy.ts';
 import { LogDestination } from './lifecycle/log-destination.ts';
 import { RunningHandlers } from './lifecycle/running-handlers.ts';
 import { installShutdown } from './lifecycle/shutdown.ts';
@@ -225,6 +226,7 @@ function createLogger(settings: Settings, destination: LogDestination): Logger {
   );
 }
 
+applyHeapPolicy();
 main().catch((error: unknown) => {
   process.stderr.write(`model gateway failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
