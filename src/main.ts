@@ -1,3 +1,5 @@
+// First: sets V8's heap flags before the rest of the gateway loads (ADR 0025).
+import { heapPolicyAfterStart } from './lifecycle/heap-policy.ts';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import type { ClusterWorker } from './cluster/worker.ts';
@@ -7,7 +9,6 @@ import type { LoadedSettings, Settings } from './config/settings.ts';
 import { Authenticator } from './http/auth.ts';
 import type { JwtVerifier } from './auth/jwt-verifier.ts';
 import { buildServer } from './http/server.ts';
-import { applyHeapPolicy } from './lifecycle/heap-policy.ts';
 import { LogDestination } from './lifecycle/log-destination.ts';
 import { RunningHandlers } from './lifecycle/running-handlers.ts';
 import { installShutdown } from './lifecycle/shutdown.ts';
@@ -131,6 +132,7 @@ async function clusterRole(settings: Settings, logger: Logger, logDestination: L
   if (settings.server.workers <= 1) return null;
   const clustering = await import('./cluster/cluster-mode.ts');
   if (!clustering.isPrimary()) return clustering.joinCluster(settings, logger);
+  heapPolicyAfterStart();
   await clustering.runPrimary({ settings, logger, flushLogs: (timeoutMs) => logDestination.waitUntilWritten(timeoutMs) });
   return 'primary';
 }
@@ -144,6 +146,7 @@ async function listen(
 ): Promise<void> {
   cluster.worker?.install(app, cluster.services, cluster.reloader);
   await app.listen({ host: settings.server.host, port: settings.server.port });
+  heapPolicyAfterStart();
   if (cluster.worker === null) logListening(app, settings, logger);
   else await cluster.worker.listening(app);
 }
@@ -226,7 +229,6 @@ function createLogger(settings: Settings, destination: LogDestination): Logger {
   );
 }
 
-applyHeapPolicy();
 main().catch((error: unknown) => {
   process.stderr.write(`model gateway failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
