@@ -2,7 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 
 // The start-up bundle (ADR 0016), run by `npm run build` after tsc: src/main.ts and everything
 // it imports, packages included, become dist/main.js plus the chunks in dist/chunks/ that only
@@ -15,11 +15,36 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
 const chunks = join(dist, 'chunks');
 
-/** Native addons and optional drivers stay in node_modules, loaded by Node's own require. */
-const external = ['better-sqlite3', 'pg-native'];
+/**
+ * Native addons and optional drivers stay in node_modules, loaded by Node's own require; so do
+ * fastify's schema compilers, which no route uses (src/http/schema-compilers.ts, ADR 0025).
+ */
+const external = ['better-sqlite3', 'pg-native', '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler'];
 
 /** The bundle is ESM; the CommonJS packages inside it call `require` for Node's built-ins. */
 const banner = "import { createRequire as __gatewayRequire } from 'node:module'; const require = __gatewayRequire(import.meta.url);";
+
+/**
+ * zod re-exports all its ~50 error-message locales as `z.locales` (about 300 KB of the eager
+ * bundle, more than half of zod), and esbuild cannot drop a namespace re-export. The gateway
+ * keeps zod's default, English (which zod installs itself from locales/en.js); nothing here or
+ * in the bundled packages reads `z.locales`, so in the bundle it holds `en` alone (ADR 0025).
+ */
+const zodEnglishOnly: Plugin = {
+  name: 'zod-english-only',
+  setup(plugin) {
+    plugin.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, ({ importer }) =>
+      /[\\/]zod[\\/]v4[\\/]/.test(importer)
+        ? { path: join(importer, '..', '..', 'locales', 'index.js'), namespace: 'zod-locales' }
+        : undefined,
+    );
+    plugin.onLoad({ filter: /.*/, namespace: 'zod-locales' }, ({ path }) => ({
+      contents: `export { default as en } from ${JSON.stringify(join(path, '..', 'en.js'))};`,
+      resolveDir: join(path, '..'),
+      loader: 'js',
+    }));
+  },
+};
 
 rmSync(chunks, { recursive: true, force: true });
 mkdirSync(chunks, { recursive: true });
@@ -33,6 +58,7 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   external,
+  plugins: [zodEnglishOnly],
   banner: { js: banner },
   // Fewer bytes for V8 to read and scan at start (identifiers are kept: names stay readable).
   minifyWhitespace: true,

@@ -1,3 +1,5 @@
+// First: sets V8's heap flags before the rest of the gateway loads (ADR 0025).
+import { heapPolicyAfterStart } from './lifecycle/heap-policy.ts';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import type { ClusterWorker } from './cluster/worker.ts';
@@ -130,6 +132,7 @@ async function clusterRole(settings: Settings, logger: Logger, logDestination: L
   if (settings.server.workers <= 1) return null;
   const clustering = await import('./cluster/cluster-mode.ts');
   if (!clustering.isPrimary()) return clustering.joinCluster(settings, logger);
+  heapPolicyAfterStart();
   await clustering.runPrimary({ settings, logger, flushLogs: (timeoutMs) => logDestination.waitUntilWritten(timeoutMs) });
   return 'primary';
 }
@@ -143,6 +146,7 @@ async function listen(
 ): Promise<void> {
   cluster.worker?.install(app, cluster.services, cluster.reloader);
   await app.listen({ host: settings.server.host, port: settings.server.port });
+  heapPolicyAfterStart();
   if (cluster.worker === null) logListening(app, settings, logger);
   else await cluster.worker.listening(app);
 }

@@ -102,7 +102,9 @@ export function loadSettings(options: LoadOptions): LoadedSettings {
   const document = configFile === null ? {} : readConfigFile(configFile, options.env);
   for (const key of unknownKeys(configSchema, document)) warnings.push(`unknown configuration key "${key}" is ignored`);
   const origins = applyEnvironment(document, options.env);
-  const parsed = configSchema.safeParse(document);
+  // Parsed once per start or reload: zod's compiled fast path (generated with `new Function` on an
+  // object schema's first parse) would cost more to build than it saves here (ADR 0025).
+  const parsed = configSchema.safeParse(document, { jitless: true });
   if (!parsed.success) throw toConfigError(parsed.error, origins);
   const settings = buildSettings(parsed.data, configFile, origins, warnings, options.env);
   return { settings: deepFreeze(settings), warnings };

@@ -7,6 +7,7 @@ import Fastify, {
 } from 'fastify';
 import type { ServerOptions } from 'node:http';
 import type { Logger } from 'pino';
+import { lazySchemaCompilers } from './schema-compilers.ts';
 import { registerApiKeyRoutes } from '../admin/api-keys-routes.ts';
 import { registerAuditRoutes } from '../admin/audit-routes.ts';
 import { registerWhoamiRoute } from '../admin/whoami-route.ts';
@@ -141,6 +142,8 @@ export function buildServer(dependencies: ServerDependencies): FastifyInstance {
     ...requestTimeouts(settings),
     // Parser errors and timeouts (no request yet) answer the envelope too.
     clientErrorHandler: clientErrorHandler(dependencies.logger as FastifyBaseLogger),
+    // No route declares a fastify schema: ajv and fast-json-stringify load only if one does.
+    schemaController: { compilersFactory: lazySchemaCompilers() },
   });
   dependencies.runningHandlers?.install(app);
   // Set by the hooks before any handler reads them.

@@ -93,6 +93,9 @@ describe('lazy start', () => {
     });
     expect(modules).toContain('node_modules/fastify/');
     expect(modules).not.toContain('node_modules/undici/index.js');
+    // No route declares a fastify schema: its validator compiler (ajv) stays unloaded (ADR 0025).
+    expect(modules).not.toContain('node_modules/ajv/');
+    expect(modules).not.toContain('@fastify/ajv-compiler');
     expect(loadedOf(modules)).toEqual([]);
   });
 
