@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { request } from 'undici';
@@ -20,7 +20,9 @@ import { PROJECT_ROOT as ROOT, clockTicksPerSecond, runBench } from './processes
 //    cap: an admission and a release over IPC per request) against no rule; alternating rounds.
 // 3. exactness: WORKERS=2, a rule of N requests a day, 4N requests at c=64 on many
 //    connections: exactly N admitted.
-// BENCH_ROUNDS (3), BENCH_DURATION (2 s).
+// BENCH_ROUNDS (3), BENCH_DURATION (2 s). BENCH_WORKERS_BASELINE=dist-old/main.js (an older
+// build) runs only an A/B of measure 2: that build and this one, both WORKERS=2 with the rule,
+// alternating, BENCH_ROUNDS rounds of BENCH_DURATION (results in bench/results/workers-ab.json).
 
 const rule = { SET_PROVIDER_RATE_LIMIT_OPENAI: 'rpd=1000000000,concurrent=100000' };
 
@@ -61,10 +63,16 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
-async function start(name: string, env: Record<string, string>, cpuList: string, mockUrl: string): Promise<Variant> {
+async function start(
+  name: string,
+  env: Record<string, string>,
+  cpuList: string,
+  mockUrl: string,
+  entry = 'dist/main.js',
+): Promise<Variant> {
   const directory = await mkdtemp(join(tmpdir(), 'gateway-workers-'));
   // A loaded 2-core machine can take many seconds to start two workers.
-  const gateway = await startGateway(resolve(ROOT, 'dist/main.js'), env, mockUrl, directory, 90_000);
+  const gateway = await startGateway(resolve(ROOT, entry), env, mockUrl, directory, 90_000);
   const pid = gateway.child.pid ?? 0;
   await new Promise((done) => setTimeout(done, 3_000)); // every worker listening
   for (const member of processTree(pid)) execFileSync('taskset', ['-a', '-p', '-c', cpuList, String(member)], { stdio: 'ignore' });
@@ -146,6 +154,8 @@ async function main(): Promise<void> {
   const durationSeconds = Number(process.env.BENCH_DURATION ?? 2);
   const mock = await startMock();
   const mockSide = { url: mock.url, pid: mock.child.pid };
+  const baseline = process.env.BENCH_WORKERS_BASELINE;
+  if (baseline !== undefined) return compareBuilds(baseline, mockSide, rounds, durationSeconds);
   const throughput = [
     await start('workers=1 cpu 0', {}, '0', mock.url),
     await start('workers=2 cpus 0,1', { WORKERS: '2' }, '0,1', mock.url),
@@ -158,6 +168,35 @@ async function main(): Promise<void> {
   await alternate(admission, { target: 'gateway', stream: false, concurrency: 1, durationSeconds: 2, warmupSeconds: 0.5 }, mockSide, 3);
   const exact = await exactness(mock.url, 100);
   await report(throughput, admission, exact, { rounds, durationSeconds });
+}
+
+/** A/B of the admission cost: an older build and this one, WORKERS=2 with the rule, c=1. */
+async function compareBuilds(
+  entry: string,
+  mock: { url: string; pid: number | undefined },
+  rounds: number,
+  durationSeconds: number,
+): Promise<void> {
+  const env = { WORKERS: '2', ...rule };
+  const pair = [await start(`before (${entry})`, env, '0,1', mock.url, entry), await start('after', env, '0,1', mock.url)];
+  await alternate(pair, { target: 'gateway', stream: false, concurrency: 1, durationSeconds, warmupSeconds: 0.5 }, mock, rounds);
+  const ratios = (pick: (variant: Variant) => number[]): number[] => {
+    const [before, after] = pair.map(pick) as [number[], number[]];
+    return after.map((value, index) => round(value / (before[index] ?? 1), 3));
+  };
+  const document = {
+    date: new Date().toISOString(),
+    load_average: loadavg(),
+    variants: pair.map(summary),
+    after_over_before: {
+      p50: ratios((variant) => variant.p50),
+      cpu_us_per_request: ratios((variant) => variant.cpuUsPerRequest),
+      primary_cpu_us_per_request: ratios((variant) => variant.primaryCpuUsPerRequest),
+    },
+  };
+  process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+  await mkdir(join(ROOT, 'bench', 'results'), { recursive: true });
+  await writeFile(join(ROOT, 'bench', 'results', 'workers-ab.json'), `${JSON.stringify(document, null, 2)}\n`);
 }
 
 async function report(
