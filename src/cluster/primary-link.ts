@@ -21,7 +21,7 @@ const postAckDelayMs = 10;
 
 /**
  * A worker's channel to the cluster primary: `call` resolves with the primary's answer,
- * `notify` expects none. Calls made within one event-loop turn leave as one IPC message
+ * `post` once the primary has applied it (no answer of its own), `notify` expects none. Calls made within one event-loop turn leave as one IPC message
  * (flushed by `setImmediate`, after the poll phase that parsed the requests asking them).
  */
 export class PrimaryLink {
