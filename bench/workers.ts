@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { request } from 'undici';
@@ -18,9 +18,13 @@ import { PROJECT_ROOT as ROOT, clockTicksPerSecond, runBench } from './processes
 // 2. admission cost: WORKERS=2, c=1 p50 and CPU per request (all processes, and the primary
 //    alone) with a rate-limit rule that matches every request (a day window and a concurrency
 //    cap: an admission and a release over IPC per request) against no rule; alternating rounds.
+//    Then the same two gateways at c=50: the CPU an admission costs when calls are batched.
 // 3. exactness: WORKERS=2, a rule of N requests a day, 4N requests at c=64 on many
 //    connections: exactly N admitted.
-// BENCH_ROUNDS (3), BENCH_DURATION (2 s).
+// BENCH_ROUNDS (3), BENCH_DURATION (2 s). BENCH_WORKERS_BASELINE=dist-old/main.js (an older
+// build) runs only an A/B of measure 2: that build and this one, both WORKERS=2 with the rule,
+// alternating, BENCH_ROUNDS rounds of BENCH_DURATION at c=BENCH_CONCURRENCY (1); results in
+// bench/results/workers-ab.json (workers-ab-c<N>.json for another concurrency).
 
 const rule = { SET_PROVIDER_RATE_LIMIT_OPENAI: 'rpd=1000000000,concurrent=100000' };
 
@@ -61,10 +65,16 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
-async function start(name: string, env: Record<string, string>, cpuList: string, mockUrl: string): Promise<Variant> {
+async function start(
+  name: string,
+  env: Record<string, string>,
+  cpuList: string,
+  mockUrl: string,
+  entry = 'dist/main.js',
+): Promise<Variant> {
   const directory = await mkdtemp(join(tmpdir(), 'gateway-workers-'));
   // A loaded 2-core machine can take many seconds to start two workers.
-  const gateway = await startGateway(resolve(ROOT, 'dist/main.js'), env, mockUrl, directory, 90_000);
+  const gateway = await startGateway(resolve(ROOT, entry), env, mockUrl, directory, 90_000);
   const pid = gateway.child.pid ?? 0;
   await new Promise((done) => setTimeout(done, 3_000)); // every worker listening
   for (const member of processTree(pid)) execFileSync('taskset', ['-a', '-p', '-c', cpuList, String(member)], { stdio: 'ignore' });
@@ -146,6 +156,9 @@ async function main(): Promise<void> {
   const durationSeconds = Number(process.env.BENCH_DURATION ?? 2);
   const mock = await startMock();
   const mockSide = { url: mock.url, pid: mock.child.pid };
+  const loadAtStart = loadavg();
+  const baseline = process.env.BENCH_WORKERS_BASELINE;
+  if (baseline !== undefined) return compareBuilds(baseline, mockSide, rounds, durationSeconds);
   const throughput = [
     await start('workers=1 cpu 0', {}, '0', mock.url),
     await start('workers=2 cpus 0,1', { WORKERS: '2' }, '0,1', mock.url),
@@ -156,30 +169,79 @@ async function main(): Promise<void> {
     await start('workers=2 rule', { WORKERS: '2', ...rule }, '0,1', mock.url),
   ];
   await alternate(admission, { target: 'gateway', stream: false, concurrency: 1, durationSeconds: 2, warmupSeconds: 0.5 }, mockSide, 3);
+  const busy = admission.map(fresh);
+  await alternate(busy, { target: 'gateway', stream: false, concurrency: 50, durationSeconds, warmupSeconds: 1 }, mockSide, rounds);
   const exact = await exactness(mock.url, 100);
-  await report(throughput, admission, exact, { rounds, durationSeconds });
+  await report(throughput, [admission, busy], exact, { rounds, durationSeconds }, loadAtStart);
+}
+
+/** A/B of the admission cost: an older build and this one, WORKERS=2 with the rule, c=BENCH_CONCURRENCY (1). */
+async function compareBuilds(
+  entry: string,
+  mock: { url: string; pid: number | undefined },
+  rounds: number,
+  durationSeconds: number,
+): Promise<void> {
+  const env = { WORKERS: '2', ...rule };
+  const pair = [await start(`before (${entry})`, env, '0,1', mock.url, entry), await start('after', env, '0,1', mock.url)];
+  const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 1);
+  await alternate(pair, { target: 'gateway', stream: false, concurrency, durationSeconds, warmupSeconds: 0.5 }, mock, rounds);
+  const ratios = (pick: (variant: Variant) => number[]): number[] => {
+    const [before, after] = pair.map(pick) as [number[], number[]];
+    return after.map((value, index) => round(value / (before[index] ?? 1), 3));
+  };
+  const document = {
+    date: new Date().toISOString(),
+    load_average: loadavg(),
+    concurrency,
+    variants: pair.map(summary),
+    after_over_before: {
+      p50: ratios((variant) => variant.p50),
+      cpu_us_per_request: ratios((variant) => variant.cpuUsPerRequest),
+      primary_cpu_us_per_request: ratios((variant) => variant.primaryCpuUsPerRequest),
+    },
+  };
+  process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+  await mkdir(join(ROOT, 'bench', 'results'), { recursive: true });
+  const file = concurrency === 1 ? 'workers-ab.json' : `workers-ab-c${concurrency}.json`;
+  await writeFile(join(ROOT, 'bench', 'results', file), `${JSON.stringify(document, null, 2)}\n`);
+}
+
+/** The same gateway, its figures measured anew. */
+function fresh(variant: Variant): Variant {
+  return { ...variant, rps: [], p50: [], cpuUsPerRequest: [], primaryCpuUsPerRequest: [] };
+}
+
+/** A rule against none: what the IPC admission adds. */
+function admissionCost([free, limited]: Variant[]): Record<string, unknown> {
+  const [w2Free, w2Rule] = [free, limited].map((variant) => (variant === undefined ? {} : summary(variant))) as Array<
+    Record<string, number>
+  >;
+  return {
+    variants: [w2Free, w2Rule],
+    added_p50_ms: round((w2Rule?.['p50_ms_median'] ?? 0) - (w2Free?.['p50_ms_median'] ?? 0), 3),
+    added_cpu_us_per_request: round((w2Rule?.['cpu_us_per_request_median'] ?? 0) - (w2Free?.['cpu_us_per_request_median'] ?? 0), 1),
+    primary_cpu_us_per_request_with_rule: w2Rule?.['primary_cpu_us_per_request_median'],
+  };
 }
 
 async function report(
   throughput: Variant[],
-  admission: Variant[],
+  [idle, busy]: Variant[][],
   exact: Record<string, number>,
   run: Record<string, number>,
+  loadAtStart: number[],
 ): Promise<void> {
   const [one, two] = throughput.map(summary) as [Record<string, number>, Record<string, number>];
-  const [w2Free, w2Rule] = admission.map(summary) as Array<Record<string, number>>;
   const document = {
     date: new Date().toISOString(),
     node: process.version,
+    load_average: { start: loadAtStart, end: loadavg() },
     note: 'alternating rounds; load generator and mock share the two cores with the gateway',
     run,
     throughput: { variants: [one, two], rps_ratio_2_over_1: round((two?.['rps_median'] ?? 0) / (one?.['rps_median'] ?? 1), 3) },
-    admission: {
-      variants: [w2Free, w2Rule],
-      added_p50_ms: round((w2Rule?.['p50_ms_median'] ?? 0) - (w2Free?.['p50_ms_median'] ?? 0), 3),
-      added_cpu_us_per_request: round((w2Rule?.['cpu_us_per_request_median'] ?? 0) - (w2Free?.['cpu_us_per_request_median'] ?? 0), 1),
-      primary_cpu_us_per_request_with_rule: w2Rule?.['primary_cpu_us_per_request_median'],
-    },
+    admission: admissionCost(idle ?? []),
+    admission_c50: admissionCost(busy ?? []),
     exactness: exact,
   };
   process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);

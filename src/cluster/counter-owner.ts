@@ -1,6 +1,7 @@
 import type { AdmissionOptions } from '../ratelimit/counter-store.ts';
 import { MemoryCounterStore } from '../ratelimit/memory-counter-store.ts';
 import type { RateLimitRule } from '../ratelimit/rules.ts';
+import { fromWire, fromWireRules, type WireRule } from './rule-wire.ts';
 import type { WorkerHub } from './worker-hub.ts';
 
 // The rate-limit counters of a multi-worker gateway with the memory store: one
@@ -26,6 +27,9 @@ export interface TokenArgs {
   nowMs: number;
 }
 
+/** The arguments as they cross the channel: rules in their wire form. */
+type Wired<T extends { rules: RateLimitRule[] }> = Omit<T, 'rules'> & { rules: WireRule[] };
+
 interface Lease {
   readonly workerId: number;
   /** The concurrency rules still held, by counter key (an admission may be released in parts). */
@@ -37,26 +41,35 @@ export class CounterOwner {
   private readonly leases = new Map<string, Lease>();
   private nextLease = 1;
 
-  /** Registers the `rl.*` operations on the hub. */
+  /** Registers the `rl.*` operations on the hub; rules arrive in their wire form (rule-wire.ts). */
   serve(hub: WorkerHub): void {
-    hub.handle('rl.admit', (workerId, args) => this.admit(workerId, args as AdmitArgs));
-    hub.handle('rl.release', (_workerId, args) => this.release(args as ReleaseArgs));
-    hub.handle('rl.refund', (_workerId, args) => this.refund(args as ReleaseArgs));
+    hub.handle('rl.admit', (workerId, args) => {
+      const { rules, options, nowMs } = args as Wired<AdmitArgs>;
+      return this.admit(workerId, { rules: fromWireRules(rules), options, nowMs });
+    });
+    hub.handle('rl.release', (_workerId, args) => {
+      const { rules, lease } = args as Wired<ReleaseArgs>;
+      return this.release({ rules: fromWireRules(rules), lease });
+    });
+    hub.handle('rl.refund', (_workerId, args) => {
+      const { rules, lease, nowMs } = args as Wired<ReleaseArgs>;
+      return this.refund({ rules: fromWireRules(rules), lease, nowMs });
+    });
     hub.handle('rl.addTokens', (_workerId, args) => {
-      const { rules, tokens, nowMs } = args as TokenArgs;
-      return this.store.addTokens(rules, tokens, nowMs);
+      const { rules, tokens, nowMs } = args as Wired<TokenArgs>;
+      return this.store.addTokens(fromWireRules(rules), tokens, nowMs);
     });
     hub.handle('rl.hasCapacity', (_workerId, args) => {
-      const { rules, enforceTokens, nowMs } = args as { rules: RateLimitRule[]; enforceTokens: boolean; nowMs: number };
-      return this.store.hasCapacity(rules, enforceTokens, nowMs);
+      const { rules, enforceTokens, nowMs } = args as { rules: WireRule[]; enforceTokens: boolean; nowMs: number };
+      return this.store.hasCapacity(fromWireRules(rules), enforceTokens, nowMs);
     });
     hub.handle('rl.counts', (_workerId, args) => {
-      const { rules, nowMs } = args as { rules: RateLimitRule[]; nowMs: number };
-      return this.store.counts(rules, nowMs);
+      const { rules, nowMs } = args as { rules: WireRule[]; nowMs: number };
+      return this.store.counts(fromWireRules(rules), nowMs);
     });
-    hub.handle('rl.reset', (_workerId, args) => this.store.reset(args as RateLimitRule));
+    hub.handle('rl.reset', (_workerId, args) => this.store.reset(fromWire(args as WireRule)));
     hub.handle('rl.resetAll', () => this.store.resetAll());
-    hub.handle('rl.forget', (_workerId, args) => this.store.forget(args as RateLimitRule));
+    hub.handle('rl.forget', (_workerId, args) => this.store.forget(fromWire(args as WireRule)));
   }
 
   /** Check all, commit all (synchronously, so atomic across workers); a slot taken is leased to the worker. */

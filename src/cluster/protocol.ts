@@ -5,7 +5,10 @@
 /** Marks the gateway's own messages (cluster sends its internal ones on the same channel). */
 export const channelTag = 'model-gateway';
 
-/** One operation asked of the primary; `id` 0 asks for no answer. */
+/**
+ * One operation asked of the primary: a positive `id` asks for an answer, a negative one (a
+ * post) for an answer only if it fails, 0 for none.
+ */
 export interface Call {
   readonly id: number;
   readonly op: string;

@@ -12,6 +12,11 @@ export class WorkerHub {
   private readonly handlers = new Map<string, CallHandler>();
   private readonly workers = new Map<number, Worker>();
 
+  constructor() {
+    // Asked by a worker whose posts wait for an answer that proves them applied (primary-link.ts).
+    this.handlers.set('ping', () => null);
+  }
+
   handle(op: string, handler: CallHandler): void {
     this.handlers.set(op, handler);
   }
@@ -47,17 +52,22 @@ export class WorkerHub {
         if (call.id !== 0) replies.push({ id: call.id, ok: false, value: errorText(error) });
         continue;
       }
-      if (call.id === 0) continue;
-      if (value instanceof Promise) {
-        value.then(
-          (result: unknown) => this.reply(worker, [{ id: call.id, ok: true, value: result }]),
-          (error: unknown) => this.reply(worker, [{ id: call.id, ok: false, value: errorText(error) }]),
-        );
-      } else {
-        replies.push({ id: call.id, ok: true, value: value ?? null });
-      }
+      // A post (negative id) is answered only if it fails; a notification (0) never.
+      if (value instanceof Promise) this.settle(worker, call.id, value);
+      else if (call.id > 0) replies.push({ id: call.id, ok: true, value: value ?? null });
     }
     if (replies.length > 0) this.reply(worker, replies);
+  }
+
+  private settle(worker: Worker, id: number, value: Promise<unknown>): void {
+    value.then(
+      (result: unknown) => {
+        if (id > 0) this.reply(worker, [{ id, ok: true, value: result }]);
+      },
+      (error: unknown) => {
+        if (id !== 0) this.reply(worker, [{ id, ok: false, value: errorText(error) }]);
+      },
+    );
   }
 
   private reply(worker: Worker, replies: Reply[]): void {
