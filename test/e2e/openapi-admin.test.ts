@@ -96,8 +96,12 @@ describe('OpenAPI description of the admin API', () => {
     expect(((await ok('GET', '/admin/audit'))['entries'] as unknown[]).length).toBeGreaterThan(0);
     await ok('GET', '/admin/usage?group_by=model');
     await ok('GET', '/admin/usage?group_by=day&bucket=hour');
-    const page = await ok('GET', '/admin/requests');
-    const [entry] = page['requests'] as Json[];
+    // The log is written in batches (a tick, 100 ms by default): wait for the chat's entry.
+    let entries: Json[] = [];
+    await expect
+      .poll(async () => (entries = (await ok('GET', '/admin/requests'))['requests'] as Json[]).length, { timeout: 10_000 })
+      .toBeGreaterThan(0);
+    const [entry] = entries;
     await ok('GET', `/admin/requests/${String(entry?.['id'])}`, undefined, '/admin/requests/{id}');
     await ok('GET', '/admin/requests/stats?group_by=model&bucket=hour', undefined, '/admin/requests/stats');
     // Refusals follow the error envelope, naming the field the schema refused.
