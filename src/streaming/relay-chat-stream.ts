@@ -33,6 +33,8 @@ export interface RelayOptions extends ChunkOptions {
 const doneFrame = 'data: [DONE]\n\n';
 /** Bytes a relay takes before it lets the event loop serve others for a turn. */
 const yieldBytes = 64 * 1024;
+/** How long an upstream may keep its stream open after `[DONE]` before it is cut (its socket freed). */
+const afterDoneGraceMs = 2_000;
 
 /**
  * Relays an upstream OpenAI chat stream to the client: SSE parsed once, each chunk stamped
@@ -67,6 +69,8 @@ class ChatStreamRelay implements ChunkSink {
   private captured: string | null;
   private firstByteAt: number | null = null;
   private unsubscribe: () => void = noop;
+  /** Cuts an upstream that does not end after `[DONE]`. */
+  private afterDone: NodeJS.Timeout | null = null;
   /** Resumes the upstream (paused while `holds` > 0). */
   private resume = (): void => {
     this.upstream.resume();
@@ -173,9 +177,14 @@ class ChatStreamRelay implements ChunkSink {
     this.settle({ completed: true, clientClosed: false, error: null, captured: this.captured }, () => response.end(last));
     // A paused upstream (full client socket, a yield) is let go on: its rest is read and dropped.
     if (this.holds > 0) setImmediate(() => this.resume());
+    // An upstream that keeps the stream open past [DONE] would hold its socket (outside any
+    // concurrency rule, the client being answered) until undici's body timeout: cut it.
+    this.afterDone = setTimeout(() => this.upstream.destroy(), afterDoneGraceMs);
+    this.afterDone.unref();
   }
 
   end(): void {
+    if (this.afterDone !== null) clearTimeout(this.afterDone);
     if (this.settled) return;
     const tail = this.body.take() + this.render(this.parser.finish());
     const response = this.response;
