@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 
 // The start-up bundle (ADR 0016), run by `npm run build` after tsc: src/main.ts and everything
-// it imports, packages included, become dist/main.js plus the chunks in dist/chunks/ that only
+// it imports, packages included, become dist/main.js (a boot file, see `boot` below),
+// dist/chunks/main-*.js and its shared chunks, plus the chunks in dist/chunks/ that only
 // dynamic imports load (the packages a configuration may not use stay lazy). Node then reads a
 // handful of files at start instead of about 1,300. tsc's output stays beside it: the SQLite
 // writer thread and the demo run from it. dist/chunks/inputs.json lists each output file's
@@ -46,10 +47,34 @@ const zodEnglishOnly: Plugin = {
   },
 };
 
+/**
+ * dist/main.js is a two-line start: it imports src/lifecycle/heap-policy.ts, then imports
+ * src/main.ts dynamically. In a split ESM bundle every shared chunk that main.ts needs (zod,
+ * undici, ...) is a static import of the entry and is evaluated before the entry's own code, so
+ * with src/main.ts as the entry the heap flags were set only after about 100 ms of loading and
+ * four scavenges, too late to keep the young generation from growing (ADR 0025). Evaluated as
+ * the entry's only static import, the policy runs before anything else of the gateway loads.
+ */
+const bootEntry = 'gateway-boot';
+const boot: Plugin = {
+  name: 'gateway-boot',
+  setup(plugin) {
+    plugin.onResolve({ filter: new RegExp(`^${bootEntry}$`) }, () => ({ path: bootEntry, namespace: bootEntry }));
+    plugin.onLoad({ filter: /.*/, namespace: bootEntry }, () => ({
+      contents: [
+        `import ${JSON.stringify(join(root, 'src', 'lifecycle', 'heap-policy.ts'))};`,
+        `await import(${JSON.stringify(join(root, 'src', 'main.ts'))});`,
+      ].join('\n'),
+      resolveDir: root,
+      loader: 'ts',
+    }));
+  },
+};
+
 rmSync(chunks, { recursive: true, force: true });
 mkdirSync(chunks, { recursive: true });
 const result = await build({
-  entryPoints: { main: join(root, 'src', 'main.ts') },
+  entryPoints: { main: bootEntry },
   outdir: dist,
   chunkNames: 'chunks/[name]-[hash]',
   bundle: true,
@@ -58,7 +83,7 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   external,
-  plugins: [zodEnglishOnly],
+  plugins: [boot, zodEnglishOnly],
   banner: { js: banner },
   // Fewer bytes for V8 to read and scan at start (identifiers are kept: names stay readable).
   minifyWhitespace: true,

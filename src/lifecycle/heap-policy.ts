@@ -2,7 +2,9 @@ import { setFlagsFromString } from 'node:v8';
 
 // V8 heap sizing for the gateway process (ADR 0025). This module is the first import of
 // src/main.ts, so these flags are set before the rest of the gateway (fastify, pino, the
-// routes) is loaded; that order is what makes the first one work.
+// routes) is loaded; that order is what makes the first one work. In the bundle, dist/main.js
+// imports this module's chunk alone and only then imports src/main.ts's (scripts/bundle.ts):
+// a split bundle evaluates all of an entry's static imports before the entry's own code.
 
 /**
  * While the gateway loads and builds its server, almost everything it allocates survives
