@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { UsageRecorder } from './usage-recorder.ts';
 import type { UsageRecord, UsageStore } from './usage-store.ts';
 
@@ -71,6 +71,25 @@ describe('UsageRecorder', () => {
     expect(recorder.settledThrough).toBe(2);
     await recorder.flush();
     expect(store.batches).toEqual([['a', 'b'], ['c']]);
+  });
+
+  it('writes a batch that filled up during a write at once, without waiting for the tick', async () => {
+    const store = new FakeStore();
+    const recorder = recorderWith(store, 2);
+    recorder.start(); // a 10 s tick: too late for this test
+    recorder.record(record('a'));
+    recorder.record(record('b')); // a full batch: its write starts
+    recorder.record(record('c'));
+    recorder.record(record('d')); // a second full batch, queued while the first is written
+    await vi.waitFor(
+      () =>
+        expect(store.batches).toEqual([
+          ['a', 'b'],
+          ['c', 'd'],
+        ]),
+      { timeout: 1_000 },
+    );
+    await recorder.stop();
   });
 
   it('keeps records through a failure and writes them, in order, on the next flush', async () => {

@@ -69,6 +69,9 @@ export class UsageRecorder {
     if (this.buffer.length === 0) return;
     this.flushing = this.writeAll().finally(() => {
       this.flushing = null;
+      // A batch that filled up during the write goes at once, as a batch filled while idle
+      // does (not after a failure: the timer paces the retries).
+      if (this.timer !== null && !this.failing && this.buffer.length >= this.options.batchSize) void this.flush();
     });
     await this.flushing;
   }
