@@ -155,3 +155,14 @@ export async function admin(gateway: GatewayProcess, method: string, path: strin
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
   return text === '' ? null : JSON.parse(text);
 }
+
+/**
+ * Waits until at least `seconds` are left in the current minute. A per-minute rule's count is
+ * a sliding estimate: a request made in the last seconds of a minute reads 0 a moment after
+ * the minute turns (floor(1 × 59/60)), so a test that counts on seeing it must not straddle
+ * the turn.
+ */
+export async function awayFromMinuteTurn(seconds: number): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < seconds * 1000) await new Promise((resolve) => setTimeout(resolve, left + 250));
+}

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { testServices } from '../support/services.ts';
-import { admin, chatAs, openPage, signIn, startDashboardWithBrowser } from './browser-support.ts';
+import { admin, awayFromMinuteTurn, chatAs, openPage, signIn, startDashboardWithBrowser } from './browser-support.ts';
 import type { DashboardGateway } from './browser-support.ts';
 
 // Issue 16, the dashboard defects an operator found: sign-in and sign-out, the live refresh and
@@ -84,6 +84,8 @@ describe.skipIf(!testServices.chromium)('dashboard defects in chromium: sign-in,
     await edit.focus();
     expect(await focusedControl(page)).toBe('button:Edit@/a11y');
     const used = ruleRow(page, '/a11y').locator('[data-cell="requests"] [data-used]');
+    await awayFromMinuteTurn(20);
+    await expect.poll(() => used.textContent(), { timeout: 5_000 }).toMatch(/^\d+$/);
     const before = Number(await used.textContent());
     expect(await chatAs(sample.gateway, '/a11y')).toBe(200);
     await expect.poll(() => used.textContent(), { timeout: 15_000 }).toBe(String(before + 1));
