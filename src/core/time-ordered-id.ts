@@ -33,11 +33,14 @@ export function timeOrderedUuid(now: number = Date.now()): string {
     randomFillSync(randomBlock);
     randomAt = 0;
   }
-  const bytes = randomBlock;
   const at = randomAt;
   randomAt += 8;
-  const byte = (offset: number): string => hexByte[bytes[at + offset] as number] as string;
   // The first random byte carries the RFC 9562 variant (0b10) in its top bits.
-  const variant = hexByte[((bytes[at] as number) & 0x3f) | 0x80] as string;
-  return `${prefix}${hexSequence[sequence] as string}-${variant}${byte(1)}-${byte(2)}${byte(3)}${byte(4)}${byte(5)}${byte(6)}${byte(7)}`;
+  const variant = hexByte[((randomBlock[at] as number) & 0x3f) | 0x80] as string;
+  return `${prefix}${hexSequence[sequence] as string}-${variant}${hexAt(at + 1)}-${hexAt(at + 2)}${hexAt(at + 3)}${hexAt(at + 4)}${hexAt(at + 5)}${hexAt(at + 6)}${hexAt(at + 7)}`;
+}
+
+/** The two hex digits of the random block's byte at `index` (no closure per id). */
+function hexAt(index: number): string {
+  return hexByte[randomBlock[index] as number] as string;
 }

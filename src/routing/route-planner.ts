@@ -146,10 +146,10 @@ function choose(
   if (virtual.strategy === 'failover') return available.indexOf(true);
   if (virtual.strategy === 'least_busy') {
     let best = -1;
+    const busy = (candidate: ResolvedTarget): number => dependencies.inFlight.get(candidate.adapter.name, candidate.model);
     targets.forEach((target, index) => {
       if (target === null || !available[index]) return;
       const bestTarget = targets[best];
-      const busy = (candidate: ResolvedTarget): number => dependencies.inFlight.get(candidate.adapter.name, candidate.model);
       if (best === -1 || (bestTarget && busy(target) < busy(bestTarget))) best = index;
     });
     return best;
