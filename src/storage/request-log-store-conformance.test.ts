@@ -49,6 +49,28 @@ describe.each(backends)('RequestLogStore conformance: $name', (backend) => {
     expect((await requestLog.find('same'))?.status).toBe(200);
   });
 
+  it('finds and prefix-lists by request id whether the row is keyed by it (gateway ids) or not (an inbound X-Request-ID)', async () => {
+    const { requestLog } = fresh().storage;
+    // The gateway keys a row by the request id it made; an inbound id gets a row key of its own.
+    const named = (id: string, overrides: Partial<RequestLogEntry> = {}): RequestLogEntry => ({ ...entry(overrides), id, rowId: id });
+    await requestLog.insertMany([
+      named('019a-own-1', { status: 500 }),
+      entry({ id: '019a-own-1', status: 502 }),
+      named('019a-own-2'),
+      entry({ id: '019a-inbound' }),
+      named('019b-own-3'),
+      entry({ id: '019b-inbound', cacheHit: true }),
+    ]);
+    expect((await requestLog.find('019a-own-1'))?.status).toBe(502);
+    expect((await requestLog.find('019a-own-2'))?.id).toBe('019a-own-2');
+    expect((await requestLog.find('019b-inbound'))?.id).toBe('019b-inbound');
+    expect(await requestLog.find('019a')).toBeNull();
+    expect(await ids(requestLog, { text: '019a' })).toEqual(['019a-inbound', '019a-own-2', '019a-own-1', '019a-own-1']);
+    expect(await ids(requestLog, { text: '019b-' })).toEqual(['019b-inbound', '019b-own-3']);
+    expect(await ids(requestLog, { text: '019b', cacheHit: true })).toEqual(['019b-inbound']);
+    expect(await ids(requestLog, { text: '019a-own-2', limit: 1 })).toEqual(['019a-own-2']);
+  });
+
   it('insertMany is all or nothing', async () => {
     const { requestLog } = fresh().storage;
     const first = entry();

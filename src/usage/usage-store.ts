@@ -74,6 +74,9 @@ export interface UsageStore {
   summarize(query: UsageQuery, groupBy: UsageGroupBy, bucket?: UsageBucket): Promise<UsageGroup[]>;
   /** Totals over the whole query. */
   totals(query: UsageQuery): Promise<UsageTotals>;
-  /** Records of one request id (tests and audit), oldest first. */
+  /**
+   * Records of one request id, oldest first. For tests and diagnostics: no gateway path calls it,
+   * and since migration 15 no index serves it (a table scan; ADR 23).
+   */
   findByRequestId(requestId: string): Promise<UsageRecord[]>;
 }

@@ -294,4 +294,17 @@ export const postgresMigrations: readonly Migration[] = [
     // `code=rate_limit_exceeded&status=429` (0.18 s at 1,000,000 rows) instead of reading it in order.
     statements: [],
   },
+  {
+    version: 15,
+    name: 'indexes_no_query_reads',
+    statements: [
+      // As SQLite's migration 15 (ADR 23): entries no query reads. The statements that use these
+      // two partial indexes repeat their conditions, so both planners may use them.
+      'DROP INDEX request_log_request_id',
+      'CREATE INDEX request_log_request_id ON request_log (request_id) WHERE request_id <> row_id',
+      'DROP INDEX request_log_api_key_id',
+      'CREATE INDEX request_log_api_key_id ON request_log (api_key_id, ts, row_id) INCLUDE (cost_usd, total_tokens) WHERE api_key_id IS NOT NULL',
+      'DROP INDEX usage_records_request_id',
+    ],
+  },
 ];

@@ -61,9 +61,15 @@ export class SqlRequestLogStore implements RequestLogStore {
     return toNumber(rows[0]?.matched ?? 0) >= largeSubtreeRows;
   }
 
+  /**
+   * The newest entry of a request id: the row keyed by it (a request the gateway named) or one
+   * the request id index holds (an inbound X-Request-ID, whose row has a key of its own).
+   */
   async find(requestId: string): Promise<RequestLogEntry | null> {
     const parameters = new SqlParameters(this.#executor);
-    const text = `SELECT ${requestLogColumns.join(', ')} FROM request_log WHERE request_id = ${parameters.add(requestId)}
+    const columns = requestLogColumns.join(', ');
+    const text = `SELECT ${columns} FROM request_log WHERE row_id = ${parameters.add(requestId)} AND request_id = row_id
+      UNION ALL SELECT ${columns} FROM request_log WHERE request_id = ${parameters.add(requestId)} AND request_id <> row_id
       ORDER BY ts DESC, row_id DESC LIMIT 1`;
     const rows = await this.#executor.query<RequestLogRow>(text, parameters.values);
     const row = rows[0];
@@ -154,8 +160,7 @@ function requestLogWhere(query: RequestLogQuery, parameters: SqlParameters, dial
   if (query.to !== undefined) conditions.push(`ts < ${parameters.add(query.to)}`);
   let driven = false;
   if (query.text !== undefined) {
-    // A prefix of the request id: a range over its index (few rows match; they are sorted).
-    conditions.push(`request_id >= ${parameters.add(query.text)} AND request_id < ${parameters.add(`${query.text}\uffff`)}`);
+    conditions.push(requestIdPrefix(query.text, parameters));
     driven = true;
   }
   for (const filter of equalityFilters(query)) {
@@ -177,4 +182,15 @@ function requestLogWhere(query: RequestLogQuery, parameters: SqlParameters, dial
     conditions.push(`(ts, row_id) < (${parameters.add(after.time)}, ${parameters.add(after.rowId)})`);
   }
   return conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
+}
+
+/**
+ * A prefix of the request id: two ranges, one over the row key (the rows of requests the gateway
+ * named, whose key is their request id) and one over the request id index (which holds only the
+ * others, ADR 23, migration 15). Few rows match; they are sorted.
+ */
+function requestIdPrefix(prefix: string, parameters: SqlParameters): string {
+  // SQLite's placeholders are positional: each use is a parameter of its own.
+  const range = (column: string): string => `${column} >= ${parameters.add(prefix)} AND ${column} < ${parameters.add(`${prefix}\uffff`)}`;
+  return `((${range('row_id')} AND request_id = row_id) OR (${range('request_id')} AND request_id <> row_id))`;
 }

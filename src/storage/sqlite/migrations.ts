@@ -302,4 +302,19 @@ export const sqliteMigrations: readonly Migration[] = [
       'CREATE INDEX request_log_cache_hit ON request_log (cache_hit, ts, row_id) WHERE cache_hit = 1',
     ],
   },
+  {
+    version: 15,
+    name: 'indexes_no_query_reads',
+    statements: [
+      // Entries no query can read (ADR 23, migration 15). The request id is the row key of every request the
+      // gateway named itself (ADR 15): the request id index keeps the others (an inbound
+      // X-Request-ID), and lookups read the row key for the rest. No filter matches a null key.
+      // Nothing but tests looks usage records up by request id.
+      'DROP INDEX request_log_request_id',
+      'CREATE INDEX request_log_request_id ON request_log (request_id) WHERE request_id <> row_id',
+      'DROP INDEX request_log_api_key_id',
+      'CREATE INDEX request_log_api_key_id ON request_log (api_key_id, ts, row_id, cost_usd, total_tokens) WHERE api_key_id IS NOT NULL',
+      'DROP INDEX usage_records_request_id',
+    ],
+  },
 ];

@@ -58,9 +58,39 @@ describe('request log listings on SQLite: which index reads the page', () => {
     [{ status: { statusClass: 2 } }, 'request_log_ts'],
     [{ cacheHit: false }, 'request_log_ts'],
     [{ status: { exact: 200 }, endpoint: '/v1/embeddings' }, 'request_log_endpoint'],
+    [{ apiKeyId: 'key-1' }, 'request_log_api_key_id'],
   ] as const)('%j reads %s, without sorting', async (query, index) => {
     const detail = await plan(query);
     expect(detail).toMatch(new RegExp(`INDEX ${index}\\b`));
     expect(detail).not.toContain('TEMP B-TREE');
+  });
+
+  // Migration 15 (ADR 23): the request id index holds only rows not keyed by their request id.
+  it('a request id prefix reads the row key and the request id index (a range on each), then sorts the few matches', async () => {
+    const detail = await plan({ text: '019a', after: { time: 5, rowId: 'x' } });
+    expect(detail).toContain('MULTI-INDEX OR');
+    expect(detail).toMatch(/INDEX sqlite_autoindex_request_log_1 \(row_id>\? AND row_id<\?\)/);
+    expect(detail).toMatch(/INDEX request_log_request_id \(request_id>\? AND request_id<\?\)/);
+  });
+
+  it('find reads the row key and the request id index, and key activity reads only the key index', async () => {
+    const explain = (statement: { text: string; values: readonly SqlValue[] } | undefined): string =>
+      (
+        database.prepare(`EXPLAIN QUERY PLAN ${statement?.text ?? ''}`).all(...(statement?.values ?? []).map(toSqliteValue)) as {
+          detail: string;
+        }[]
+      )
+        .map((row) => row.detail)
+        .join('; ');
+    statements.length = 0;
+    await store.find('019a');
+    const [find] = statements;
+    expect(explain(find)).toMatch(
+      /USING INDEX sqlite_autoindex_request_log_1 \(row_id=\?\).*USING INDEX request_log_request_id \(request_id=\?\)/,
+    );
+    statements.length = 0;
+    await store.keyActivity(0);
+    const [activity] = statements;
+    expect(explain(activity)).toContain('USING COVERING INDEX request_log_api_key_id');
   });
 });
