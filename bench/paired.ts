@@ -54,7 +54,10 @@ async function main(): Promise<void> {
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? (stream ? 10 : 50));
   // Everything this script starts inherits CPU 1; the gateways are moved to CPU 0.
   pin(process.pid, 1);
-  const mock = await startMock(stream ? { MOCK_CHUNKS: '18', MOCK_CHUNK_EACH_TURN: '1' } : {});
+  // BENCH_CHUNKS (18) content chunks per stream: two runs with different counts split a stream's
+  // cost into its set-up and its per-chunk part.
+  const chunks = process.env.BENCH_CHUNKS ?? '18';
+  const mock = await startMock(stream ? { MOCK_CHUNKS: chunks, MOCK_CHUNK_EACH_TURN: '1' } : {});
   const sides = await startSides(pair, mock.url);
   const ticksPerSecond = clockTicksPerSecond();
   const spec = { target: 'gateway' as const, stream, concurrency, durationSeconds, warmupSeconds: 1 };

@@ -34,7 +34,10 @@ export function buildUpstreamBody(request: ChatRequest, model: string): ChatRequ
   const upstream = upstreamBodyOf(request.body, model) as ChatRequestBody;
   if (request.stream) {
     const options = (request.body['stream_options'] as Record<string, unknown> | null | undefined) ?? {};
-    upstream['stream_options'] = { ...options, include_usage: true };
+    // A copy with the field set on it: a spread followed by a field is slow in V8 11 (ADR 0003).
+    const streamOptions = { ...options };
+    streamOptions['include_usage'] = true;
+    upstream['stream_options'] = streamOptions;
   }
   return upstream;
 }

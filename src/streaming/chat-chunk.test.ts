@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { appendProvider, transformChunk } from './chat-chunk.ts';
+import { appendProvider, chunkKeys, finishKey, providerKey, transformChunk, usageKey } from './chat-chunk.ts';
+import { hasFinishReason } from './stream-end.ts';
 
 const options = { provider: 'openai', providerJson: '"openai"', includeUsage: false };
 
@@ -68,5 +69,35 @@ describe('transformChunk', () => {
 
   it('passes non-object payloads through untouched', () => {
     expect(transformChunk('keep-alive', options)).toEqual({ payload: 'keep-alive', usage: null });
+  });
+});
+
+describe('chunkKeys', () => {
+  /** What three separate searches (the code before the one-pass search) say of the text. */
+  function separately(data: string): number {
+    let flags = 0;
+    for (let index = data.indexOf('"usage":'); index !== -1; index = data.indexOf('"usage":', index + 1)) {
+      if (!/^ *null/.test(data.slice(index + 8))) flags |= usageKey;
+    }
+    if (data.includes('"provider"')) flags |= providerKey;
+    if (hasFinishReason(data)) flags |= finishKey;
+    return flags;
+  }
+
+  it('finds each name as separate searches do', () => {
+    const samples = [
+      '{"choices":[{"delta":{"content":"hi"},"finish_reason":null}],"usage":null}',
+      '{"choices":[{"delta":{},"finish_reason":"stop"}],"usage":null}',
+      '{"choices":[],"usage":{"total_tokens":3}}',
+      '{"choices":[],"usage": {"total_tokens":3},"provider":"x"}',
+      '{"a":"usage","b":"provider","finish_reason":  "length"}',
+      '{"usage":null,"x":{"usage":{"n":1}}}',
+      '{"finish_reason":null,"usage" :{"n":1}}',
+      '{"c":"\\"usage\\":1 \\"provider\\""}',
+      '{"usage""provider"}',
+      '{"finish_reason""usage":1}',
+      'keep-alive',
+    ];
+    for (const data of samples) expect(chunkKeys(data), data).toBe(separately(data));
   });
 });

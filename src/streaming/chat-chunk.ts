@@ -23,9 +23,44 @@ export interface ChunkOptions {
   includeUsage: boolean;
 }
 
-export function transformChunk(data: string, options: ChunkOptions): ChunkOutcome {
+/** `chunkKeys` flags: a `"usage":` key with a value other than `null`. */
+export const usageKey = 1;
+/** `chunkKeys` flags: the text `"provider"` (a key or a value). */
+export const providerKey = 2;
+/** `chunkKeys` flags: a `"finish_reason":` key with a value other than `null`. */
+export const finishKey = 4;
+
+const keyPattern = /"(?:usage|finish_reason|provider)"/g;
+
+/**
+ * One search of a chunk's text for the three names the relay cares about, instead of one
+ * `indexOf` each (ADR 0003: a third of the cost on this machine). Quotes inside JSON strings
+ * are escaped, so `"usage":` and `"finish_reason":` can only be keys; each match restarts at
+ * its closing quote, so every occurrence of each name is seen as separate searches would see it.
+ */
+export function chunkKeys(data: string): number {
+  let flags = 0;
+  keyPattern.lastIndex = 0;
+  while (keyPattern.test(data)) {
+    const end = keyPattern.lastIndex;
+    keyPattern.lastIndex = end - 1;
+    const last = data.charCodeAt(end - 2); // e: usage, n: finish_reason, r: provider
+    if (last === 114) flags |= providerKey;
+    else if (data.charCodeAt(end) === 58 && !nullAt(data, end + 1)) flags |= last === 101 ? usageKey : finishKey;
+  }
+  return flags;
+}
+
+/** Whether the value at `cursor` (after spaces) is `null`. */
+function nullAt(data: string, cursor: number): boolean {
+  while (data.charCodeAt(cursor) === 32) cursor += 1;
+  return data.startsWith('null', cursor);
+}
+
+/** `keys` is `chunkKeys(data)`, when the caller has it already. */
+export function transformChunk(data: string, options: ChunkOptions, keys?: number): ChunkOutcome {
   if (data.charCodeAt(0) !== 123) return { payload: data, usage: null }; // not an object
-  if (!mayHaveUsage(data) && !data.includes('"provider"')) {
+  if (((keys ?? chunkKeys(data)) & (usageKey | providerKey)) === 0) {
     return { payload: appendProvider(data, options.providerJson), usage: null };
   }
   let chunk: Record<string, unknown>;
@@ -45,18 +80,6 @@ export function transformChunk(data: string, options: ChunkOptions): ChunkOutcom
   }
   chunk['provider'] = options.provider;
   return { payload: JSON.stringify(chunk), usage };
-}
-
-/** True unless every `"usage":` key in the text is followed by `null`. */
-function mayHaveUsage(data: string): boolean {
-  let index = data.indexOf('"usage":');
-  while (index !== -1) {
-    let cursor = index + 8;
-    while (data.charCodeAt(cursor) === 32) cursor += 1;
-    if (!data.startsWith('null', cursor)) return true;
-    index = data.indexOf('"usage":', cursor);
-  }
-  return false;
 }
 
 /**

@@ -5,7 +5,7 @@ import { renderEnvelope, toGatewayError } from '../errors/envelope.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import { mapNetworkError } from '../providers/upstream-client.ts';
 import { UpstreamBody, type ChunkSink } from '../providers/upstream-stream.ts';
-import { transformChunk, type ChunkOptions, type UsageObject } from './chat-chunk.ts';
+import { chunkKeys, finishKey, transformChunk, type ChunkOptions, type UsageObject } from './chat-chunk.ts';
 import { ChunkedBody } from './chunked-body.ts';
 import { SseParser, type SseEvent } from './sse-parser.ts';
 import { ChatStreamEnd, incompleteStream } from './stream-end.ts';
@@ -254,12 +254,14 @@ class ChatStreamRelay implements ChunkSink {
   }
 
   private renderEvent(data: string): string {
-    this.streamEnd.observe(data);
     if (data === '[DONE]') {
+      this.streamEnd.observeSearched(data, false);
       this.done = true;
       return doneFrame;
     }
-    const outcome = transformChunk(data, this.options);
+    const keys = chunkKeys(data); // one search for usage, provider and finish reason
+    this.streamEnd.observeSearched(data, (keys & finishKey) !== 0);
+    const outcome = transformChunk(data, this.options, keys);
     if (outcome.usage !== null) this.usage = outcome.usage;
     if (outcome.payload === null) return '';
     // A payload that spanned several `data:` lines goes out the same way (one field per line).

@@ -29,6 +29,12 @@ export class ChatStreamEnd {
     else if (!this.finished && hasFinishReason(data)) this.finished = true;
   }
 
+  /** `observe` for a chunk already searched: `finishReason` tells whether it has a non-null one. */
+  observeSearched(data: string, finishReason: boolean): void {
+    if (data === '[DONE]') this.done = true;
+    else if (finishReason) this.finished = true;
+  }
+
   /** Whether the stream ended complete, given whether the parser discarded a cut-off frame. */
   complete(truncated: boolean): boolean {
     return this.done || (this.finished && !truncated);

@@ -1,5 +1,4 @@
 import { cacheModeOf } from './cache-mode.ts';
-import type { OutgoingHttpHeaders } from 'node:http';
 import type { AbortSource } from '../../core/abort-source.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { runChatCompletion, type ChatOutcome, type ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
@@ -7,7 +6,7 @@ import { requestContextOf } from '../request-context.ts';
 import { relayChatStream } from '../../streaming/relay-chat-stream.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { clientClosedRequest } from '../client-abort.ts';
-import { streamHeaders } from './stream-headers.ts';
+import { headWith, noteStreamEnd, streamHeaders } from './stream-headers.ts';
 
 /** `POST /v1/chat/completions`, JSON or SSE. */
 export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipelineDependencies): void {
@@ -47,12 +46,12 @@ async function streamOutcome(
 ): Promise<void> {
   reply.hijack();
   const raw = reply.raw;
-  raw.writeHead(200, { ...(reply.getHeaders() as OutgoingHttpHeaders), ...streamHeaders });
+  raw.writeHead(200, headWith(reply, streamHeaders));
   const result = await relayChatStream(outcome.upstream, raw, outcome.chunkOptions, abort);
   outcome.finish(result);
   // Fastify's onResponse hook writes the request's log line, hijacked or not.
   const ending = result.error !== null ? 'upstream_error' : result.clientClosed ? 'client_closed' : 'completed';
-  request.logFields = { ...request.logFields, stream: true, stream_end: ending };
+  noteStreamEnd(request, ending);
   if (result.error !== null)
     request.log.warn({ request_id: request.id, ...request.logFields, reason: String(result.error) }, 'stream broken by upstream');
 }

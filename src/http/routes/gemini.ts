@@ -1,5 +1,4 @@
 import { cacheModeOf } from './cache-mode.ts';
-import type { OutgoingHttpHeaders } from 'node:http';
 import { listedModelAllowed } from '../../auth/allowlist.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CachedResponse } from '../../cache/response-cache.ts';
@@ -22,6 +21,7 @@ import { clientClosedRequest } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { requestContextOf } from '../request-context.ts';
 import { tokenCountHeader } from './messages-count-tokens.ts';
+import { headWith, noteStreamEnd } from './stream-headers.ts';
 
 const jsonType = 'application/json; charset=utf-8';
 const sseHeaders = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
@@ -138,14 +138,14 @@ async function streamOutcome(
   reply.hijack();
   const raw = reply.raw;
   const type = framing === 'sse' ? sseHeaders : { 'content-type': jsonType, 'cache-control': 'no-cache' };
-  raw.writeHead(200, { ...(reply.getHeaders() as OutgoingHttpHeaders), ...type });
+  raw.writeHead(200, headWith(reply, type));
   const { provider, captureLimit } = outcome.chunkOptions;
   const translator = new GeminiStreamTranslator({ model: outcome.target.model, fallbackId: request.id });
   const options = captureLimit === undefined ? { provider, framing } : { provider, framing, captureLimit };
   const result = await relayGeminiStream(outcome.upstream, raw, translator, options, signal);
   outcome.finish(result);
   const ending = result.error !== null ? 'upstream_error' : result.clientClosed ? 'client_closed' : 'completed';
-  request.logFields = { ...request.logFields, stream: true, stream_end: ending };
+  noteStreamEnd(request, ending);
   if (result.error !== null)
     request.log.warn({ request_id: request.id, ...request.logFields, reason: String(result.error) }, 'stream broken by upstream');
 }

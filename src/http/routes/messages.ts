@@ -1,5 +1,4 @@
 import { cacheModeOf } from './cache-mode.ts';
-import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CachedResponse } from '../../cache/response-cache.ts';
 import { relayNativeMessagesStream } from '../../dialects/anthropic-messages/native-stream-relay.ts';
@@ -17,7 +16,7 @@ import { clientClosedRequest } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { requestContextOf } from '../request-context.ts';
 import { messagesApiHeaders, registerCountTokensRoute } from './messages-count-tokens.ts';
-import { streamHeaders } from './stream-headers.ts';
+import { headWith, noteStreamEnd, streamHeaders } from './stream-headers.ts';
 
 const endpoint = '/v1/messages';
 const jsonType = 'application/json; charset=utf-8';
@@ -71,7 +70,7 @@ async function streamOutcome(
 ): Promise<void> {
   reply.hijack();
   const raw = reply.raw;
-  raw.writeHead(200, { ...(reply.getHeaders() as OutgoingHttpHeaders), ...streamHeaders });
+  raw.writeHead(200, headWith(reply, streamHeaders));
   const provider = outcome.target.adapter.name;
   const relayOptions = outcome.captureLimit === undefined ? { provider } : { provider, captureLimit: outcome.captureLimit };
   const stream = outcome.stream;
@@ -85,7 +84,7 @@ async function streamOutcome(
   outcome.finish(result);
   // Fastify's onResponse hook writes the request's log line, hijacked or not.
   const ending = result.error !== null ? 'upstream_error' : result.clientClosed ? 'client_closed' : 'completed';
-  request.logFields = { ...request.logFields, stream: true, stream_end: ending };
+  noteStreamEnd(request, ending);
   if (result.error !== null)
     request.log.warn({ request_id: request.id, ...request.logFields, reason: String(result.error) }, 'stream broken by upstream');
 }

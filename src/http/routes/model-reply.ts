@@ -1,4 +1,3 @@
-import type { OutgoingHttpHeaders } from 'node:http';
 import { pipeline, type Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { JsonAnswer } from '../../gateway/json-answer.ts';
@@ -10,7 +9,7 @@ import type { ChunkOptions } from '../../streaming/chat-chunk.ts';
 import { relayChatStream } from '../../streaming/relay-chat-stream.ts';
 import type { ClientAbort } from '../client-abort.ts';
 import { contentHeadersOf } from './relay-reply.ts';
-import { streamHeaders } from './stream-headers.ts';
+import { headWith, noteStreamEnd, streamHeaders } from './stream-headers.ts';
 
 /** How the answers of a model call (completions, moderations, images) reach the client. */
 
@@ -49,12 +48,12 @@ export async function relaySseAnswer(
 ): Promise<void> {
   settle(request, reply, outcome, abort);
   reply.hijack();
-  reply.raw.writeHead(200, { ...(reply.getHeaders() as OutgoingHttpHeaders), ...streamHeaders });
+  reply.raw.writeHead(200, headWith(reply, streamHeaders));
   const result = await relayChatStream(stream.body, reply.raw, stream.chunkOptions, abort);
   if (request.trail) request.trail.firstByteAt = result.firstByteAt ?? null;
   outcome.report(result.clientClosed ? 499 : result.error !== null ? 502 : 200, result.usage);
   const ending = result.error !== null ? 'upstream_error' : result.clientClosed ? 'client_closed' : 'completed';
-  request.logFields = { ...request.logFields, stream: true, stream_end: ending };
+  noteStreamEnd(request, ending);
 }
 
 /**
@@ -74,8 +73,8 @@ export async function relayEventStream(
   // The upstream body is destroyed with the observer when the client leaves.
   pipeline(response.body, observer, () => undefined);
   reply.hijack();
-  const headers = { ...(reply.getHeaders() as OutgoingHttpHeaders), ...contentHeadersOf(response.headers) };
+  const headers = headWith(reply, contentHeadersOf(response.headers));
   const result = await relayResponse(reply.raw, { status: response.statusCode, headers, body: observer }, abort.signal);
   outcome.report(result.status, observer.usage);
-  request.logFields = { ...request.logFields, stream: true, stream_end: result.ending };
+  noteStreamEnd(request, result.ending);
 }

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ModelCallOutcome } from '../../gateway/model-call.ts';
 import { relayResponse, type RelayResult } from '../../gateway/relay/relay-response.ts';
 import type { UpstreamResponse } from '../../providers/upstream-client.ts';
+import { headWith, noteStreamEnd } from './stream-headers.ts';
 
 /** The headers of an upstream answer that describe its body (kept on relayed endpoints). */
 const contentHeaders = ['content-type', 'content-disposition', 'content-encoding', 'content-language'];
@@ -29,9 +30,9 @@ export async function relayToClient(
   signal: AbortSignal,
 ): Promise<RelayResult> {
   reply.hijack();
-  const merged = { ...(reply.getHeaders() as OutgoingHttpHeaders), ...headers };
+  const merged = headWith(reply, headers);
   const result = await relayResponse(reply.raw, { status: response.statusCode, headers: merged, body: response.body }, signal);
-  request.logFields = { ...request.logFields, stream_end: result.ending };
+  noteStreamEnd(request, result.ending, false);
   return result;
 }
 
