@@ -1,5 +1,4 @@
-import { PerformanceObserver } from 'node:perf_hooks';
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { setFlagsFromString } from 'node:v8';
 
 // V8 heap sizing for the gateway process (ADR 0025). This module is the first import of
 // src/main.ts, so these flags are set before the rest of the gateway (fastify, pino, the
@@ -29,32 +28,7 @@ setFlagsFromString('--semi-space-growth-factor=1');
 export const heapGrowingPercent = 100;
 setFlagsFromString(`--heap-growing-percent=${heapGrowingPercent}`);
 
-/**
- * The most the young generation's two semi-spaces may hold once the server runs: 4 MB each
- * (ADR 0025, amendment "young generation capped"). V8 doubles them (1, 2, 4, 8, 16 MB) while
- * many objects survive a scavenge, and under the bench's load they reached 16 MB each: 32 MB
- * of RSS, the largest single part of the peak. `--max-semi-space-size` is fixed when the
- * isolate is created, so the cap works through the growth factor instead: 2 below the cap, 1
- * at it, checked after each garbage collection.
- */
-export const maxSemiSpaceMb = 4;
-const newSpaceCap = 2 * maxSemiSpaceMb * 1024 * 1024;
-let growthFactor = 1;
-
-function setGrowthFactor(factor: number): void {
-  if (factor === growthFactor) return;
-  growthFactor = factor;
-  setFlagsFromString(`--semi-space-growth-factor=${factor}`);
-}
-
-/** Both semi-spaces' committed size against the cap: growth may go on only below it. */
-export function holdYoungGeneration(): void {
-  const newSpace = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
-  setGrowthFactor(newSpace !== undefined && newSpace.space_size >= newSpaceCap ? 1 : 2);
-}
-
-/** Called once the server listens (or the cluster primary runs): the young generation may grow again, up to the cap. */
+/** Called once the server listens (or the cluster primary runs): the young generation may grow again. */
 export function heapPolicyAfterStart(): void {
-  holdYoungGeneration();
-  new PerformanceObserver(holdYoungGeneration).observe({ entryTypes: ['gc'] });
+  setFlagsFromString('--semi-space-growth-factor=2');
 }
