@@ -3,7 +3,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { measureLoad, round, startGateway, startMock } from './harness.ts';
-import { PROJECT_ROOT as ROOT, clockTicksPerSecond, mainThreadCpuMicros, median, pin, runBench } from './processes.ts';
+import { PROJECT_ROOT as ROOT, clockTicksPerSecond, mainThreadCpuMicros, median, memoryMegabytes, pin, runBench } from './processes.ts';
 
 // `npx tsx bench/paired.ts`: two gateway builds or settings compared at the same time. Both
 // gateways run pinned to CPU 0; the mock and two load generators (one per gateway, c=50
@@ -25,6 +25,8 @@ interface Side {
   /** The whole process (every thread: event loop, SQLite writer, GC helpers), as bench/run.ts reads it. */
   processCpuUsPerRequest: number[];
   rps: number[];
+  /** Peak RSS (VmHWM) after the last round: both gateways ran the same load, so compare them. */
+  peakMb?: number;
 }
 
 async function startSides(pair: Record<string, Record<string, string>>, mockUrl: string): Promise<Side[]> {
@@ -91,6 +93,7 @@ interface Run {
 
 async function report(sides: Side[], run: Run, pair: Record<string, Record<string, string>>): Promise<void> {
   const [first, second] = sides as [Side, Side];
+  for (const side of sides) side.peakMb = memoryMegabytes(side.pid).hwm_mb;
   const ratios = second.cpuUsPerRequest.map((value, index) => value / (first.cpuUsPerRequest[index] ?? value));
   const ratio = round(median(ratios), 3);
   const rpsRatio = round(median(second.rps.map((value, index) => value / (first.rps[index] ?? value))), 3);
@@ -112,6 +115,7 @@ async function report(sides: Side[], run: Run, pair: Record<string, Record<strin
       `${side.name.padEnd(16)} all threads ${String(round(median(side.processCpuUsPerRequest), 1)).padStart(7)} µs/${unit}   rounds ${perRound}\n`,
     );
   }
+  process.stdout.write(`peak RSS (VmHWM) ${sides.map((side) => `${side.name} ${String(side.peakMb)} MB`).join(', ')}\n`);
   process.stdout.write(
     `${second.name} / ${first.name}: CPU ${ratio}, all-threads CPU ${processRatio}, rate ${rpsRatio} (medians of per-round ratios)\n`,
   );
