@@ -1,7 +1,10 @@
 // A bare non-streaming relay, the floor under the gateway's added latency at c=1 (issue 18): a
 // node:http server that sends the request body to OPENAI_BASE_URL's /chat/completions through an
 // undici Pool, reads the whole answer into one buffer and ends the client's response with it (no
-// auth, parsing, routing, usage or log). What Node costs here for one extra hop. Runs as an entry
+// auth, parsing, routing, usage or log). What Node costs here for one extra hop. An upstream
+// answer of type text/event-stream is relayed as it comes instead, each upstream read written on
+// untouched (as bench/stream-floor.mjs does), so `BENCH_GATEWAY_ENTRY=bench/relay-floor.mjs npm run
+// bench` gives the floor of every row of issue 18's table in the bench's own harness. Runs as an entry
 // of bench/paired-latency.ts (BENCH_SIDES='{"floor":{"__ENTRY":"bench/relay-floor.mjs"},...}') or
 // of bench/paired.ts, like bench/stream-floor.mjs.
 import { Buffer } from 'node:buffer';
@@ -18,17 +21,22 @@ const pool = new Pool(base.origin, { connections: 64 });
 function relay(body, response) {
   const parts = [];
   let status = 502;
+  let streaming = false;
   pool.dispatch(
     { path, method: 'POST', headers, body },
     {
       onRequestStart() {},
-      onResponseStart(_controller, statusCode) {
+      onResponseStart(_controller, statusCode, headers) {
         status = statusCode;
+        streaming = String(headers['content-type'] ?? '').startsWith('text/event-stream');
+        if (streaming) response.writeHead(status, { 'content-type': 'text/event-stream; charset=utf-8' });
       },
       onResponseData(_controller, chunk) {
-        parts.push(chunk);
+        if (streaming) response.write(chunk);
+        else parts.push(chunk);
       },
       onResponseEnd() {
+        if (streaming) return void response.end();
         const answer = Buffer.concat(parts);
         response.writeHead(status, { 'content-type': 'application/json', 'content-length': answer.length });
         response.end(answer);

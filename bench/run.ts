@@ -204,7 +204,7 @@ async function writeResults(settings: Settings, report: object): Promise<string>
   };
   const directory = join(ROOT, 'bench', 'results');
   await mkdir(directory, { recursive: true });
-  const path = join(directory, 'latest.json');
+  const path = join(directory, process.env.BENCH_OUT ?? 'latest.json');
   await writeFile(path, `${JSON.stringify(document, null, 2)}\n`);
   return path;
 }
