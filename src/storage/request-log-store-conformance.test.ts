@@ -71,6 +71,31 @@ describe.each(backends)('RequestLogStore conformance: $name', (backend) => {
     expect(await ids(requestLog, { text: '019a-own-2', limit: 1 })).toEqual(['019a-own-2']);
   });
 
+  it('lists a request id prefix that matches many rows (read in time order) like one that matches few (sorted)', async () => {
+    const { requestLog } = fresh().storage;
+    const named = (id: string, overrides: Partial<RequestLogEntry> = {}): RequestLogEntry => ({ ...entry(overrides), id, rowId: id });
+    const many = Array.from({ length: 5_100 }, (_, index) => named(`p-${String(index).padStart(5, '0')}`, { cacheHit: index % 2 === 0 }));
+    await requestLog.insertMany([...many, entry({ id: 'p-inbound' }), named('q-other'), entry({ id: 'p-inbound-hit', cacheHit: true })]);
+    const first = await requestLog.list({ limit: 3, text: 'p-' });
+    expect(first.entries.map((found) => found.id)).toEqual(['p-inbound-hit', 'p-inbound', 'p-05099']);
+    const second = await requestLog.list({ limit: 2, text: 'p-', ...(first.next === null ? {} : { after: first.next }) });
+    expect(second.entries.map((found) => found.id)).toEqual(['p-05098', 'p-05097']);
+    expect(await ids(requestLog, { limit: 3, text: 'p-', cacheHit: true })).toEqual(['p-inbound-hit', 'p-05098', 'p-05096']);
+    expect(await ids(requestLog, { text: 'p-0509' })).toEqual([
+      'p-05099',
+      'p-05098',
+      'p-05097',
+      'p-05096',
+      'p-05095',
+      'p-05094',
+      'p-05093',
+      'p-05092',
+      'p-05091',
+      'p-05090',
+    ]);
+    expect(await ids(requestLog, { text: 'q' })).toEqual(['q-other']);
+  });
+
   it('insertMany is all or nothing', async () => {
     const { requestLog } = fresh().storage;
     const first = entry();

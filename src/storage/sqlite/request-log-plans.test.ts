@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RequestLogQuery } from '../../request-log/request-log-store.ts';
 import type { SqlExecutor, SqlValue } from '../sql/sql-executor.ts';
 import { SqlRequestLogStore } from '../sql/sql-request-log-store.ts';
+import { requestLogEntry } from '../testing/fixtures.ts';
 import { openBetterSqlite3, type SqliteDatabase } from './better-sqlite3-driver.ts';
 import { toSqliteValue } from './insert-rows.ts';
 import { migrateSqlite } from './migrate-sqlite.ts';
@@ -71,6 +72,14 @@ describe('request log listings on SQLite: which index reads the page', () => {
     expect(detail).toContain('MULTI-INDEX OR');
     expect(detail).toMatch(/INDEX sqlite_autoindex_request_log_1 \(row_id>\? AND row_id<\?\)/);
     expect(detail).toMatch(/INDEX request_log_request_id \(request_id>\? AND request_id<\?\)/);
+  });
+
+  it('a request id prefix that matches many rows reads the time index, without sorting', async () => {
+    const rows = Array.from({ length: 5_000 }, (_, index) => requestLogEntry({ id: `019a-${index}`, rowId: `019a-${index}` }));
+    await store.insertMany(rows);
+    const detail = await plan({ text: '019a' });
+    expect(detail).toMatch(/INDEX request_log_ts\b/);
+    expect(detail).not.toContain('TEMP B-TREE');
   });
 
   it('find reads the row key and the request id index, and key activity reads only the key index', async () => {
