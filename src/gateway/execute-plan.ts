@@ -265,7 +265,9 @@ export async function admitRequest(
   route: { provider?: string; model?: string },
   request: AdmissionRequest = {},
 ): Promise<Admission> {
-  const admission = (await dependencies.limiter?.admit({ ...route, userPath: context.userPath }, request)) ?? noAdmission;
+  // Fields set on a literal: in V8 11 a spread followed by a field costs about a microsecond (ADR 27).
+  const subject = { provider: route.provider, model: route.model, userPath: context.userPath };
+  const admission = (await dependencies.limiter?.admit(subject, request)) ?? noAdmission;
   checkBudget(context, dependencies, admission);
   return admission;
 }

@@ -74,8 +74,9 @@ export class RateLimiter {
   private writes = 0;
   private reloading: Promise<void> | null = null;
   private readonly timers: NodeJS.Timeout[] = [];
-  /** Counter updates sent after admission (releases, refunds, tokens) not yet answered. */
-  private readonly pending = new Set<Promise<void>>();
+  /** Counter updates sent after admission (releases, refunds, tokens) not yet answered, and who waits for none. */
+  private pending = 0;
+  private idleWaiters: Array<() => void> = [];
 
   constructor(options: RateLimiterOptions) {
     this.options = options;
@@ -225,14 +226,22 @@ export class RateLimiter {
 
   /** Resolves once every release, refund and token update sent so far has been applied. */
   async idle(): Promise<void> {
-    while (this.pending.size > 0) await Promise.all([...this.pending]);
+    while (this.pending > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /** A count, not a Set of promises: V8 reallocates a Set that a delete empties, and `finally` adds promises (ADR 27). */
   private track(update: Promise<void>, failure: string): void {
-    const tracked = update.catch((error: unknown) => this.options.logger.error({ err: error }, failure));
-    this.pending.add(tracked);
-    void tracked.finally(() => this.pending.delete(tracked));
+    this.pending += 1;
+    update.then(this.settled, (error: unknown) => (this.settled(), this.options.logger.error({ err: error }, failure)));
   }
+
+  private readonly settled = (): void => {
+    this.pending -= 1;
+    if (this.pending > 0 || this.idleWaiters.length === 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const wake of waiters) wake();
+  };
 
   /** Whether a target's provider and model rules would admit a request now; counts nothing. */
   async hasCapacity(provider: string, model: string): Promise<boolean> {

@@ -94,7 +94,9 @@ export function mergeRateLimitHeaders(
 ): Readonly<Record<string, string>> {
   // No headers on the second part (no rule matched it, the common case): nothing to merge.
   if (isEmpty(second)) return first;
-  const merged: Record<string, string> = { ...first };
+  // Copied key by key: a spread copy that then gains a key costs about a microsecond in V8 11 (ADR 27).
+  const merged: Record<string, string> = {};
+  for (const name in first) merged[name] = first[name] as string;
   for (const kind of ['requests', 'tokens']) {
     const theirs = second[`x-ratelimit-remaining-${kind}`];
     if (theirs === undefined) continue;

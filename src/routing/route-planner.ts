@@ -66,10 +66,14 @@ async function planVirtualModel(virtual: VirtualModel, dependencies: PlannerDepe
   const available = await availability(targets, dependencies, failoverTriggers);
   const chosen = choose(virtual, targets, available, dependencies);
   const first = targets.find((target) => target !== null) as ResolvedTarget;
-  const planned = { virtualModel: virtual.name, cacheTarget: `virtual:${virtual.name}`, failoverOn: failoverTriggers };
-  if (chosen === -1) return { ...planned, candidates: [first] };
+  if (chosen === -1) return virtualPlan(virtual, [first]);
   const ordered = [chosen, ...targets.map((_target, index) => index).filter((index) => index !== chosen && available[index])];
-  return { ...planned, candidates: distinct(ordered.map((index) => targets[index] ?? null)) };
+  return virtualPlan(virtual, distinct(ordered.map((index) => targets[index] ?? null)));
+}
+
+/** A plan built field by field: in V8 11 an object spread followed by a field costs about a microsecond (ADR 27). */
+function virtualPlan(virtual: VirtualModel, candidates: readonly ResolvedTarget[]): RoutePlan {
+  return { virtualModel: virtual.name, cacheTarget: `virtual:${virtual.name}`, failoverOn: failoverTriggers, candidates };
 }
 
 /**
@@ -85,8 +89,12 @@ async function planFailoverRule(target: ResolvedTarget, rule: FailoverRule, depe
   const targets = distinct([target, ...fallbacks]);
   const available = await availability(targets, dependencies, rule.on);
   const candidates = targets.filter((_target, index) => available[index]);
-  const planned = { virtualModel: null, cacheTarget: targetKey(target), failoverOn: rule.on };
-  return { ...planned, candidates: candidates.length === 0 ? [target] : candidates };
+  return {
+    virtualModel: null,
+    cacheTarget: targetKey(target),
+    failoverOn: rule.on,
+    candidates: candidates.length === 0 ? [target] : candidates,
+  };
 }
 
 /**
