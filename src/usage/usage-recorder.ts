@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { everyInterval } from '../core/shared-interval.ts';
 import type { UsageRecord, UsageStore } from './usage-store.ts';
 
 export interface UsageRecorderOptions {
@@ -28,7 +29,8 @@ export class UsageRecorder {
   private buffer: Pending[] = [];
   private inFlight: Pending[] = [];
   private nextSeq = 1;
-  private timer: NodeJS.Timeout | null = null;
+  /** Set while started: removes this recorder's tick. */
+  private stopTicking: (() => void) | null = null;
   private flushing: Promise<void> | null = null;
   private failing = false;
 
@@ -37,8 +39,8 @@ export class UsageRecorder {
   }
 
   start(): void {
-    this.timer = setInterval(() => void this.flush(), this.options.flushIntervalMs);
-    this.timer.unref();
+    // One timer for both recorders (same interval): their batches travel together (ADR 23).
+    this.stopTicking = everyInterval(this.options.flushIntervalMs, () => void this.flush());
   }
 
   /** Queues a record; returns its sequence number. */
@@ -71,7 +73,7 @@ export class UsageRecorder {
       this.flushing = null;
       // A batch that filled up during the write goes at once, as a batch filled while idle
       // does (not after a failure: the timer paces the retries).
-      if (this.timer !== null && !this.failing && this.buffer.length >= this.options.batchSize) void this.flush();
+      if (this.stopTicking !== null && !this.failing && this.buffer.length >= this.options.batchSize) void this.flush();
     });
     await this.flushing;
   }
@@ -97,8 +99,8 @@ export class UsageRecorder {
 
   /** Stops the timer and writes what is left, retrying a few times. */
   async stop(): Promise<void> {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
+    this.stopTicking?.();
+    this.stopTicking = null;
     for (let attempt = 0; attempt < 5 && this.pending > 0; attempt += 1) {
       await this.flush();
       if (this.buffer.length > 0) await new Promise((resolve) => setTimeout(resolve, 200));

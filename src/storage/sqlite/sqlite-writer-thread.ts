@@ -1,11 +1,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openBetterSqlite3 } from './better-sqlite3-driver.ts';
-import { configureConnection, insertRowsNow, type StatementCache } from './insert-rows.ts';
+import { configureConnection, insertBatchesNow, type StatementCache } from './insert-rows.ts';
 import { toWriterFailure, type WriterReply, type WriterRequest, type WriterStart } from './writer-protocol.ts';
 
 // The SQLite writer thread: its own connection to the gateway's database file, inserting the
 // batches of rows the main thread posts (usage records, request log entries), so that B-tree and
-// index work stays off the event loop that serves requests. One message in, one reply out, in order.
+// index work stays off the event loop that serves requests. One message in (the batches of one
+// turn of the main thread, one transaction), one reply out, in order.
 
 const port = parentPort;
 if (port === null) throw new Error('sqlite-writer-thread runs as a worker thread');
@@ -22,12 +23,9 @@ try {
       port.close();
       return;
     }
-    try {
-      insertRowsNow(database, statements, request.table, request.columns, request.rows);
-      reply({ kind: 'done', id: request.id, error: null });
-    } catch (error) {
-      reply({ kind: 'done', id: request.id, error: toWriterFailure(error) });
-    }
+    const errors = insertBatchesNow(database, statements, request.batches);
+    const results = request.batches.map(({ id }, index) => ({ id, error: errors[index] === null ? null : toWriterFailure(errors[index]) }));
+    reply({ kind: 'done', results });
   });
   reply({ kind: 'ready' });
 } catch (error) {

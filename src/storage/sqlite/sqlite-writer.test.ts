@@ -60,6 +60,23 @@ describe('SqliteWriter (batch inserts on a worker thread)', () => {
     await writer.close();
   });
 
+  it('commits the batches of one turn together, each settled on its own: a failing one leaves the others written', async () => {
+    const writer = new SqliteWriter({ path, busyTimeoutMs: 5_000 });
+    const columns = ['id', 'amount', 'flag', 'note'];
+    main.exec('CREATE TABLE others (id TEXT PRIMARY KEY)');
+    const first = writer.insertRows('items', columns, [['a', 1, true, null]]);
+    const failing = writer.insertRows('others', ['id'], [['o'], ['o']]);
+    const last = writer.insertRows('items', columns, [['b', 2, false, null]]);
+    await expect(failing).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
+    await Promise.all([first, last]);
+    expect(rowsOf(main)).toEqual([
+      { id: 'a', amount: 1, flag: 1, note: null },
+      { id: 'b', amount: 2, flag: 0, note: null },
+    ]);
+    expect(main.prepare('SELECT COUNT(*) AS n FROM others').all()).toEqual([{ n: 0 }]);
+    await writer.close();
+  });
+
   it('finishes the batches already posted before close resolves', async () => {
     const writer = new SqliteWriter({ path, busyTimeoutMs: 5_000 });
     const batches = Array.from({ length: 20 }, (_unused, batch) =>

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { projectRoot } from '../../core/project-root.ts';
 import type { SqlValue } from '../sql/sql-executor.ts';
-import { fromWriterFailure, type WriterReply, type WriterRequest, type WriterStart } from './writer-protocol.ts';
+import { fromWriterFailure, type InsertBatch, type WriterReply, type WriterRequest, type WriterStart } from './writer-protocol.ts';
 
 const closeTimeoutMs = 10_000;
 
@@ -44,6 +44,8 @@ interface Pending {
 export class SqliteWriter {
   readonly #start: WriterStart;
   readonly #pending = new Map<number, Pending>();
+  /** Batches of this event-loop turn, not yet posted. */
+  #queued: { batch: InsertBatch; pending: Pending }[] = [];
   #thread: Promise<Worker> | null = null;
   #nextId = 1;
   #failed = false;
@@ -61,17 +63,32 @@ export class SqliteWriter {
     return this.#started && !this.#failed && !this.#closing;
   }
 
-  async insertRows(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void> {
-    return this.#post((id) => ({ kind: 'insert', id, table, columns, rows }));
+  /**
+   * Queues a batch; the batches of one event-loop turn (the usage and request log recorders
+   * flush on the same tick) go to the thread at its end as one message and are committed in one
+   * transaction, each batch all or nothing and settled on its own (ADR 23).
+   */
+  insertRows(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (this.#queued.length === 0) setImmediate(() => void this.#send());
+      this.#queued.push({ batch: { id: this.#nextId++, table, columns, rows }, pending: { resolve, reject } });
+    });
   }
 
-  async #post(message: (id: number) => WriterRequest): Promise<void> {
-    const worker = await this.#ensureThread();
-    const id = this.#nextId++;
-    const done = new Promise<void>((resolve, reject) => this.#pending.set(id, { resolve, reject }));
-    if (this.#pending.size === 1) worker.ref();
-    worker.postMessage(message(id));
-    return done;
+  async #send(): Promise<void> {
+    const queued = this.#queued;
+    this.#queued = [];
+    if (queued.length === 0) return;
+    let worker: Worker;
+    try {
+      worker = await this.#ensureThread();
+    } catch (error) {
+      for (const { pending } of queued) pending.reject(error as Error);
+      return;
+    }
+    if (this.#pending.size === 0) worker.ref();
+    for (const { batch, pending } of queued) this.#pending.set(batch.id, pending);
+    worker.postMessage({ kind: 'insert', batches: queued.map(({ batch }) => batch) } satisfies WriterRequest);
   }
 
   /** Stops the thread at once; batches still pending fail (the executor then writes them itself). */
@@ -82,6 +99,7 @@ export class SqliteWriter {
 
   /** Lets pending batches finish, then closes the thread's connection. */
   async close(): Promise<void> {
+    await this.#send(); // this turn's batches go before the close message
     this.#closing = true;
     const worker = await this.#thread?.catch(() => null);
     if (worker === null || worker === undefined) return;
@@ -121,12 +139,14 @@ export class SqliteWriter {
 
   #settle(worker: Worker, reply: WriterReply): void {
     if (reply.kind !== 'done') return;
-    const pending = this.#pending.get(reply.id);
-    if (pending === undefined) return;
-    this.#pending.delete(reply.id);
+    for (const { id, error } of reply.results) {
+      const pending = this.#pending.get(id);
+      if (pending === undefined) continue;
+      this.#pending.delete(id);
+      if (error === null) pending.resolve();
+      else pending.reject(fromWriterFailure(error));
+    }
     if (this.#pending.size === 0 && !this.#closing) worker.unref();
-    if (reply.error === null) pending.resolve();
-    else pending.reject(fromWriterFailure(reply.error));
   }
 
   #fail(error: Error): void {

@@ -6,8 +6,16 @@ export interface WriterStart {
   busyTimeoutMs: number;
 }
 
-export type WriterRequest =
-  { kind: 'insert'; id: number; table: string; columns: readonly string[]; rows: readonly (readonly SqlValue[])[] } | { kind: 'close' };
+/** One table's rows, inserted all or nothing. */
+export interface InsertBatch {
+  id: number;
+  table: string;
+  columns: readonly string[];
+  rows: readonly (readonly SqlValue[])[];
+}
+
+/** The batches of one event-loop turn travel together and are committed in one transaction (each in a savepoint of its own). */
+export type WriterRequest = { kind: 'insert'; batches: readonly InsertBatch[] } | { kind: 'close' };
 
 /** A failure crosses the thread boundary as plain data; `code` keeps SQLite's (`SQLITE_BUSY`, ...). */
 export interface WriterFailure {
@@ -15,8 +23,11 @@ export interface WriterFailure {
   code: string | null;
 }
 
+/** Per batch of the request, in its order: null when its rows are committed. */
 export type WriterReply =
-  { kind: 'ready' } | { kind: 'start_failed'; error: WriterFailure } | { kind: 'done'; id: number; error: WriterFailure | null };
+  | { kind: 'ready' }
+  | { kind: 'start_failed'; error: WriterFailure }
+  | { kind: 'done'; results: readonly { id: number; error: WriterFailure | null }[] };
 
 export function toWriterFailure(error: unknown): WriterFailure {
   const code = (error as { code?: unknown } | null)?.code;
