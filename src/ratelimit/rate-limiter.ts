@@ -232,7 +232,10 @@ export class RateLimiter {
   /** A count, not a Set of promises: V8 reallocates a Set that a delete empties, and `finally` adds promises (ADR 27). */
   private track(update: Promise<void>, failure: string): void {
     this.pending += 1;
-    update.then(this.settled, (error: unknown) => (this.settled(), this.options.logger.error({ err: error }, failure)));
+    update.then(this.settled, (error: unknown) => {
+      this.settled();
+      this.options.logger.error({ err: error }, failure);
+    });
   }
 
   private readonly settled = (): void => {

@@ -16,7 +16,7 @@ import { userPathSubtreeCondition } from './user-path-subtree.ts';
 
 const listSelect = requestLogListColumns.join(', ');
 /** A subtree or request id prefix with at least this many rows is listed in time order rather than sorted. */
-const largeSubtreeRows = 5_000;
+const largeListingRows = 5_000;
 
 /** RequestLogStore over any SQL dialect. Pages are keyset pages over (ts, row_id), newest first. */
 export class SqlRequestLogStore implements RequestLogStore {
@@ -55,11 +55,7 @@ export class SqlRequestLogStore implements RequestLogStore {
   async #largeSubtree(userPath: string): Promise<boolean> {
     const parameters = new SqlParameters(this.#executor);
     const subtree = userPathSubtreeCondition(userPath, parameters);
-    if (subtree === null) return false;
-    const limit = parameters.add(largeSubtreeRows);
-    const text = `SELECT COUNT(*) AS matched FROM (SELECT 1 FROM request_log WHERE ${subtree} LIMIT ${limit}) AS probe`;
-    const rows = await this.#executor.query<{ matched: number | string }>(text, parameters.values);
-    return toNumber(rows[0]?.matched ?? 0) >= largeSubtreeRows;
+    return subtree !== null && this.#atLeastLarge([cappedCount(subtree, parameters)], parameters);
   }
 
   /**
@@ -71,12 +67,15 @@ export class SqlRequestLogStore implements RequestLogStore {
    */
   async #largePrefix(prefix: string): Promise<boolean> {
     const parameters = new SqlParameters(this.#executor);
-    const probe = (range: string): string =>
-      `(SELECT COUNT(*) FROM (SELECT 1 FROM request_log WHERE ${range} LIMIT ${parameters.add(largeSubtreeRows)}) AS probe)`;
-    const keyed = probe(`${prefixRange('row_id', prefix, parameters)} AND request_id = row_id`);
-    const inbound = probe(`${prefixRange('request_id', prefix, parameters)} AND request_id <> row_id`);
-    const rows = await this.#executor.query<{ matched: number | string }>(`SELECT ${keyed} + ${inbound} AS matched`, parameters.values);
-    return toNumber(rows[0]?.matched ?? 0) >= largeSubtreeRows;
+    const keyed = cappedCount(`${prefixRange('row_id', prefix, parameters)} AND request_id = row_id`, parameters);
+    const inbound = cappedCount(`${prefixRange('request_id', prefix, parameters)} AND request_id <> row_id`, parameters);
+    return this.#atLeastLarge([keyed, inbound], parameters);
+  }
+
+  /** Whether the capped counts add up to `largeListingRows`. */
+  async #atLeastLarge(counts: readonly string[], parameters: SqlParameters): Promise<boolean> {
+    const rows = await this.#executor.query<{ matched: number | string }>(`SELECT ${counts.join(' + ')} AS matched`, parameters.values);
+    return toNumber(rows[0]?.matched ?? 0) >= largeListingRows;
   }
 
   /**
@@ -108,6 +107,11 @@ export class SqlRequestLogStore implements RequestLogStore {
       (SELECT row_id FROM request_log WHERE ts < ${parameters.add(before)} ORDER BY ts LIMIT ${parameters.add(limit)})`;
     return toNumber(await this.#executor.execute(text, parameters.values));
   }
+}
+
+/** The rows matching `condition`, counted up to `largeListingRows` (a scalar subquery; an index range stops there). */
+function cappedCount(condition: string, parameters: SqlParameters): string {
+  return `(SELECT COUNT(*) FROM (SELECT 1 FROM request_log WHERE ${condition} LIMIT ${parameters.add(largeListingRows)}) AS probe)`;
 }
 
 type ColumnKind = 'text' | 'integer' | 'boolean';

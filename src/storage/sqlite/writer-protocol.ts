@@ -14,7 +14,7 @@ export interface InsertBatch {
   rows: readonly (readonly SqlValue[])[];
 }
 
-/** The batches of one event-loop turn travel together and are committed in one transaction (each in a savepoint of its own). */
+/** The batches of one event-loop turn travel together and are committed in one transaction (each batch alone if that fails). */
 export type WriterRequest = { kind: 'insert'; batches: readonly InsertBatch[] } | { kind: 'close' };
 
 /** A failure crosses the thread boundary as plain data; `code` keeps SQLite's (`SQLITE_BUSY`, ...). */
