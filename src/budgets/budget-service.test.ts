@@ -263,4 +263,24 @@ describe('BudgetService', () => {
     await expect(service.reserve('/team', 0.1)).resolves.toBeDefined();
     service.stop();
   });
+
+  it('a refresh asked for during another one reads the rules written meanwhile (an admin write through another worker)', async () => {
+    const { clock, store, service } = await setup({ rules: [] });
+    const list = store.list.bind(store);
+    let release = (): void => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    store.list = async () => {
+      const rows = await list();
+      await gate;
+      return rows;
+    };
+    const periodic = service.refresh();
+    await new Promise((resolve) => setImmediate(resolve));
+    const at = clock.now;
+    await store.upsert({ userPath: '/par', period: 'daily', periodSeconds: 86400, amount: 0.2, createdAt: at, updatedAt: at });
+    const asked = service.refresh();
+    release();
+    await Promise.all([periodic, asked]);
+    expect(service.statuses().map((status) => status.rule.userPath)).toEqual(['/par']);
+  });
 });

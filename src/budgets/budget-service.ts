@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { BudgetRuleSettings } from '../config/budgets.ts';
+import { FreshRun } from '../core/fresh-run.ts';
 import { userPathCovers } from '../core/user-path.ts';
 import { GatewayError, invalidRequest, notFound } from '../errors/gateway-error.ts';
 import type { BudgetStore } from './budget-store.ts';
@@ -65,7 +66,8 @@ export class BudgetService {
   private unsettled: Array<{ seq: number; userPath: string; cost: number; at: number }> = [];
   private readonly now: () => number;
   private timer: NodeJS.Timeout | null = null;
-  private refreshing: Promise<void> | null = null;
+  /** Every refresh reads the database after it was asked for (an admin write through another worker is seen). */
+  private readonly refreshes = new FreshRun(() => this.refreshAll());
   /** Bumped by every local rule write, so a rule reload that read the store before it is dropped. */
   private writes = 0;
   private readonly sharedSpend: SharedSpend;
@@ -266,10 +268,7 @@ export class BudgetService {
    * replicas' on a shared database, or a period that rolled over).
    */
   refresh(): Promise<void> {
-    this.refreshing ??= this.refreshAll().finally(() => {
-      this.refreshing = null;
-    });
-    return this.refreshing;
+    return this.refreshes.run();
   }
 
   private async refreshAll(): Promise<void> {

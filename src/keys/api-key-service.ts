@@ -1,5 +1,6 @@
 import { hash, randomBytes, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { FreshRun } from '../core/fresh-run.ts';
 import { notFound } from '../errors/gateway-error.ts';
 import type { ApiKeyAuthenticator, Principal } from '../http/auth.ts';
 import type { ApiKeyRole, ApiKeyRow, ApiKeyStore } from './api-key-store.ts';
@@ -43,6 +44,7 @@ export class ApiKeyService implements ApiKeyAuthenticator {
   private byHash = new Map<string, ApiKeyRow>();
   /** Bumped by every local write, so a reload that read the store before it is dropped. */
   private writes = 0;
+  private readonly reloads = new FreshRun(() => this.reloadOnce());
   private timer: NodeJS.Timeout | null = null;
 
   constructor(options: ApiKeyServiceOptions) {
@@ -169,8 +171,12 @@ export class ApiKeyService implements ApiKeyAuthenticator {
     return saved;
   }
 
-  /** Re-reads the keys (written through another replica or worker). */
-  async reload(): Promise<void> {
+  /** Re-reads the keys (written through another replica or worker), after any read in progress. */
+  reload(): Promise<void> {
+    return this.reloads.run();
+  }
+
+  private async reloadOnce(): Promise<void> {
     const writesBefore = this.writes;
     const rows = await this.options.store.list();
     if (this.writes !== writesBefore) return;

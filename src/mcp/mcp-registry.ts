@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { FreshRun } from '../core/fresh-run.ts';
 import { invalidRequest, notFound, type GatewayError } from '../errors/gateway-error.ts';
 import type {
   McpServerDefinition,
@@ -61,6 +62,7 @@ export class McpRegistry {
   private readonly changeListeners: Array<() => void> = [];
   /** Bumped by every local write, so that a reload read before the write does not undo it. */
   private generation = 0;
+  private readonly reloads = new FreshRun(() => this.reloadOnce());
   /** Shadowed store rows already logged (a reload every few seconds would repeat the warning). */
   private readonly shadowed = new Set<string>();
 
@@ -74,8 +76,12 @@ export class McpRegistry {
     return this.options.defaultToolDiscovery;
   }
 
-  /** Reads the stores again (writes made by other replicas show up); tells listeners when servers changed. */
-  async reload(): Promise<void> {
+  /** Reads the stores again, after any read in progress (writes made by other replicas show up); tells listeners when servers changed. */
+  reload(): Promise<void> {
+    return this.reloads.run();
+  }
+
+  private async reloadOnce(): Promise<void> {
     const generation = this.generation;
     const [serverRows, virtualRows] = await Promise.all([this.options.serverStore.list(), this.options.virtualStore.list()]);
     if (generation !== this.generation) return;

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { RateLimitCounterStore } from './counter-store.ts';
 import { counterStoreKinds, type CounterStoreKind } from './testing/counter-stores.ts';
+import { MemoryCounterStore } from './memory-counter-store.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import type { RateLimitRuleRow, RateLimitRuleStore, RateLimitScope } from './rule-store.ts';
 import type { RuleDraft } from './rules.ts';
@@ -282,3 +283,41 @@ describe.each(counterStoreKinds.map((kind): [string, CounterStoreKind] => [kind.
     });
   },
 );
+
+describe('RateLimiter reload', () => {
+  it('a reload asked for during another one reads the rules written meanwhile (an admin write through another worker)', async () => {
+    const ruleStore = new MemoryRules();
+    const limiter = new RateLimiter({
+      counters: new MemoryCounterStore(),
+      ruleStore,
+      configRules: [],
+      enforceTokens: true,
+      logger: pino({ level: 'silent' }),
+    });
+    await limiter.start();
+    const list = ruleStore.list.bind(ruleStore);
+    let release = (): void => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    ruleStore.list = async () => {
+      const rows = await list();
+      await gate;
+      return rows;
+    };
+    const periodic = limiter.reload();
+    await new Promise((resolve) => setImmediate(resolve));
+    const at = Date.now();
+    await ruleStore.upsert({
+      scope: 'user_path',
+      subject: '/par',
+      periodSeconds: 60,
+      maxRequests: 1,
+      maxTokens: null,
+      createdAt: at,
+      updatedAt: at,
+    });
+    const asked = limiter.reload();
+    release();
+    await Promise.all([periodic, asked]);
+    expect((await limiter.list()).map(({ rule }) => rule.subject)).toEqual(['/par']);
+  });
+});

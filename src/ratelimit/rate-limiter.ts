@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { FreshRun } from '../core/fresh-run.ts';
 import { invalidRequest, notFound, type GatewayError } from '../errors/gateway-error.ts';
 import type { HeldSlots, RateLimitCounterStore, RuleCounts, SlotLease } from './counter-store.ts';
 import { periodLabel } from './periods.ts';
@@ -72,7 +73,8 @@ export class RateLimiter {
   private readonly retired = new Map<string, number>();
   /** Bumped by every local rule write, so a reload that read the store before it is dropped. */
   private writes = 0;
-  private reloading: Promise<void> | null = null;
+  /** Every reload reads the store after it was asked for (a rule written through another worker is seen). */
+  private readonly reloads = new FreshRun(() => this.reloadOnce());
   private readonly timers: NodeJS.Timeout[] = [];
   /** Counter updates sent after admission (releases, refunds, tokens) not yet answered, and who waits for none. */
   private pending = 0;
@@ -116,10 +118,7 @@ export class RateLimiter {
    * (a new creation time), loses them. Configuration rules are never touched.
    */
   reload(): Promise<void> {
-    this.reloading ??= this.reloadOnce().finally(() => {
-      this.reloading = null;
-    });
-    return this.reloading;
+    return this.reloads.run();
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { FreshRun } from '../core/fresh-run.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 
 /** When a definition was stored, and whether it comes from configuration (read-only) or the admin API. */
@@ -47,6 +48,7 @@ export class StoredDefinitions<D> {
   private readonly now: () => number;
   /** Bumped by every local write, so a reload that read the store before it is dropped. */
   private writes = 0;
+  private readonly reloads = new FreshRun(() => this.reloadOnce());
   private timer: NodeJS.Timeout | null = null;
 
   constructor(options: StoredDefinitionsOptions<D>, kind: DefinitionKind<D>) {
@@ -82,8 +84,12 @@ export class StoredDefinitions<D> {
     this.timer = null;
   }
 
-  /** Applies the stored definitions as another replica left them; configuration ones stay. */
-  async reload(): Promise<void> {
+  /** Applies the stored definitions as another replica left them, after any read in progress; configuration ones stay. */
+  reload(): Promise<void> {
+    return this.reloads.run();
+  }
+
+  private async reloadOnce(): Promise<void> {
     const writesBefore = this.writes;
     const rows = await this.options.store.list();
     if (this.writes !== writesBefore) return;
