@@ -50,7 +50,7 @@ export function joinCluster(settings: Settings, logger: Logger): ClusterWorker {
       });
       link.on('reload', async (data) => {
         const { token, path } = data as { token: number; path: string };
-        await reloadAll(services, reloader, path).catch((error: unknown) => logger.warn({ err: error }, 'worker reload failed'));
+        for (const failure of await reloadAll(services, reloader, path)) logger.warn({ err: failure }, 'worker reload failed');
         link.notify('reloaded', token);
       });
     },
@@ -62,10 +62,15 @@ export function joinCluster(settings: Settings, logger: Logger): ClusterWorker {
   };
 }
 
-/** Re-reads everything an admin write may have changed (the replica refresh, at once). */
-async function reloadAll(services: StatefulServices, reloader: ConfigReloader, path: string): Promise<void> {
-  if (path.startsWith('/admin/reload')) await reloader.reload();
-  await Promise.all([
+/**
+ * Re-reads everything an admin write may have changed (the replica refresh, at once). Each
+ * re-read starts after the write (a periodic one in progress is not joined: core/fresh-run.ts),
+ * and all of them have ended, failed or not, before the write is answered. Returns the failures.
+ */
+async function reloadAll(services: StatefulServices, reloader: ConfigReloader, path: string): Promise<unknown[]> {
+  const failures: unknown[] = [];
+  if (path.startsWith('/admin/reload')) await reloader.reload().catch((error: unknown) => failures.push(error));
+  const results = await Promise.allSettled([
     services.limiter?.reload(),
     services.apiKeys.reload(),
     services.virtualModels.reload(),
@@ -73,4 +78,6 @@ async function reloadAll(services: StatefulServices, reloader: ConfigReloader, p
     services.mcp?.registry.reload(),
     services.budgets?.refresh(),
   ]);
+  for (const result of results) if (result.status === 'rejected') failures.push(result.reason);
+  return failures;
 }
