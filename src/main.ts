@@ -2,7 +2,7 @@
 import { heapPolicyAfterStart } from './lifecycle/heap-policy.ts';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
-import type { ClusterWorker } from './cluster/worker.ts';
+import type { ClusterWorker, WorkerState } from './cluster/worker.ts';
 import { ConfigError } from './config/config-error.ts';
 import { loadProcessSettings } from './config/load.ts';
 import type { LoadedSettings, Settings } from './config/settings.ts';
@@ -21,7 +21,7 @@ import { UpstreamClient } from './providers/upstream-client.ts';
 import { CircuitBreakers } from './routing/circuit-breaker.ts';
 import { InFlightCounter } from './routing/in-flight.ts';
 import { ModelCatalog } from './routing/model-catalog.ts';
-import { startStatefulServices, type StatefulServices } from './services.ts';
+import { startStatefulServices } from './services.ts';
 import { ConfigReloader } from './lifecycle/config-reload.ts';
 import type { ProviderRuntime } from './lifecycle/provider-reload.ts';
 import { StoredGuardrails } from './guardrails/stored-guardrails.ts';
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
     tracer,
     reloader,
   });
-  await listen(app, settings, logger, { worker, services, reloader });
+  await listen(app, settings, logger, worker, { services, reloader, guardrails });
   installShutdown({
     app,
     logger,
@@ -142,13 +142,14 @@ async function listen(
   app: FastifyInstance,
   settings: Settings,
   logger: Logger,
-  cluster: { worker: ClusterWorker | null; services: StatefulServices; reloader: ConfigReloader },
+  worker: ClusterWorker | null,
+  state: WorkerState,
 ): Promise<void> {
-  cluster.worker?.install(app, cluster.services, cluster.reloader);
+  worker?.install(app, state);
   await app.listen({ host: settings.server.host, port: settings.server.port });
   heapPolicyAfterStart();
-  if (cluster.worker === null) logListening(app, settings, logger);
-  else await cluster.worker.listening(app);
+  if (worker === null) logListening(app, settings, logger);
+  else await worker.listening(app);
 }
 
 function createBreakers(settings: Settings): CircuitBreakers {

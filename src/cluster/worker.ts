@@ -1,12 +1,20 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Settings } from '../config/settings.ts';
+import type { StoredGuardrails } from '../guardrails/stored-guardrails.ts';
 import type { ConfigReloader } from '../lifecycle/config-reload.ts';
 import type { StatefulServices } from '../services.ts';
 import { IpcBudgetStore } from './ipc-budget-store.ts';
 import { IpcCounterStore } from './ipc-counter-store.ts';
 import { listenPrivately, mcpForwarder } from './mcp-forward.ts';
 import { PrimaryLink } from './primary-link.ts';
+
+/** What an admin write made through another worker may have changed in this one. */
+export interface WorkerState {
+  services: StatefulServices;
+  reloader: ConfigReloader;
+  guardrails: StoredGuardrails;
+}
 
 /** What a worker of a multi-worker gateway (WORKERS > 1) shares through the primary. */
 export interface ClusterWorker {
@@ -18,7 +26,7 @@ export interface ClusterWorker {
   /** Prefix of this worker's MCP session ids. */
   readonly mcpSessionIdPrefix: string;
   /** Relays other workers' MCP sessions, and makes admin writes reach every worker before they are answered. */
-  install(app: FastifyInstance, services: StatefulServices, reloader: ConfigReloader): void;
+  install(app: FastifyInstance, state: WorkerState): void;
   /** Opens the private port for relayed MCP requests and tells the primary this worker serves. */
   listening(app: FastifyInstance): Promise<void>;
 }
@@ -38,7 +46,7 @@ export function joinCluster(settings: Settings, logger: Logger): ClusterWorker {
     counters: memoryCounters ? new IpcCounterStore(link) : null,
     budgets: settings.budgets.redisUrl === null ? new IpcBudgetStore(link) : null,
     mcpSessionIdPrefix: `w${link.workerId}-`,
-    install(app, services, reloader) {
+    install(app, state) {
       app.addHook('onRequest', mcpForwarder(link.workerId, ports));
       app.addHook('onSend', async (request, reply, payload) => {
         if (!request.url.startsWith('/admin/') || request.method === 'GET' || request.method === 'HEAD' || reply.statusCode >= 400) {
@@ -50,7 +58,7 @@ export function joinCluster(settings: Settings, logger: Logger): ClusterWorker {
       });
       link.on('reload', async (data) => {
         const { token, path } = data as { token: number; path: string };
-        for (const failure of await reloadAll(services, reloader, path)) logger.warn({ err: failure }, 'worker reload failed');
+        for (const failure of await reloadAll(state, path)) logger.warn({ err: failure }, 'worker reload failed');
         link.notify('reloaded', token);
       });
     },
@@ -67,7 +75,7 @@ export function joinCluster(settings: Settings, logger: Logger): ClusterWorker {
  * re-read starts after the write (a periodic one in progress is not joined: core/fresh-run.ts),
  * and all of them have ended, failed or not, before the write is answered. Returns the failures.
  */
-async function reloadAll(services: StatefulServices, reloader: ConfigReloader, path: string): Promise<unknown[]> {
+async function reloadAll({ services, reloader, guardrails }: WorkerState, path: string): Promise<unknown[]> {
   const failures: unknown[] = [];
   if (path.startsWith('/admin/reload')) await reloader.reload().catch((error: unknown) => failures.push(error));
   const results = await Promise.allSettled([
@@ -77,6 +85,7 @@ async function reloadAll(services: StatefulServices, reloader: ConfigReloader, p
     services.failoverRules.reload(),
     services.mcp?.registry.reload(),
     services.budgets?.refresh(),
+    guardrails.reload(),
   ]);
   for (const result of results) if (result.status === 'rejected') failures.push(result.reason);
   return failures;

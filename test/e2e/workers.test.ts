@@ -107,6 +107,29 @@ describe('WORKERS=2', () => {
     expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200, 200]);
   });
 
+  it('a guardrail stored through one worker applies at once on the other', async () => {
+    const put = await onNewConnection(`${gateway.url}/admin/guardrails`, {
+      method: 'PUT',
+      headers: bearer(),
+      body: { name: 'falcon', type: 'deny_list', terms: ['project falcon'] },
+    });
+    expect(put.status, put.text).toBe(200);
+    try {
+      const replies = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          onNewConnection(`${gateway.url}/v1/chat/completions`, {
+            headers: bearer(),
+            body: chatBody('openai/mock-model', { messages: [{ role: 'user', content: 'about Project Falcon' }] }),
+          }),
+        ),
+      );
+      for (const reply of replies) expect([reply.status, reply.headers['x-guardrail-blocked']], reply.text).toEqual([400, 'falcon']);
+    } finally {
+      const removed = await onNewConnection(`${gateway.url}/admin/guardrails?name=falcon`, { method: 'DELETE', headers: bearer() });
+      expect(removed.status, removed.text).toBe(200);
+    }
+  });
+
   it('budgets hold across workers: at most 11 of 50 parallel $0.02 requests pass a $0.20 budget', async () => {
     // 12 prompt + 5 completion tokens at these prices: $0.02 a request (test/e2e/budget-reservations.test.ts).
     const budget = await call(gateway, '/admin/budgets', { method: 'PUT', body: { user_path: '/par', period: 'daily', amount: 0.2 } });
