@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 
 import { validateRule, ruleId, type RateLimitRule } from '../ratelimit/rules.ts';
+import type { AdmissionResult } from '../ratelimit/counter-store.ts';
 import { CounterOwner } from './counter-owner.ts';
+import { toWireRules } from './rule-wire.ts';
+import type { CallHandler, WorkerHub } from './worker-hub.ts';
 import { BudgetOwner } from './budget-owner.ts';
 
 function rule(subject: string, periodSeconds: number, maxRequests: number): RateLimitRule {
@@ -41,6 +44,28 @@ describe('CounterOwner', () => {
     expect((owner.admit(1, { rules: [other], options, nowMs: now }) as { admitted: boolean }).admitted).toBe(false);
     // The first lease still holds /b; the second holds /a.
     expect(owner.workerGone(1)).toBe(2);
+  });
+});
+
+describe('CounterOwner over the hub', () => {
+  /** The handlers `serve` registers, called as the hub calls them. */
+  function served(owner: CounterOwner): (op: string, workerId: number, args: unknown) => unknown {
+    const handlers = new Map<string, CallHandler>();
+    owner.serve({ handle: (op: string, handler: CallHandler) => handlers.set(op, handler) } as unknown as WorkerHub);
+    return (op, workerId, args) => (handlers.get(op) as CallHandler)(workerId, args);
+  }
+
+  it('checks a refused admission again after this turn: a release read just after it in the same turn frees the slot', async () => {
+    const call = served(new CounterOwner());
+    const wired = toWireRules([rule('/one', 0, 1)]);
+    const held = (await call('rl.admit', 1, { rules: wired, options, nowMs: now })) as AdmissionResult;
+    expect(held).toMatchObject({ admitted: true, lease: { id: '1:1' } });
+    // Worker 2's admission is read first; worker 1's release, sent before it, right after.
+    const next = call('rl.admit', 2, { rules: wired, options, nowMs: now });
+    call('rl.release', 1, { rules: wired, lease: '1:1' });
+    expect(await next).toMatchObject({ admitted: true, lease: { id: '2:2' } });
+    // Still a limit of one: a third is refused, after its second check too.
+    expect(await call('rl.admit', 1, { rules: wired, options, nowMs: now })).toMatchObject({ admitted: false });
   });
 });
 

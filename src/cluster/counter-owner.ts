@@ -1,4 +1,4 @@
-import type { AdmissionOptions } from '../ratelimit/counter-store.ts';
+import type { AdmissionOptions, AdmissionResult } from '../ratelimit/counter-store.ts';
 import { MemoryCounterStore } from '../ratelimit/memory-counter-store.ts';
 import type { RateLimitRule } from '../ratelimit/rules.ts';
 import { fromWire, fromWireRules, type WireRule } from './rule-wire.ts';
@@ -45,7 +45,7 @@ export class CounterOwner {
   serve(hub: WorkerHub): void {
     hub.handle('rl.admit', (workerId, args) => {
       const { rules, options, nowMs } = args as Wired<AdmitArgs>;
-      return this.admit(workerId, { rules: fromWireRules(rules), options, nowMs });
+      return this.admitOrRecheck(workerId, { rules: fromWireRules(rules), options, nowMs });
     });
     hub.handle('rl.release', (_workerId, args) => {
       const { rules, lease } = args as Wired<ReleaseArgs>;
@@ -72,8 +72,20 @@ export class CounterOwner {
     hub.handle('rl.forget', (_workerId, args) => this.store.forget(fromWire(args as WireRule)));
   }
 
+  /**
+   * `admit`, with a refusal checked again once this turn of the event loop is over. Each worker
+   * has a channel of its own, read in no set order: a worker sends a release before the answer
+   * that lets its client ask again, but the primary can read that next request's admission (come
+   * through the other worker) first, in the same poll phase. Its second check sees the release.
+   */
+  admitOrRecheck(workerId: number, args: AdmitArgs): AdmissionResult | Promise<AdmissionResult> {
+    const first = this.admit(workerId, args);
+    if (first.admitted) return first;
+    return new Promise((resolve) => setImmediate(() => resolve(this.admit(workerId, args))));
+  }
+
   /** Check all, commit all (synchronously, so atomic across workers); a slot taken is leased to the worker. */
-  admit(workerId: number, { rules, options, nowMs }: AdmitArgs): unknown {
+  admit(workerId: number, { rules, options, nowMs }: AdmitArgs): AdmissionResult {
     const result = this.store.admitNow(rules, options, nowMs);
     if (!result.admitted) return result;
     const slots = options.holdSlot ? rules.filter((rule) => rule.periodSeconds === 0) : [];

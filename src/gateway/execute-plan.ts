@@ -243,12 +243,17 @@ async function reserveBudget(
   }
 }
 
-/** The user-path admission that also gives the budget reservation back when it ends. */
+/**
+ * The user-path admission that also gives the budget reservation back when it ends. The slots go
+ * at once (before the answer's last bytes, ClientAbort.whenClosed); the hold a turn later, after
+ * the usage report that a stream relay makes once it has ended the response: the hold and the
+ * charge overlap for a moment rather than leave a gap (reservation.ts).
+ */
 function withReservation(path: Admission, reservation: BudgetReservation): Admission {
   if (reservation === noReservation) return path;
   return {
     headers: path.headers,
-    release: () => (path.release(), reservation.release()),
+    release: () => (path.release(), setImmediate(() => reservation.release())),
     refund: () => (path.refund(), reservation.release()),
     split: () => ({ path: withReservation(path, reservation), route: noAdmission }),
   };

@@ -1,14 +1,21 @@
 import { EventEmitter } from 'node:events';
-import type { ServerResponse } from 'node:http';
+import { createServer, get, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
 import { ClientAbort } from './client-abort.ts';
 
-/** Enough of a ServerResponse: `close`, and whether the response had finished by then. */
-function fakeResponse(): { raw: ServerResponse; close: (finished: boolean) => void } {
-  const emitter = new EventEmitter() as EventEmitter & { writableFinished: boolean };
+/** Enough of a ServerResponse: `end` (what it wrote), `close`, and whether the response had finished by then. */
+function fakeResponse(): { raw: ServerResponse; written: unknown[]; close: (finished: boolean) => void } {
+  const written: unknown[] = [];
+  const emitter = new EventEmitter() as EventEmitter & { writableFinished: boolean; end(chunk?: unknown): unknown };
   emitter.writableFinished = false;
+  emitter.end = function end(chunk?: unknown) {
+    written.push(chunk);
+    return this;
+  };
   return {
     raw: emitter as unknown as ServerResponse,
+    written,
     close: (finished) => {
       emitter.writableFinished = finished;
       emitter.emit('close');
@@ -76,4 +83,57 @@ describe('ClientAbort', () => {
     abort.whenClosed(afterClose);
     expect(afterClose).toHaveBeenCalledTimes(1);
   });
+
+  it('runs the close listener once, before the last bytes of a response that ends, not after them', () => {
+    const { raw, written, close } = fakeResponse();
+    const before: unknown[][] = [];
+    const listener = vi.fn(() => before.push([...written]));
+    new ClientAbort(raw).whenClosed(listener);
+    expect(raw.end('last bytes')).toBe(raw);
+    expect(listener).toHaveBeenCalledTimes(1);
+    expect(before).toEqual([[]]);
+    expect(written).toEqual(['last bytes']);
+    close(true);
+    expect(listener).toHaveBeenCalledTimes(1);
+  });
+
+  it('runs the close listener once when the client leaves, and not again if the response is ended after', () => {
+    const { raw, close } = fakeResponse();
+    const listener = vi.fn();
+    new ClientAbort(raw).whenClosed(listener);
+    close(false);
+    raw.end();
+    expect(listener).toHaveBeenCalledTimes(1);
+  });
+
+  it('over node:http, the listener runs before the response has ended: a client that read the answer finds it done', async () => {
+    const seen: Array<{ ended: boolean }> = [];
+    const server = createServer((_request, response) => {
+      new ClientAbort(response).whenClosed(() => seen.push({ ended: response.writableEnded }));
+      response.setHeader('content-type', 'text/plain');
+      response.end('answer');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const answer = await fetchText(`http://127.0.0.1:${port}/`);
+      expect(answer).toBe('answer');
+      expect(seen).toEqual([{ ended: false }]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });
+
+/** A GET with node:http (no keep-alive pool left behind); resolves with the body. */
+function fetchText(url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    get(url, { agent: false }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve(text));
+    }).on('error', reject);
+  });
+}

@@ -10,16 +10,19 @@ export class ClientAbort implements AbortSource {
   #aborted = false;
   #controller: AbortController | null = null;
   #listeners: (() => void)[] | null = null;
-  #onClose: (() => void) | null = null;
+  #onEnd: (() => void) | null = null;
   #closed = false;
   /** Told when the client leaves (the request log's trail); a field, not a listener, to spare an allocation. */
   watcher: { gone(): void } | null = null;
 
+  readonly #raw: ServerResponse;
+
   constructor(raw: ServerResponse) {
+    this.#raw = raw;
     // `on`, not `once`: 'close' comes once, and `once` wraps the listener (a cost per request).
     raw.on('close', () => {
       this.#closed = true;
-      this.#onClose?.();
+      this.#ended();
       if (!raw.writableFinished) this.#abort();
     });
   }
@@ -46,12 +49,35 @@ export class ClientAbort implements AbortSource {
   }
 
   /**
-   * Runs `listener` when the response closes, finished or not, or at once if it has closed
-   * already (one per request: its admission's release).
+   * Runs `listener` once (one per request: its admission's release): when the response ends,
+   * before its last bytes are written, or when it closes unfinished (the client left), or at
+   * once if it has closed already. Not on 'close' after a finished response: by then the client
+   * may have read the answer and asked again, and with WORKERS > 1 that request can reach the
+   * primary through another worker before a release sent only now (the slot would look taken).
+   * Run from `end`, the release leaves on the IPC channel before the answer's end leaves.
    */
   whenClosed(listener: () => void): void {
-    if (this.#closed) listener();
-    else this.#onClose = listener;
+    if (this.#closed) {
+      listener();
+      return;
+    }
+    this.#onEnd = listener;
+    const raw = this.#raw;
+    const end = raw.end;
+    raw.end = ((...args: unknown[]): ServerResponse => {
+      try {
+        this.#ended();
+      } finally {
+        Reflect.apply(end, raw, args);
+      }
+      return raw;
+    }) as ServerResponse['end'];
+  }
+
+  #ended(): void {
+    const listener = this.#onEnd;
+    this.#onEnd = null;
+    listener?.();
   }
 
   #abort(): void {

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { Agent, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import { expect } from 'vitest';
 
 import type { GatewayProcess } from '../support/gateway-process.ts';
@@ -44,6 +45,8 @@ export interface Call {
   token?: string | null;
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /** A connection pool of the test's own; undici's global one unless told. */
+  dispatcher?: Dispatcher;
 }
 
 /** One HTTP exchange with undici, any method, the master key unless told otherwise. */
@@ -57,6 +60,7 @@ export async function call(gateway: GatewayProcess, path: string, options: Call 
     headers,
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     signal: options.signal,
+    dispatcher: options.dispatcher,
   });
   return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
 }
