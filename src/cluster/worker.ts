@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import type { Settings } from '../config/settings.ts';
 import type { StoredGuardrails } from '../guardrails/stored-guardrails.ts';
 import type { ConfigReloader } from '../lifecycle/config-reload.ts';
+import type { McpGateway } from '../mcp/mcp-gateway.ts';
+import { canonicalMcpName } from '../mcp/mcp-names.ts';
 import type { StatefulServices } from '../services.ts';
 import { IpcBudgetStore } from './ipc-budget-store.ts';
 import { IpcCounterStore } from './ipc-counter-store.ts';
@@ -88,5 +90,17 @@ async function reloadAll({ services, reloader, guardrails }: WorkerState, path: 
     guardrails.reload(),
   ]);
   for (const result of results) if (result.status === 'rejected') failures.push(result.reason);
+  await redialNamed(services.mcp, path).catch((error: unknown) => failures.push(error));
   return failures;
+}
+
+/**
+ * `POST /admin/mcp-servers/{slug}/reconnect` redials the server in every worker: each holds its own
+ * connection (and catalog), and a worker left in its backoff, or on a stale catalog, would keep it.
+ */
+async function redialNamed(mcp: McpGateway | null, path: string): Promise<void> {
+  const slug = /^\/admin\/mcp-servers\/([^/?]+)\/reconnect(?:\?|$)/.exec(path)?.[1];
+  if (mcp === null || slug === undefined) return;
+  const server = mcp.registry.server(canonicalMcpName(decodeURIComponent(slug)));
+  if (server !== undefined) await mcp.upstreams.reconnect(server);
 }

@@ -1,0 +1,181 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { startMcpFixture, type McpFixture } from '../support/mcp-fixture-server.ts';
+import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
+import { bearer, chatBody, gatewayEnv, type RawReply, type RawRequestOptions } from './helpers.ts';
+import { eventually, type RuleListing } from './rate-limits-helpers.ts';
+import { onEachConnection, onNewConnection } from './workers-helpers.ts';
+
+// WORKERS=2 behaves as one gateway for every admin write: what a write changed is in force on
+// every worker once the write is answered. Each check below repeats a request on six new
+// connections, which the cluster hands to the two workers in turn.
+
+const gatewayYaml = `
+pricing:
+  mock-model: { input_per_mtok: 1000, output_per_mtok: 1600 }
+`;
+
+const statuses = (replies: readonly RawReply[]): number[] => replies.map((reply) => reply.status);
+const same = (count: number, status: number): number[] => Array.from({ length: count }, () => status);
+
+describe('WORKERS=2: admin writes apply at once on every worker', () => {
+  let mock: MockUpstream;
+  let gateway: GatewayProcess;
+
+  beforeAll(async () => {
+    mock = await startMockUpstream();
+    gateway = await startGateway({
+      env: gatewayEnv(mock, { OPENAI_MODELS: 'mock-model,wa-broken', WORKERS: '2', MCP_ENABLED: 'true' }),
+      configYaml: gatewayYaml,
+    });
+  });
+
+  afterAll(async () => {
+    await gateway?.kill();
+    await mock?.close();
+  });
+
+  /** An admin call on a new connection; the answer must be a success. */
+  async function admin(path: string, options: RawRequestOptions = {}): Promise<RawReply> {
+    const reply = await onNewConnection(`${gateway.url}${path}`, { headers: bearer(), ...options });
+    expect(reply.status, `${options.method ?? 'GET'} ${path}: ${reply.text}`).toBeLessThan(300);
+    return reply;
+  }
+
+  const chats = (model: string, token?: string, extra: Record<string, string> = {}): Promise<RawReply[]> =>
+    onEachConnection(`${gateway.url}/v1/chat/completions`, { headers: { ...bearer(token), ...extra }, body: chatBody(model) });
+
+  it('API keys: a PATCH, a rotation and a deactivation through one worker hold at once on both', async () => {
+    const created = JSON.parse((await admin('/admin/api-keys', { body: { name: 'wa', user_path: '/wa' } })).text) as {
+      id: string;
+      key: string;
+    };
+    expect(statuses(await chats('openai/mock-model', created.key))).toEqual(same(6, 200));
+
+    await admin(`/admin/api-keys/${created.id}`, { method: 'PATCH', body: { allowed_models: ['openai/wa-broken'] } });
+    const narrowed = await chats('openai/mock-model', created.key);
+    expect(statuses(narrowed), narrowed[0]?.text).toEqual(same(6, 403));
+
+    const rotated = JSON.parse((await admin(`/admin/api-keys/${created.id}/rotate`, { body: {} })).text) as { key: string };
+    expect(statuses(await chats('openai/wa-broken', created.key))).toEqual(same(6, 401));
+    const fresh = await chats('openai/wa-broken', rotated.key);
+    expect(statuses(fresh), fresh[0]?.text).toEqual(same(6, 200));
+
+    await admin(`/admin/api-keys/${created.id}/deactivate`, { body: {} });
+    expect(statuses(await chats('openai/wa-broken', rotated.key))).toEqual(same(6, 401));
+  });
+
+  it('virtual models: a PUT and a DELETE through one worker show in /v1/models and route at once on both', async () => {
+    await admin('/admin/virtual-models', {
+      method: 'PUT',
+      body: { name: 'wa-alias', targets: [{ provider: 'openai', model: 'mock-model' }] },
+    });
+    const listings = await onEachConnection(`${gateway.url}/v1/models`, { headers: bearer() });
+    for (const listing of listings) expect(listing.text).toContain('"wa-alias"');
+    expect(statuses(await chats('wa-alias'))).toEqual(same(6, 200));
+
+    await admin('/admin/virtual-models', { method: 'DELETE', body: { name: 'wa-alias' } });
+    for (const listing of await onEachConnection(`${gateway.url}/v1/models`, { headers: bearer() })) {
+      expect(listing.text).not.toContain('"wa-alias"');
+    }
+    expect(statuses(await chats('wa-alias'))).toEqual(same(6, 404));
+  });
+
+  it('failover rules: a PUT and a DELETE through one worker apply at once on both', async () => {
+    mock.setBehavior('wa-broken', { kind: 'error', status: 500 });
+    try {
+      await admin('/admin/failover-rules', { method: 'PUT', body: { model: 'openai/wa-broken', fallbacks: ['openai/mock-model'] } });
+      expect(statuses(await chats('openai/wa-broken'))).toEqual(same(6, 200));
+      await admin('/admin/failover-rules', { method: 'DELETE', body: { model: 'openai/wa-broken' } });
+      expect(statuses(await chats('openai/wa-broken'))).toEqual(same(6, 500));
+    } finally {
+      mock.reset();
+    }
+  });
+
+  it('rate limits: a PUT, reset-one and DELETE through one worker hold at once on both', async () => {
+    const rule = { user_path: '/wa-rl', limit_key: { period: 'hour' }, max_requests: 1 };
+    await admin('/admin/rate-limits', { method: 'PUT', body: rule });
+    const path = { 'x-user-path': '/wa-rl' };
+    expect(statuses(await chats('openai/mock-model', undefined, path))).toEqual([200, ...same(5, 429)]);
+    for (const listing of await onEachConnection(`${gateway.url}/admin/rate-limits`, { headers: bearer() })) {
+      const rules = (JSON.parse(listing.text) as RuleListing).rate_limits.filter((listed) => listed.subject === '/wa-rl');
+      expect(rules.map((listed) => listed.requests_used)).toEqual([1]);
+    }
+    await admin('/admin/rate-limits/reset-one', { body: { user_path: '/wa-rl', period: 'hour' } });
+    expect(statuses(await chats('openai/mock-model', undefined, path))).toEqual([200, ...same(5, 429)]);
+    await admin('/admin/rate-limits', { method: 'DELETE', body: { user_path: '/wa-rl', limit_key: { period: 'hour' } } });
+    expect(statuses(await chats('openai/mock-model', undefined, path))).toEqual(same(6, 200));
+  });
+
+  it('budgets: a PUT and a DELETE through one worker are listed and enforced at once on both', async () => {
+    await admin('/admin/budgets', { method: 'PUT', body: { user_path: '/wa-b', period: 'daily', amount: 0.000001 } });
+    for (const listing of await onEachConnection(`${gateway.url}/admin/budgets`, { headers: bearer() })) {
+      expect(listing.text).toContain('"user_path":"/wa-b"');
+    }
+    const path = { 'x-user-path': '/wa-b' };
+    // The first request is admitted (nothing spent yet) and spends more than the amount.
+    expect(
+      (
+        await onNewConnection(`${gateway.url}/v1/chat/completions`, {
+          headers: { ...bearer(), ...path },
+          body: chatBody('openai/mock-model'),
+        })
+      ).status,
+    ).toBe(200);
+    await eventually(
+      async () =>
+        (await onNewConnection(`${gateway.url}/admin/budgets`, { headers: bearer() })).text.includes('"remaining":0') ? true : undefined,
+      'the spend',
+      5_000,
+    );
+    await admin('/admin/budgets', { method: 'DELETE', body: { user_path: '/wa-b', period: 'daily' } });
+    for (const listing of await onEachConnection(`${gateway.url}/admin/budgets`, { headers: bearer() })) {
+      expect(listing.text).not.toContain('"user_path":"/wa-b"');
+    }
+    expect(statuses(await chats('openai/mock-model', undefined, path))).toEqual(same(6, 200));
+  });
+
+  it('POST /admin/reload through one worker reloads the configuration file on both', async () => {
+    writeFileSync(
+      join(gateway.cwd, 'config.yaml'),
+      `${gatewayYaml}virtual_models:\n  - name: wa-from-file\n    targets: [{ provider: openai, model: mock-model }]\n`,
+    );
+    await admin('/admin/reload', { body: {} });
+    for (const listing of await onEachConnection(`${gateway.url}/v1/models`, { headers: bearer() })) {
+      expect(listing.text).toContain('"wa-from-file"');
+    }
+    expect(statuses(await chats('wa-from-file'))).toEqual(same(6, 200));
+  });
+
+  it('MCP: a server stored through one worker is listed on both; a reconnect redials it on both', async () => {
+    const first: McpFixture = await startMcpFixture({ label: 'wa', tools: ['echo'] });
+    let second: McpFixture | undefined;
+    try {
+      await admin('/admin/mcp-servers', { method: 'PUT', body: { slug: 'wa-tools', url: first.url } });
+      const toolsSeen = async (count: number): Promise<boolean> => {
+        const views = await onEachConnection(`${gateway.url}/admin/mcp-servers/wa-tools/catalog`, { headers: bearer() });
+        return views.every((view) => view.status === 200 && (JSON.parse(view.text) as { tools: unknown[] }).tools.length === count);
+      };
+      // Each worker connects in the background after the write.
+      await eventually(async () => ((await toolsSeen(1)) ? true : undefined), 'one tool listed by both workers', 10_000);
+      // The server is replaced by one with another tool, at the same address; a reconnect lists it.
+      await first.close();
+      second = await startMcpFixture({ label: 'wa', tools: ['echo', 'add'], port: Number(new URL(first.url).port) });
+      await admin('/admin/mcp-servers/wa-tools/reconnect', { body: {} });
+      const views = await onEachConnection(`${gateway.url}/admin/mcp-servers`, { headers: bearer() });
+      for (const view of views) expect(view.text).toMatch(/"slug":"wa-tools".*?"status":"connected".*?"tool_count":2/);
+      await admin('/admin/mcp-servers/wa-tools', { method: 'DELETE' });
+      for (const view of await onEachConnection(`${gateway.url}/admin/mcp-servers`, { headers: bearer() })) {
+        expect(view.text).not.toContain('"wa-tools"');
+      }
+    } finally {
+      await first.close().catch(() => undefined);
+      await second?.close();
+    }
+  });
+});
