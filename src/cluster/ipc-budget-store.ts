@@ -41,6 +41,13 @@ export class IpcBudgetStore implements SharedBudgetStore {
   charge(ledgers: readonly SpendLedger[], cost: number, now: number): void {
     this.link.notify('bg.charge', { ledgers: ledgers.map((ledger) => keyOf(ledger, now)), cost });
   }
+
+  async spent(ledgers: readonly SpendLedger[], now: number): Promise<readonly number[]> {
+    return (await this.link.call(
+      'bg.spent',
+      ledgers.map((ledger) => keyOf(ledger, now).key),
+    )) as number[];
+  }
 }
 
 function keyOf(ledger: SpendLedger, now: number): LedgerKey {

@@ -140,6 +140,23 @@ describe('WORKERS=2: admin writes apply at once on every worker', () => {
     expect(statuses(await chats('openai/mock-model', undefined, path))).toEqual(same(6, 200));
   });
 
+  it('budgets: the spend of a request is shown at once by both workers, in /admin/budgets and /v1/usage', async () => {
+    await admin('/admin/budgets', { method: 'PUT', body: { user_path: '/wa-sp', period: 'daily', amount: 10 } });
+    const served = await onNewConnection(`${gateway.url}/v1/chat/completions`, {
+      headers: { ...bearer(), 'x-user-path': '/wa-sp' },
+      body: chatBody('openai/mock-model'),
+    });
+    expect(served.status, served.text).toBe(200);
+    const spentIn = (text: string): number | undefined =>
+      (JSON.parse(text) as { budgets: Array<{ user_path: string; spent: number }> }).budgets.find((budget) => budget.user_path === '/wa-sp')
+        ?.spent;
+    const listed = await onEachConnection(`${gateway.url}/admin/budgets`, { headers: bearer() });
+    const mine = await onEachConnection(`${gateway.url}/v1/usage`, { headers: { ...bearer(), 'x-user-path': '/wa-sp' } });
+    const spent = [...listed, ...mine].map((reply) => spentIn(reply.text));
+    expect(spent[0]).toBeGreaterThan(0);
+    expect(spent).toEqual(same(12, spent[0] as number));
+  });
+
   it('POST /admin/reload through one worker reloads the configuration file on both', async () => {
     writeFileSync(
       join(gateway.cwd, 'config.yaml'),
