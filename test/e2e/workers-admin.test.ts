@@ -19,6 +19,7 @@ pricing:
   mock-model: { input_per_mtok: 1000, output_per_mtok: 1600 }
 `;
 
+const clientInfo = { name: 'workers-admin', version: '1.0.0' };
 const statuses = (replies: readonly RawReply[]): number[] => replies.map((reply) => reply.status);
 const same = (count: number, status: number): number[] => Array.from({ length: count }, () => status);
 
@@ -108,8 +109,23 @@ describe('WORKERS=2: admin writes apply at once on every worker', () => {
     }
     await admin('/admin/rate-limits/reset-one', { body: { user_path: '/wa-rl', period: 'hour' } });
     expect(statuses(await chats('openai/mock-model', undefined, path))).toEqual([200, ...same(5, 429)]);
+    await admin('/admin/rate-limits/reset', { body: { confirmation: 'reset' } });
+    expect(statuses(await chats('openai/mock-model', undefined, path))).toEqual([200, ...same(5, 429)]);
     await admin('/admin/rate-limits', { method: 'DELETE', body: { user_path: '/wa-rl', limit_key: { period: 'hour' } } });
     expect(statuses(await chats('openai/mock-model', undefined, path))).toEqual(same(6, 200));
+  });
+
+  it('an API key created with a rate_limit shorthand is limited at once on both', async () => {
+    const body = { name: 'wa-short', user_path: '/wa-short', rate_limit: { period: 'hour', max_requests: 2 } };
+    const { key } = JSON.parse((await admin('/admin/api-keys', { body })).text) as { key: string };
+    expect(statuses(await chats('openai/mock-model', key))).toEqual([200, 200, ...same(4, 429)]);
+  });
+
+  it('guardrails: a DELETE through one worker stops blocking at once on both', async () => {
+    await admin('/admin/guardrails', { method: 'PUT', body: { name: 'wa-deny', type: 'deny_list', terms: ['say hello'] } });
+    expect(statuses(await chats('openai/mock-model'))).toEqual(same(6, 400));
+    await admin('/admin/guardrails?name=wa-deny', { method: 'DELETE' });
+    expect(statuses(await chats('openai/mock-model'))).toEqual(same(6, 200));
   });
 
   it('budgets: a PUT and a DELETE through one worker are listed and enforced at once on both', async () => {
@@ -186,6 +202,16 @@ describe('WORKERS=2: admin writes apply at once on every worker', () => {
       await admin('/admin/mcp-servers/wa-tools/reconnect', { body: {} });
       const views = await onEachConnection(`${gateway.url}/admin/mcp-servers`, { headers: bearer() });
       for (const view of views) expect(view.text).toMatch(/"slug":"wa-tools".*?"status":"connected".*?"tool_count":2/);
+      // A virtual server over it is served, then no more, by both.
+      const initialize = (): Promise<RawReply[]> =>
+        onEachConnection(`${gateway.url}/mcp/wa-bundle`, {
+          headers: { ...bearer(), accept: 'application/json, text/event-stream' },
+          body: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo } },
+        });
+      await admin('/admin/mcp-virtual-servers', { method: 'PUT', body: { name: 'wa-bundle', servers: ['wa-tools'] } });
+      expect(statuses(await initialize())).toEqual(same(6, 200));
+      await admin('/admin/mcp-virtual-servers', { method: 'DELETE', body: { name: 'wa-bundle' } });
+      expect(statuses(await initialize())).toEqual(same(6, 404));
       await admin('/admin/mcp-servers/wa-tools', { method: 'DELETE' });
       for (const view of await onEachConnection(`${gateway.url}/admin/mcp-servers`, { headers: bearer() })) {
         expect(view.text).not.toContain('"wa-tools"');
