@@ -4,6 +4,7 @@ import type { Settings } from '../config/settings.ts';
 import type { StoredGuardrails } from '../guardrails/stored-guardrails.ts';
 import type { ConfigReloader } from '../lifecycle/config-reload.ts';
 import type { McpGateway } from '../mcp/mcp-gateway.ts';
+import type { GatewayMetrics } from '../observability/metrics.ts';
 import { canonicalMcpName } from '../mcp/mcp-names.ts';
 import type { StatefulServices } from '../services.ts';
 import { IpcBudgetStore } from './ipc-budget-store.ts';
@@ -16,6 +17,8 @@ export interface WorkerState {
   services: StatefulServices;
   reloader: ConfigReloader;
   guardrails: StoredGuardrails;
+  /** Null without METRICS_ENABLED. */
+  metrics: GatewayMetrics | null;
 }
 
 /** What a worker of a multi-worker gateway (WORKERS > 1) shares through the primary. */
@@ -58,6 +61,7 @@ export function joinCluster(settings: Settings, logger: Logger): ClusterWorker {
         await link.call('sync', { path: request.url });
         return payload;
       });
+      serveMetrics(link, state.metrics);
       link.on('reload', async (data) => {
         const { token, path } = data as { token: number; path: string };
         for (const failure of await reloadAll(state, path)) logger.warn({ err: failure }, 'worker reload failed');
@@ -70,6 +74,18 @@ export function joinCluster(settings: Settings, logger: Logger): ClusterWorker {
       logger.info({ worker: link.workerId, pid: process.pid }, 'worker listening');
     },
   };
+}
+
+/** `/metrics` answers for the whole instance (cluster/metrics-gather.ts); this worker gives its own part. */
+function serveMetrics(link: PrimaryLink, metrics: GatewayMetrics | null): void {
+  if (metrics === null) return;
+  metrics.gatherWith(async () => (await link.call('metrics', null)) as string);
+  link.on('metrics.collect', async (data) => {
+    const { token } = data as { token: number };
+    // A part that cannot be read is left out (the scrape still has the other workers').
+    const part = await metrics.registry.getMetricsAsJSON().catch(() => []);
+    link.notify('metrics.part', { token, metrics: part });
+  });
 }
 
 /**

@@ -30,7 +30,7 @@ describe('WORKERS=2: admin writes apply at once on every worker', () => {
   beforeAll(async () => {
     mock = await startMockUpstream();
     gateway = await startGateway({
-      env: gatewayEnv(mock, { OPENAI_MODELS: 'mock-model,wa-broken', WORKERS: '2', MCP_ENABLED: 'true' }),
+      env: gatewayEnv(mock, { OPENAI_MODELS: 'mock-model,wa-broken', WORKERS: '2', MCP_ENABLED: 'true', METRICS_ENABLED: 'true' }),
       configYaml: gatewayYaml,
     });
   });
@@ -220,5 +220,17 @@ describe('WORKERS=2: admin writes apply at once on every worker', () => {
       await first.close().catch(() => undefined);
       await second?.close();
     }
+  });
+
+  it('/metrics counts the requests of both workers, whichever answers the scrape', async () => {
+    expect(statuses(await chats('openai/mock-model'))).toEqual(same(6, 200));
+    const served = (text: string): number =>
+      text
+        .split('\n')
+        .filter((line) => line.startsWith('gateway_requests_total{') && line.includes('endpoint="/v1/chat/completions"'))
+        .reduce((total, line) => total + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+    const scrapes = (await onEachConnection(`${gateway.url}/metrics`)).map((scrape) => served(scrape.text));
+    expect(scrapes[0]).toBeGreaterThanOrEqual(6);
+    expect(scrapes).toEqual(same(6, scrapes[0] as number));
   });
 });
