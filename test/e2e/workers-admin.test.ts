@@ -233,4 +233,31 @@ describe('WORKERS=2: admin writes apply at once on every worker', () => {
     expect(scrapes[0]).toBeGreaterThanOrEqual(6);
     expect(scrapes).toEqual(same(6, scrapes[0] as number));
   });
+
+  it('usage, the request log and the audit log: both workers list what either recorded', async () => {
+    expect(statuses(await chats('openai/mock-model', undefined, { 'x-user-path': '/wa-log' }))).toEqual(same(6, 200));
+    // Each worker writes its own batches (every USAGE_FLUSH_INTERVAL_MS, as with one worker): wait for them.
+    const counted = async (path: string, count: (body: Record<string, unknown>) => number): Promise<number[]> =>
+      (await onEachConnection(`${gateway.url}${path}`, { headers: bearer() })).map((reply) =>
+        count(JSON.parse(reply.text) as Record<string, unknown>),
+      );
+    const usage = (body: Record<string, unknown>): number =>
+      (body['rows'] as Array<{ requests: number }>).reduce((total, row) => total + row.requests, 0);
+    const logged = (body: Record<string, unknown>): number => (body['requests'] as unknown[]).length;
+    await eventually(
+      async () => ((await counted('/admin/usage?user_path=/wa-log', usage)).every((n) => n === 6) ? true : undefined),
+      'usage',
+      5_000,
+    );
+    await eventually(
+      async () => ((await counted('/admin/requests?user_path=/wa-log', logged)).every((n) => n === 6) ? true : undefined),
+      'log',
+      5_000,
+    );
+    // An audit entry is written before the write is answered.
+    await admin('/admin/budgets', { method: 'PUT', body: { user_path: '/wa-audit', period: 'daily', amount: 1 } });
+    for (const reply of await onEachConnection(`${gateway.url}/admin/audit?resource=budgets`, { headers: bearer() })) {
+      expect(reply.text).toContain('/wa-audit');
+    }
+  });
 });
