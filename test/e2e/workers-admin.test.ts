@@ -115,6 +115,16 @@ describe('WORKERS=2: admin writes apply at once on every worker', () => {
     expect(statuses(await chats('openai/mock-model', undefined, path))).toEqual(same(6, 200));
   });
 
+  it('rate limits: the tokens of a response count at once on the other worker', async () => {
+    // A mock answer uses more than 10 tokens: the first request is admitted, the next ones are over the cap.
+    await admin('/admin/rate-limits', { method: 'PUT', body: { user_path: '/wa-tok', limit_key: { period: 'hour' }, max_tokens: 10 } });
+    for (let round = 0; round < 3; round += 1) {
+      await admin('/admin/rate-limits/reset-one', { body: { user_path: '/wa-tok', period: 'hour' } });
+      const replies = await chats('openai/mock-model', undefined, { 'x-user-path': '/wa-tok' });
+      expect(statuses(replies), replies[1]?.text).toEqual([200, ...same(5, 429)]);
+    }
+  });
+
   it('an API key created with a rate_limit shorthand is limited at once on both', async () => {
     const body = { name: 'wa-short', user_path: '/wa-short', rate_limit: { period: 'hour', max_requests: 2 } };
     const { key } = JSON.parse((await admin('/admin/api-keys', { body })).text) as { key: string };
