@@ -83,7 +83,7 @@ async function main(): Promise<void> {
     tracer,
     reloader,
   });
-  await listen(app, settings, logger, worker, { services, reloader, guardrails });
+  await listen(app, settings, logger, worker, { services, reloader, guardrails, metrics });
   installShutdown({
     app,
     logger,

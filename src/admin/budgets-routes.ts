@@ -27,20 +27,20 @@ function defineBudgetRoutes(app: FastifyInstance, budgets: BudgetService | null)
     if (budgets === null) throw featureUnavailable('budgets', 'BUDGETS_ENABLED (or USAGE_ENABLED)');
     return budgets;
   };
-  const list = () => ({ budgets: service().statuses().map(renderBudget) });
+  const list = async () => ({ budgets: (await service().sharedStatuses()).map(renderBudget) });
 
   app.get('/admin/budgets', async () => list());
 
   app.put('/admin/budgets', async (request) => {
     const body = parseBody(budgetPutSchema, request.body, budgetCodes);
     await service().upsert(readUserPath(body.user_path), readPeriodSeconds(body), body.amount);
-    return list();
+    return await list();
   });
 
   app.delete('/admin/budgets', async (request) => {
     const body = parseBody(budgetKeySchema, request.body, budgetCodes);
     await service().remove(readUserPath(body.user_path), readPeriodSeconds(body));
-    return list();
+    return await list();
   });
 }
 

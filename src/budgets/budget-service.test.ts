@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { userPathCovers } from '../core/user-path.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { BudgetRow, BudgetStore, SpendSlice } from './budget-store.ts';
-import { BudgetService } from './budget-service.ts';
+import { BudgetService, type SharedBudgetStore } from './budget-service.ts';
 
 /** A budget store whose "database" spend is a list of (path, cost, at) the test controls. */
 class MemoryBudgets implements BudgetStore {
@@ -42,7 +42,13 @@ class MemoryBudgets implements BudgetStore {
   }
 }
 
-const setup = async (options: { shared?: boolean; rules?: Array<{ userPath: string; periodSeconds: number; amount: number }> } = {}) => {
+interface SetupOptions {
+  shared?: boolean;
+  rules?: Array<{ userPath: string; periodSeconds: number; amount: number }>;
+  sharedStore?: SharedBudgetStore;
+}
+
+const setup = async (options: SetupOptions = {}) => {
   const clock = { now: Date.parse('2026-11-21T10:00:00Z'), settled: 0 };
   const store = new MemoryBudgets();
   const service = new BudgetService({
@@ -50,6 +56,7 @@ const setup = async (options: { shared?: boolean; rules?: Array<{ userPath: stri
     configRules: options.rules ?? [{ userPath: '/team', periodSeconds: 86400, amount: 1 }],
     whileSettled: (read) => read(clock.settled),
     sharedDatabase: options.shared ?? false,
+    sharedStore: options.sharedStore ?? null,
     refreshIntervalMs: 60_000,
     logger: pino({ level: 'silent' }),
     now: () => clock.now,
@@ -282,5 +289,22 @@ describe('BudgetService', () => {
     release();
     await Promise.all([periodic, asked]);
     expect(service.statuses().map((status) => status.rule.userPath)).toEqual(['/par']);
+  });
+
+  it('lists the shared store’s spend when it is higher (another worker’s charges not written yet)', async () => {
+    let shared: readonly number[] | null = [0.25];
+    const sharedStore: SharedBudgetStore = {
+      admit: async () => null,
+      charge: () => undefined,
+      spent: async (ledgers) => (shared === null ? null : ledgers.map((_, index) => shared?.[index] ?? 0)),
+    };
+    const { clock, service } = await setup({ sharedStore });
+    expect(service.statuses()[0]).toMatchObject({ spent: 0, remaining: 1 });
+    expect((await service.sharedStatuses())[0]).toMatchObject({ spent: 0.25, remaining: 0.75 });
+    // Its own charges count when they are more than the shared spend; an unanswered store adds nothing.
+    service.charge('/team', 0.5, 1, clock.now);
+    expect((await service.sharedStatuses())[0]).toMatchObject({ spent: 0.5, remaining: 0.5 });
+    shared = null;
+    expect((await service.sharedStatuses())[0]).toMatchObject({ spent: 0.5 });
   });
 });

@@ -24,6 +24,8 @@ export interface SharedBudgetStore {
   ): Promise<{ hold: SharedHold } | { blockedBy: number; spent: number } | null>;
   /** Adds a completed request's cost to each ledger's shared spend. */
   charge(ledgers: readonly SpendLedger[], cost: number, now: number): void;
+  /** Each ledger's shared spend (0 when none is kept yet); null when the store does not answer. */
+  spent?(ledgers: readonly SpendLedger[], now: number): Promise<readonly number[] | null>;
   close?(): void;
 }
 
@@ -179,20 +181,22 @@ export class BudgetService {
   /** Every rule with its spend, sorted by path then period. */
   statuses(filter?: (rule: BudgetRule) => boolean): BudgetStatus[] {
     const now = this.now();
-    return [...this.ledgers.values()]
-      .filter((ledger) => filter?.(ledger.rule) ?? true)
-      .map((ledger) => {
-        const window = periodWindow(ledger.rule.periodSeconds, now);
-        const spent = ledger.spent(now);
-        return {
-          rule: ledger.rule,
-          spent,
-          remaining: Math.max(0, ledger.rule.amount - spent),
-          periodStart: window.start,
-          periodEnd: window.end,
-        };
-      })
-      .sort((left, right) => left.rule.userPath.localeCompare(right.rule.userPath) || left.rule.periodSeconds - right.rule.periodSeconds);
+    return sortStatuses(this.selected(filter).map((ledger) => statusOf(ledger, ledger.spent(now), now)));
+  }
+
+  /**
+   * `statuses`, each spend raised to the shared store's when that is higher: what other workers
+   * charged counts at once, before their usage batches reach this process's ledgers.
+   */
+  async sharedStatuses(filter?: (rule: BudgetRule) => boolean): Promise<BudgetStatus[]> {
+    const now = this.now();
+    const ledgers = this.selected(filter);
+    const shared = ledgers.length === 0 ? null : ((await this.options.sharedStore?.spent?.(ledgers, now)) ?? null);
+    return sortStatuses(ledgers.map((ledger, index) => statusOf(ledger, Math.max(ledger.spent(now), shared?.[index] ?? 0), now)));
+  }
+
+  private selected(filter?: (rule: BudgetRule) => boolean): SpendLedger[] {
+    return [...this.ledgers.values()].filter((ledger) => filter?.(ledger.rule) ?? true);
   }
 
   /** Creates or updates a manual rule; editing the amount keeps the period's spend. */
@@ -337,6 +341,17 @@ export class BudgetService {
  * The refusal. A budget not spent yet but held by requests in flight (reservations) may free
  * up within seconds: Retry-After is then 1, else the end of the period.
  */
+function statusOf(ledger: SpendLedger, spent: number, now: number): BudgetStatus {
+  const window = periodWindow(ledger.rule.periodSeconds, now);
+  return { rule: ledger.rule, spent, remaining: Math.max(0, ledger.rule.amount - spent), periodStart: window.start, periodEnd: window.end };
+}
+
+function sortStatuses(statuses: BudgetStatus[]): BudgetStatus[] {
+  return statuses.sort(
+    (left, right) => left.rule.userPath.localeCompare(right.rule.userPath) || left.rule.periodSeconds - right.rule.periodSeconds,
+  );
+}
+
 function budgetExceeded(rule: BudgetRule, spent: number, retryAfterSeconds: number): GatewayError {
   const held = spent < rule.amount;
   const message = held

@@ -1,12 +1,8 @@
 import type { WorkerHub } from './worker-hub.ts';
+import { WorkerPoll } from './worker-poll.ts';
 
 /** How long an admin write waits for the other workers to re-read before it is answered anyway. */
 const syncTimeoutMs = 5_000;
-
-interface Waiting {
-  readonly remaining: Set<number>;
-  done(): void;
-}
 
 /**
  * Admin writes reach every worker before they are answered: the worker that made one asks
@@ -14,36 +10,20 @@ interface Waiting {
  * (`reloaded`), died, or `syncTimeoutMs` passed (the periodic refresh catches up then).
  */
 export class AdminSync {
-  private nextToken = 1;
-  private readonly waiting = new Map<number, Waiting>();
+  private poll: WorkerPoll | null = null;
 
   serve(hub: WorkerHub): void {
-    hub.handle('sync', (workerId, args) => {
-      const token = this.nextToken++;
-      const targets = hub.broadcast('reload', { token, path: (args as { path: string }).path }, workerId);
-      if (targets.length === 0) return null;
-      return new Promise<null>((resolve) => {
-        const timer = setTimeout(() => finish(), syncTimeoutMs);
-        const finish = (): void => {
-          clearTimeout(timer);
-          this.waiting.delete(token);
-          resolve(null);
-        };
-        this.waiting.set(token, { remaining: new Set(targets), done: finish });
-      });
+    const poll = new WorkerPoll(hub, 'reload', syncTimeoutMs);
+    this.poll = poll;
+    hub.handle('sync', async (workerId, args) => {
+      await poll.ask({ path: (args as { path: string }).path }, workerId);
+      return null;
     });
-    hub.handle('reloaded', (workerId, token) => this.answered(token as number, workerId));
+    hub.handle('reloaded', (workerId, token) => poll.answered(token as number, workerId));
   }
 
   /** A worker that died is not waited for. */
   workerGone(workerId: number): void {
-    for (const token of [...this.waiting.keys()]) this.answered(token, workerId);
-  }
-
-  private answered(token: number, workerId: number): null {
-    const waiting = this.waiting.get(token);
-    waiting?.remaining.delete(workerId);
-    if (waiting !== undefined && waiting.remaining.size === 0) waiting.done();
-    return null;
+    this.poll?.workerGone(workerId);
   }
 }

@@ -44,6 +44,7 @@ export class BudgetOwner {
       for (const key of keys) this.entries.get(key)?.held.set(member, { cost, workerId });
       return null;
     });
+    hub.handle('bg.spent', (_workerId, keys) => (keys as string[]).map((key) => this.entries.get(key)?.spent ?? 0));
     hub.handle('bg.release', (_workerId, args) => {
       const { keys, member } = args as { keys: string[]; member: string };
       for (const key of keys) this.entries.get(key)?.held.delete(member);

@@ -39,7 +39,15 @@ export class IpcBudgetStore implements SharedBudgetStore {
   }
 
   charge(ledgers: readonly SpendLedger[], cost: number, now: number): void {
-    this.link.notify('bg.charge', { ledgers: ledgers.map((ledger) => keyOf(ledger, now)), cost });
+    // Leaves before the response does: a listing on another worker right after it shows the spend.
+    this.link.notify('bg.charge', { ledgers: ledgers.map((ledger) => keyOf(ledger, now)), cost }, true);
+  }
+
+  async spent(ledgers: readonly SpendLedger[], now: number): Promise<readonly number[]> {
+    return (await this.link.call(
+      'bg.spent',
+      ledgers.map((ledger) => keyOf(ledger, now).key),
+    )) as number[];
   }
 }
 

@@ -71,8 +71,10 @@ export class PrimaryLink {
     return applied;
   }
 
-  notify(op: string, args: unknown): void {
-    if (!this.closed) this.enqueue({ id: 0, op, args });
+  notify(op: string, args: unknown, now = false): void {
+    if (this.closed) return;
+    this.enqueue({ id: 0, op, args });
+    if (now) this.flush();
   }
 
   /** Runs `handler` for each event of that name the primary sends. */

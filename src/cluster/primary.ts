@@ -5,6 +5,7 @@ import { openStorage } from '../storage/open-storage.ts';
 import { AdminSync } from './admin-sync.ts';
 import { BudgetOwner } from './budget-owner.ts';
 import { CounterOwner } from './counter-owner.ts';
+import { MetricsGather } from './metrics-gather.ts';
 import { WorkerHub } from './worker-hub.ts';
 
 // WORKERS > 1 (docs/adr/0022-workers-cluster.md): this process serves no HTTP. It migrates the
@@ -28,6 +29,7 @@ interface PrimaryState {
   readonly counters: CounterOwner;
   readonly budgets: BudgetOwner;
   readonly sync: AdminSync;
+  readonly metrics: MetricsGather;
   readonly mcpPorts: Map<number, number>;
   readonly ready: Set<number>;
   readonly startedAt: Map<number, number>;
@@ -50,6 +52,7 @@ export async function runPrimary(options: PrimaryOptions): Promise<void> {
     counters: new CounterOwner(),
     budgets: new BudgetOwner(),
     sync: new AdminSync(),
+    metrics: new MetricsGather(),
     mcpPorts: new Map(),
     ready: new Set(),
     startedAt: new Map(),
@@ -62,6 +65,7 @@ export async function runPrimary(options: PrimaryOptions): Promise<void> {
   state.counters.serve(state.hub);
   state.budgets.serve(state.hub);
   state.sync.serve(state.hub);
+  state.metrics.serve(state.hub);
   state.hub.handle('listening', (workerId, args) => workerListening(options, state, workerId, (args as { mcpPort: number }).mcpPort));
   cluster.on('listening', (_worker, address) => {
     state.address ??= address;
@@ -105,6 +109,7 @@ function workerExited(options: PrimaryOptions, state: PrimaryState, worker: Work
   const freed = state.counters.workerGone(worker.id);
   state.budgets.workerGone(worker.id);
   state.sync.workerGone(worker.id);
+  state.metrics.workerGone(worker.id);
   state.mcpPorts.delete(worker.id);
   if (!state.stopping) state.hub.broadcast('mcp.ports', [...state.mcpPorts]);
   const wasReady = state.ready.delete(worker.id);

@@ -3,6 +3,9 @@ import type { Logger } from 'pino';
 import type { Settings } from '../config/settings.ts';
 import type { StoredGuardrails } from '../guardrails/stored-guardrails.ts';
 import type { ConfigReloader } from '../lifecycle/config-reload.ts';
+import type { McpGateway } from '../mcp/mcp-gateway.ts';
+import type { GatewayMetrics } from '../observability/metrics.ts';
+import { canonicalMcpName } from '../mcp/mcp-names.ts';
 import type { StatefulServices } from '../services.ts';
 import { IpcBudgetStore } from './ipc-budget-store.ts';
 import { IpcCounterStore } from './ipc-counter-store.ts';
@@ -14,6 +17,8 @@ export interface WorkerState {
   services: StatefulServices;
   reloader: ConfigReloader;
   guardrails: StoredGuardrails;
+  /** Null without METRICS_ENABLED. */
+  metrics: GatewayMetrics | null;
 }
 
 /** What a worker of a multi-worker gateway (WORKERS > 1) shares through the primary. */
@@ -56,6 +61,7 @@ export function joinCluster(settings: Settings, logger: Logger): ClusterWorker {
         await link.call('sync', { path: request.url });
         return payload;
       });
+      serveMetrics(link, state.metrics);
       link.on('reload', async (data) => {
         const { token, path } = data as { token: number; path: string };
         for (const failure of await reloadAll(state, path)) logger.warn({ err: failure }, 'worker reload failed');
@@ -68,6 +74,18 @@ export function joinCluster(settings: Settings, logger: Logger): ClusterWorker {
       logger.info({ worker: link.workerId, pid: process.pid }, 'worker listening');
     },
   };
+}
+
+/** `/metrics` answers for the whole instance (cluster/metrics-gather.ts); this worker gives its own part. */
+function serveMetrics(link: PrimaryLink, metrics: GatewayMetrics | null): void {
+  if (metrics === null) return;
+  metrics.gatherWith(async () => (await link.call('metrics', null)) as string);
+  link.on('metrics.collect', async (data) => {
+    const { token } = data as { token: number };
+    // A part that cannot be read is left out (the scrape still has the other workers').
+    const part = await metrics.registry.getMetricsAsJSON().catch(() => []);
+    link.notify('metrics.part', { token, metrics: part });
+  });
 }
 
 /**
@@ -88,5 +106,17 @@ async function reloadAll({ services, reloader, guardrails }: WorkerState, path: 
     guardrails.reload(),
   ]);
   for (const result of results) if (result.status === 'rejected') failures.push(result.reason);
+  await redialNamed(services.mcp, path).catch((error: unknown) => failures.push(error));
   return failures;
+}
+
+/**
+ * `POST /admin/mcp-servers/{slug}/reconnect` redials the server in every worker: each holds its own
+ * connection (and catalog), and a worker left in its backoff, or on a stale catalog, would keep it.
+ */
+async function redialNamed(mcp: McpGateway | null, path: string): Promise<void> {
+  const slug = /^\/admin\/mcp-servers\/([^/?]+)\/reconnect(?:\?|$)/.exec(path)?.[1];
+  if (mcp === null || slug === undefined) return;
+  const server = mcp.registry.server(canonicalMcpName(decodeURIComponent(slug)));
+  if (server !== undefined) await mcp.upstreams.reconnect(server);
 }

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CounterStoreStatus } from '../ratelimit/resilient-counter-store.ts';
 import type { RequestLogEntry } from '../request-log/request-log-store.ts';
 import { ModelMetrics } from './model-metrics.ts';
@@ -19,6 +19,8 @@ export class GatewayMetrics {
   private readonly duration: Histogram<'endpoint' | 'provider' | 'stream'>;
   private readonly models: ModelMetrics;
   private guardrails: Counter<'guardrail' | 'action' | 'mode' | 'stage'> | undefined;
+  /** With WORKERS > 1, the metrics of every worker (cluster/worker.ts); else this process's. */
+  private gather: (() => Promise<string>) | null = null;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'gateway_process_' });
@@ -60,6 +62,8 @@ export class GatewayMetrics {
       help: 'Whether the shared rate-limit counter store (Redis) answers: 1 up, 0 down (fail mode applies).',
       labelNames: ['store', 'fail_mode'],
       registers: [this.registry],
+      // Workers aggregated (WORKERS > 1): down as soon as one worker finds the store down.
+      aggregator: 'min',
       collect() {
         const current = status();
         this.reset();
@@ -92,6 +96,16 @@ export class GatewayMetrics {
   }
 
   render(): Promise<string> {
-    return this.registry.metrics();
+    return this.gather?.() ?? this.registry.metrics();
   }
+
+  /** Makes `render` answer with `gather` (the instance's aggregate). */
+  gatherWith(gather: () => Promise<string>): void {
+    this.gather = gather;
+  }
+}
+
+/** The metrics of several processes (`getMetricsAsJSON` of each) as one exposition text (WORKERS > 1). */
+export function aggregateMetrics(parts: readonly object[]): Promise<string> {
+  return AggregatorRegistry.aggregate([...parts]).metrics();
 }

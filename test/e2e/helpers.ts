@@ -29,7 +29,7 @@ export interface RawReply {
 }
 
 export interface RawRequestOptions {
-  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   headers?: Record<string, string>;
   /** A string is sent as is; anything else is JSON-encoded. */
   body?: unknown;

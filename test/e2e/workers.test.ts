@@ -8,9 +8,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startMcpFixture, type McpFixture } from '../support/mcp-fixture-server.ts';
 import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
 import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { bearer, chatBody, chatRequests, gatewayEnv, MASTER_KEY, parseSse, type rawRequest, type RawReply } from './helpers.ts';
+import { bearer, chatBody, chatRequests, gatewayEnv, MASTER_KEY, parseSse } from './helpers.ts';
 import { textOf } from './mcp-helpers.ts';
 import { abortableChat, call, findRule, inFlightBecomes, outcomeOf, type AbortableChat } from './rate-limits-helpers.ts';
+import { onNewConnection } from './workers-helpers.ts';
 
 // WORKERS=2 (issue 18, "Every core"): a primary and two worker processes on one port. Each
 // request below that must reach "another" worker goes on a connection of its own: the cluster
@@ -24,23 +25,6 @@ rate_limits:
 pricing:
   mock-model: { input_per_mtok: 1000, output_per_mtok: 1600 }
 `;
-
-/** One exchange on a fresh connection. */
-async function onNewConnection(url: string, options: Parameters<typeof rawRequest>[1] = {}): Promise<RawReply> {
-  const agent = new Agent();
-  try {
-    const { body } = options;
-    const response = await undiciFetch(url, {
-      method: options.method ?? (body === undefined ? 'GET' : 'POST'),
-      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      dispatcher: agent,
-    });
-    return { status: response.status, headers: Object.fromEntries(response.headers), text: await response.text() };
-  } finally {
-    await agent.close();
-  }
-}
 
 /** Worker id -> pid, from the workers' start lines. */
 function workerPids(gateway: GatewayProcess): Map<number, number> {
