@@ -95,7 +95,7 @@ export class BudgetService {
     }
     await this.refresh();
     this.timer = setInterval(
-      () => void this.refresh().catch((error: unknown) => this.options.logger.warn({ err: error }, 'budget refresh failed')),
+      () => void this.refreshes.runOrJoin().catch((error: unknown) => this.options.logger.warn({ err: error }, 'budget refresh failed')),
       this.options.refreshIntervalMs,
     );
     this.timer.unref();

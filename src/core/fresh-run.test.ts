@@ -64,4 +64,22 @@ describe('FreshRun', () => {
     await expect(second).resolves.toBeUndefined();
     expect(calls).toBe(2);
   });
+
+  it('lets a periodic tick join the run in progress or the one queued, and start one when idle', async () => {
+    const source = { version: 1 };
+    const { task, reads, endNext } = gatedTask(source);
+    const runner = new FreshRun(task);
+    const first = runner.run();
+    expect(runner.runOrJoin()).toBe(first);
+    const queued = runner.run();
+    expect(runner.runOrJoin()).toBe(queued);
+    await endNext();
+    await endNext();
+    await Promise.all([first, queued]);
+    expect(reads).toHaveLength(2);
+    const idle = runner.runOrJoin();
+    expect(reads).toHaveLength(3);
+    await endNext();
+    await idle;
+  });
 });

@@ -15,12 +15,24 @@ export class FreshRun {
   }
 
   run(): Promise<void> {
+    // A next run already queued starts after this call: share it. (Between the end of a run and
+    // the start of the queued one, `#running` is null for a moment: starting here would overlap.)
+    if (this.#next !== null) return this.#next;
     if (this.#running === null) return this.#start();
-    this.#next ??= this.#running.then(ignore, ignore).then(() => {
+    this.#next = this.#running.then(ignore, ignore).then(() => {
       this.#next = null;
       return this.#start();
     });
     return this.#next;
+  }
+
+  /**
+   * For periodic ticks: joins the run in progress (or the one queued) instead of queueing
+   * another. A tick needs a recent read, not one after its own call; queueing would read the
+   * database back to back when a read takes longer than the interval.
+   */
+  runOrJoin(): Promise<void> {
+    return this.#next ?? this.#running ?? this.#start();
   }
 
   #start(): Promise<void> {

@@ -68,8 +68,7 @@ export class StoredGuardrails extends StoredDefinitions<GuardrailDefinition> {
     this.rebuild();
   }
 
-  override async reload(): Promise<void> {
-    await super.reload();
+  protected override reloaded(): void {
     this.rebuild();
   }
 

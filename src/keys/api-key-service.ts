@@ -55,7 +55,7 @@ export class ApiKeyService implements ApiKeyAuthenticator {
   async start(): Promise<void> {
     await this.reload();
     this.timer = setInterval(
-      () => void this.reload().catch((error: unknown) => this.options.logger.warn({ err: error }, 'API key reload failed')),
+      () => void this.reloads.runOrJoin().catch((error: unknown) => this.options.logger.warn({ err: error }, 'API key reload failed')),
       this.options.refreshIntervalMs,
     );
     this.timer.unref();

@@ -58,7 +58,7 @@ export class McpGateway {
     gateway.logProblems();
     const interval = options.reloadIntervalMs ?? defaultReloadIntervalMs;
     gateway.timer = setInterval(() => {
-      gateway.registry.reload().catch((error: unknown) => {
+      gateway.registry.catchUp().catch((error: unknown) => {
         gateway.logger.warn({ reason: error instanceof Error ? error.message : String(error) }, 'mcp declarations reload failed');
       });
     }, interval);

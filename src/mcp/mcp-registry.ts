@@ -81,6 +81,11 @@ export class McpRegistry {
     return this.reloads.run();
   }
 
+  /** The periodic re-read: joins a read in progress rather than queue another (core/fresh-run.ts). */
+  catchUp(): Promise<void> {
+    return this.reloads.runOrJoin();
+  }
+
   private async reloadOnce(): Promise<void> {
     const generation = this.generation;
     const [serverRows, virtualRows] = await Promise.all([this.options.serverStore.list(), this.options.virtualStore.list()]);

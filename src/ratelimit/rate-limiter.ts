@@ -101,7 +101,7 @@ export class RateLimiter {
     }
     this.rebuild();
     const { reloadIntervalMs, leaseRenewalMs } = this.options;
-    if (reloadIntervalMs !== undefined) this.every(reloadIntervalMs, () => this.reload(), 'rate-limit rule reload failed');
+    if (reloadIntervalMs !== undefined) this.every(reloadIntervalMs, () => this.reloads.runOrJoin(), 'rate-limit rule reload failed');
     if (leaseRenewalMs !== undefined && this.options.counters.renewLeases !== undefined) {
       this.every(leaseRenewalMs, () => this.renewLeases(), 'rate-limit lease renewal failed');
     }
@@ -138,7 +138,7 @@ export class RateLimiter {
     }
     this.rebuild();
     for (const rule of dropped) await this.options.counters.forget(rule);
-    await this.reloadOnce();
+    await this.reload();
   }
 
   get ruleCount(): number {
@@ -264,7 +264,7 @@ export class RateLimiter {
    */
   async upsert(draft: RuleDraft): Promise<void> {
     const valid = validateRule(draft);
-    await this.reloadOnce();
+    await this.reload();
     const existing = this.rules.get(ruleId(valid.scope, valid.subject, valid.periodSeconds));
     if (existing?.origin === 'config') throw readOnly(existing);
     const at = this.now();
@@ -278,7 +278,7 @@ export class RateLimiter {
 
   /** Deletes a manual rule and its counters. */
   async remove(scope: RateLimitScope, subject: string, periodSeconds: number): Promise<void> {
-    await this.reloadOnce();
+    await this.reload();
     const rule = this.find(scope, subject, periodSeconds);
     if (rule.origin === 'config') throw readOnly(rule);
     await this.options.ruleStore.remove(rule.scope, rule.subject, rule.periodSeconds);
@@ -290,7 +290,7 @@ export class RateLimiter {
   }
 
   async resetOne(scope: RateLimitScope, subject: string, periodSeconds: number): Promise<void> {
-    await this.reloadOnce();
+    await this.reload();
     await this.options.counters.reset(this.find(scope, subject, periodSeconds));
   }
 

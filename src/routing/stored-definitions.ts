@@ -73,7 +73,10 @@ export class StoredDefinitions<D> {
     const interval = this.options.reloadIntervalMs;
     if (interval === undefined) return;
     this.timer = setInterval(
-      () => void this.reload().catch((error: unknown) => this.options.logger.warn({ err: error }, `${this.kind.noun} reload failed`)),
+      () =>
+        void this.reloads
+          .runOrJoin()
+          .catch((error: unknown) => this.options.logger.warn({ err: error }, `${this.kind.noun} reload failed`)),
       interval,
     );
     this.timer.unref();
@@ -104,7 +107,11 @@ export class StoredDefinitions<D> {
       const key = this.kind.keyOf(row);
       if (this.entries.get(key)?.origin !== 'config') this.entries.set(key, { ...row, origin: 'manual' });
     }
+    this.reloaded();
   }
+
+  /** Runs after a reload has applied what it read (a subclass rebuilds what depends on the entries). */
+  protected reloaded(): void {}
 
   /**
    * Hot reload: replaces the configuration definitions in one step. One no longer declared is
