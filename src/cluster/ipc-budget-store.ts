@@ -43,11 +43,10 @@ export class IpcBudgetStore implements SharedBudgetStore {
     this.link.notify('bg.charge', { ledgers: ledgers.map((ledger) => keyOf(ledger, now)), cost }, true);
   }
 
-  async spent(ledgers: readonly SpendLedger[], now: number): Promise<readonly number[]> {
-    return (await this.link.call(
-      'bg.spent',
-      ledgers.map((ledger) => keyOf(ledger, now).key),
-    )) as number[];
+  /** Null when the primary does not answer (it is gone): the listing falls back to this worker's ledgers. */
+  async spent(ledgers: readonly SpendLedger[], now: number): Promise<readonly number[] | null> {
+    const keys = ledgers.map((ledger) => keyOf(ledger, now).key);
+    return (await this.link.call('bg.spent', keys).catch(() => null)) as number[] | null;
   }
 }
 

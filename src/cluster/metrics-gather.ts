@@ -12,24 +12,32 @@ const gatherTimeoutMs = 2_000;
  */
 export class MetricsGather {
   private poll: WorkerPoll | null = null;
+  /**
+   * Each live worker's latest part. A worker that misses a scrape's deadline (or cannot read its
+   * metrics) counts with its last part: a sum that left it out would fall, and Prometheus would
+   * take the fall for a counter reset.
+   */
+  private readonly parts = new Map<number, object[]>();
 
   serve(hub: WorkerHub): void {
     const poll = new WorkerPoll(hub, 'metrics.collect', gatherTimeoutMs);
     this.poll = poll;
     hub.handle('metrics', async () => {
-      const parts = (await poll.ask({})) as object[];
+      await poll.ask({});
       // prom-client is loaded only when a worker serves metrics (METRICS_ENABLED).
       const { aggregateMetrics } = await import('../observability/metrics.ts');
-      return aggregateMetrics(parts);
+      return aggregateMetrics([...this.parts.values()]);
     });
     hub.handle('metrics.part', (workerId, args) => {
-      const { token, metrics } = args as { token: number; metrics: object[] };
-      return poll.answered(token, workerId, metrics);
+      const { token, metrics } = args as { token: number; metrics: object[] | null };
+      if (metrics !== null) this.parts.set(workerId, metrics);
+      return poll.answered(token, workerId);
     });
   }
 
   /** A worker that died is not waited for. */
   workerGone(workerId: number): void {
+    this.parts.delete(workerId);
     this.poll?.workerGone(workerId);
   }
 }

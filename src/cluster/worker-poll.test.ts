@@ -15,22 +15,26 @@ function fakeHub(): { hub: WorkerHub; sent: Array<{ event: string; data: unknown
 }
 
 describe('WorkerPoll', () => {
-  it('resolves with every answer once each asked worker answered or died, ignoring strays', async () => {
+  it('resolves once each asked worker answered or died, ignoring strays', async () => {
     const { hub, sent } = fakeHub();
     const poll = new WorkerPoll(hub, 'collect', 60_000);
-    const asked = poll.ask({ what: 'x' }, 2);
+    let done = false;
+    const asked = poll.ask({ what: 'x' }, 2).then(() => (done = true));
     expect(sent).toEqual([{ event: 'collect', data: { what: 'x', token: 1 }, except: 2 }]);
-    poll.answered(1, 2, 'not asked');
-    poll.answered(1, 1, 'one');
-    poll.answered(1, 1, 'twice');
+    poll.answered(1, 2);
+    poll.answered(1, 1);
+    poll.answered(1, 1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(done).toBe(false);
     poll.workerGone(3);
-    expect(await asked).toEqual(['one']);
+    await asked;
+    expect(done).toBe(true);
   });
 
-  it('resolves with what it has after the timeout', async () => {
+  it('resolves after the timeout when a worker does not answer', async () => {
     const poll = new WorkerPoll(fakeHub().hub, 'collect', 10);
     const asked = poll.ask({});
-    poll.answered(1, 3, 'three');
-    expect(await asked).toEqual(['three']);
+    poll.answered(1, 3);
+    await expect(asked).resolves.toBeUndefined();
   });
 });

@@ -2,13 +2,12 @@ import type { WorkerHub } from './worker-hub.ts';
 
 interface Waiting {
   readonly remaining: Set<number>;
-  readonly answers: unknown[];
   done(): void;
 }
 
 /**
- * The primary asks every live worker (but one) the same thing and collects their answers: `ask`
- * resolves once each has answered, died, or `timeoutMs` passed, with the answers received by then.
+ * The primary asks every live worker (but one) the same thing and waits for them: `ask` resolves
+ * once each has answered, died, or `timeoutMs` passed.
  */
 export class WorkerPoll {
   private readonly hub: WorkerHub;
@@ -24,26 +23,24 @@ export class WorkerPoll {
   }
 
   /** Sends `{...data, token}` to the workers; each answers with `answered(token, ...)`. */
-  ask(data: Record<string, unknown>, except?: number): Promise<unknown[]> {
+  ask(data: Record<string, unknown>, except?: number): Promise<void> {
     const token = this.nextToken++;
     const targets = this.hub.broadcast(this.event, { ...data, token }, except);
     return new Promise((resolve) => {
-      const answers: unknown[] = [];
       const timer = setTimeout(() => finish(), this.timeoutMs);
       const finish = (): void => {
         clearTimeout(timer);
         this.waiting.delete(token);
-        resolve(answers);
+        resolve();
       };
-      this.waiting.set(token, { remaining: new Set(targets), answers, done: finish });
+      this.waiting.set(token, { remaining: new Set(targets), done: finish });
       if (targets.length === 0) finish();
     });
   }
 
-  answered(token: number, workerId: number, answer?: unknown): null {
+  answered(token: number, workerId: number): null {
     const waiting = this.waiting.get(token);
     if (waiting === undefined || !waiting.remaining.delete(workerId)) return null;
-    if (answer !== undefined) waiting.answers.push(answer);
     if (waiting.remaining.size === 0) waiting.done();
     return null;
   }

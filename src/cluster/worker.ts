@@ -82,8 +82,8 @@ function serveMetrics(link: PrimaryLink, metrics: GatewayMetrics | null): void {
   metrics.gatherWith(async () => (await link.call('metrics', null)) as string);
   link.on('metrics.collect', async (data) => {
     const { token } = data as { token: number };
-    // A part that cannot be read is left out (the scrape still has the other workers').
-    const part = await metrics.registry.getMetricsAsJSON().catch(() => []);
+    // A part that cannot be read: the primary uses this worker's last one (metrics-gather.ts).
+    const part = await metrics.registry.getMetricsAsJSON().catch(() => null);
     link.notify('metrics.part', { token, metrics: part });
   });
 }
