@@ -32,8 +32,12 @@ export class IpcCounterStore implements RateLimitCounterStore {
     await this.link.post('rl.refund', { rules: toWireRules(rules), lease: lease?.id, nowMs }, true);
   }
 
+  /**
+   * Sent at once, like releases: a JSON answer's tokens are recorded before it is sent, so they
+   * reach the primary before the client can ask again through another worker.
+   */
   async addTokens(rules: readonly RateLimitRule[], tokens: number, nowMs: number): Promise<void> {
-    await this.link.post('rl.addTokens', { rules: toWireRules(rules), tokens, nowMs });
+    await this.link.post('rl.addTokens', { rules: toWireRules(rules), tokens, nowMs }, true);
   }
 
   async hasCapacity(rules: readonly RateLimitRule[], enforceTokens: boolean, nowMs: number): Promise<boolean> {
