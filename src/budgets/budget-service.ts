@@ -337,10 +337,6 @@ export class BudgetService {
   }
 }
 
-/**
- * The refusal. A budget not spent yet but held by requests in flight (reservations) may free
- * up within seconds: Retry-After is then 1, else the end of the period.
- */
 function statusOf(ledger: SpendLedger, spent: number, now: number): BudgetStatus {
   const window = periodWindow(ledger.rule.periodSeconds, now);
   return { rule: ledger.rule, spent, remaining: Math.max(0, ledger.rule.amount - spent), periodStart: window.start, periodEnd: window.end };
@@ -352,6 +348,10 @@ function sortStatuses(statuses: BudgetStatus[]): BudgetStatus[] {
   );
 }
 
+/**
+ * The refusal. A budget not spent yet but held by requests in flight (reservations) may free
+ * up within seconds: Retry-After is then 1, else the end of the period.
+ */
 function budgetExceeded(rule: BudgetRule, spent: number, retryAfterSeconds: number): GatewayError {
   const held = spent < rule.amount;
   const message = held
