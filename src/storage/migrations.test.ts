@@ -77,9 +77,9 @@ describe.each([
   });
 
   it('applies the shipped migrations once, then nothing', async () => {
-    expect(await migrator.migrate(migrator.shipped)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
+    expect(await migrator.migrate(migrator.shipped)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]);
     expect(await migrator.migrate(migrator.shipped)).toEqual([]);
-    expect(await migrator.versions()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
+    expect(await migrator.versions()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]);
     for (const table of [
       'usage_records',
       'api_keys',
@@ -100,24 +100,24 @@ describe.each([
   it('upgrades a database at version 3 by applying only rate_limit_rules and virtual_models', async () => {
     expect(await migrator.migrate(migrator.shipped.filter((migration) => migration.version <= 3))).toEqual([1, 2, 3]);
     expect(await migrator.tableExists('rate_limit_rules')).toBe(false);
-    expect(await migrator.migrate(migrator.shipped)).toEqual([4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
+    expect(await migrator.migrate(migrator.shipped)).toEqual([4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]);
     expect(await migrator.tableExists('rate_limit_rules')).toBe(true);
-    expect(await migrator.versions()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
+    expect(await migrator.versions()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]);
   });
 
   it('upgrades a database at version 4 by applying only virtual_models', async () => {
     expect(await migrator.migrate(migrator.shipped.filter((migration) => migration.version <= 4))).toEqual([1, 2, 3, 4]);
     expect(await migrator.tableExists('virtual_models')).toBe(false);
-    expect(await migrator.migrate(migrator.shipped)).toEqual([5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
+    expect(await migrator.migrate(migrator.shipped)).toEqual([5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]);
     expect(await migrator.tableExists('virtual_models')).toBe(true);
-    expect(await migrator.versions()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
+    expect(await migrator.versions()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]);
   });
 
   it('applies only an appended migration on a migrated database', async () => {
     await migrator.migrate(migrator.shipped);
     expect(await migrator.migrate([...migrator.shipped, later])).toEqual([100]);
     expect(await migrator.tableExists('later_things')).toBe(true);
-    expect(await migrator.versions()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 100]);
+    expect(await migrator.versions()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 100]);
   });
 
   it('applies a missing version below the highest applied one (versions may leave gaps, filled later)', async () => {
@@ -130,7 +130,7 @@ describe.each([
 
   it('rolls a failing migration back whole and does not record it', async () => {
     await expect(migrator.migrate([...migrator.shipped, later, broken])).rejects.toThrow();
-    expect(await migrator.versions()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 100]);
+    expect(await migrator.versions()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 100]);
     expect(await migrator.tableExists('half_done')).toBe(false);
   });
 

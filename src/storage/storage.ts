@@ -9,6 +9,7 @@ import type { FailoverRuleStore } from '../routing/failover-rule.ts';
 import type { GuardrailStore } from '../guardrails/guardrail-store.ts';
 import type { UsageStore } from '../usage/usage-store.ts';
 import type { RequestLogStore } from '../request-log/request-log-store.ts';
+import type { OwnershipStore } from '../ownership/ownership-store.ts';
 
 /** Every durable store of the gateway, from one database. */
 export interface Storage {
@@ -28,6 +29,8 @@ export interface Storage {
   readonly requestLog: RequestLogStore;
   /** The admin audit trail (`GET /admin/audit`). */
   readonly audit: AuditStore;
+  /** Owners of files, batches and native responses created upstream through the gateway. */
+  readonly ownership: OwnershipStore;
   /** Cheap round trip for /health/ready; false when the database does not answer. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

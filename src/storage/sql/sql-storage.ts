@@ -12,6 +12,7 @@ import { SqlVirtualModelStore } from './sql-virtual-model-store.ts';
 import { SqlFailoverRuleStore } from './sql-failover-rule-store.ts';
 import { SqlGuardrailStore } from './sql-guardrail-store.ts';
 import { SqlRequestLogStore } from './sql-request-log-store.ts';
+import { SqlOwnershipStore } from './sql-ownership-store.ts';
 
 /** The stores of one database, sharing its executor. Closing twice is harmless. */
 export function createSqlStorage(raw: SqlExecutor): Storage {
@@ -31,6 +32,7 @@ export function createSqlStorage(raw: SqlExecutor): Storage {
     responses: new SqlResponseStore(executor),
     requestLog: new SqlRequestLogStore(executor),
     audit: new SqlAuditStore(executor),
+    ownership: new SqlOwnershipStore(executor),
     ping: () => executor.ping(),
     close: () => (closing ??= executor.close()),
   };

@@ -317,4 +317,25 @@ export const sqliteMigrations: readonly Migration[] = [
       'DROP INDEX usage_records_request_id',
     ],
   },
+  {
+    version: 16,
+    name: 'owned_resources',
+    statements: [
+      // Who created each file, batch, upload and native response upstream (src/ownership/, ADR 28):
+      // listings read the caller's subtree newest first; reads of one id look it up by key.
+      `CREATE TABLE owned_resources (
+        kind TEXT NOT NULL,
+        instance TEXT NOT NULL,
+        id TEXT NOT NULL,
+        user_path TEXT NOT NULL,
+        user_path_lower TEXT NOT NULL,
+        key_id TEXT,
+        created_at INTEGER NOT NULL,
+        charged INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (kind, instance, id)
+      )`,
+      'CREATE INDEX owned_resources_listing ON owned_resources (kind, instance, created_at, id)',
+      'CREATE INDEX owned_resources_owner ON owned_resources (kind, instance, user_path_lower, created_at, id)',
+    ],
+  },
 ];
