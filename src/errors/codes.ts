@@ -41,6 +41,9 @@ export const errorCodes = {
   response_not_found:
     'No stored response visible to the caller has that id (unknown, deleted, expired, or created under another user path).',
   item_not_found: 'An `item_reference` input item names no stored item visible to the caller.',
+  file_not_found: 'No file visible to the caller has that id (unknown, deleted, or created under another user path).',
+  batch_not_found: 'No batch visible to the caller has that id (unknown, or created under another user path).',
+  upload_not_found: 'No upload visible to the caller has that id (unknown, or created under another user path).',
   feature_unavailable: 'The feature behind this admin route is switched off (status 503).',
   storage_unavailable: 'The database did not answer (status 503).',
   budget_exceeded: 'The user path has spent its budget for the period (status 429, provider `budget`).',

@@ -232,8 +232,8 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
   // Legacy completions, moderations and images: relayed to OpenAI-wire instances, routed by model.
   registerCompletionRoutes(v1, pipeline);
   registerImageRoutes(v1, pipeline);
-  registerFileRoutes(v1, catalog);
-  registerBatchRoutes(v1, pipeline);
+  registerFileRoutes(v1, catalog, dependencies.storage.ownership);
+  registerBatchRoutes(v1, pipeline, dependencies.storage.ownership);
   registerPassthroughRoutes(v1, { catalog, metering, budgets, limiter, userPathHeader });
   // The upgrade is answered at once by a healthy upstream: three connect timeouts at most.
   const handshakeTimeoutMs = Math.min(settings.upstream.timeoutSeconds, 3 * settings.upstream.connectTimeoutSeconds) * 1000;

@@ -1,0 +1,155 @@
+import { notFound } from '../../errors/gateway-error.ts';
+import type { OwnedKind, OwnedResource, OwnershipStore } from '../../ownership/ownership-store.ts';
+import { listingScope, mayView, type Caller } from '../../ownership/visibility.ts';
+import type { ProviderAdapter } from '../../providers/provider.ts';
+import { readBody, upstreamErrorOf } from '../../providers/upstream-body.ts';
+import type { RequestContext } from '../request-context.ts';
+import { resourcePath } from './resources.ts';
+
+/** A collection of upstream resources that tenants own (files, batches, uploads). */
+export interface OwnedCollection {
+  readonly kind: OwnedKind;
+  /** The upstream path segment: `files`, `batches`, `uploads`. */
+  readonly path: string;
+  readonly notFoundCode: 'file_not_found' | 'batch_not_found' | 'upload_not_found';
+  /** OpenAI's object name in its own not-found message. */
+  readonly objectName: string;
+}
+
+export const ownedFiles: OwnedCollection = { kind: 'file', path: 'files', notFoundCode: 'file_not_found', objectName: 'File' };
+export const ownedBatches: OwnedCollection = { kind: 'batch', path: 'batches', notFoundCode: 'batch_not_found', objectName: 'Batch' };
+
+/** Page size bounds of a tenant's listing (served from the owner store). */
+const defaultLimit = 20;
+const maximumLimit = 100;
+/** Store pages read per listing at most, when upstream objects are gone or filtered out. */
+const maximumRounds = 10;
+/** Upstream reads in flight per listing. */
+const fetchConcurrency = 8;
+
+/**
+ * The one answer for an id the caller may not see, whether it exists or not: the same status,
+ * code and message for another tenant's id as for an unknown one (no existence oracle).
+ */
+export function notOwned(collection: OwnedCollection, id: string, param = 'id'): Error {
+  return notFound(`No such ${collection.objectName} object: ${id}`, { code: collection.notFoundCode, param });
+}
+
+/** The owner row of `id` on `instance` when the caller may see it; else the not-found error. */
+export async function assertVisible(
+  store: OwnershipStore,
+  caller: Caller,
+  collection: OwnedCollection,
+  instance: string,
+  id: string,
+  param = 'id',
+): Promise<OwnedResource | null> {
+  const owner = await store.find(collection.kind, instance, id);
+  if (!mayView(caller, owner)) throw notOwned(collection, id, param);
+  return owner;
+}
+
+export interface OwnedPage {
+  readonly object: 'list';
+  readonly data: Record<string, unknown>[];
+  readonly first_id: string | null;
+  readonly last_id: string | null;
+  readonly has_more: boolean;
+}
+
+export interface ListOptions {
+  /** Keeps an object in the page (a query filter such as files' `purpose`); all when absent. */
+  keep?: (object: Record<string, unknown>) => boolean;
+  /** Called with each object read (a batch seen completed is charged). */
+  seen?: (object: Record<string, unknown>, owner: OwnedResource) => Promise<void>;
+}
+
+/**
+ * A tenant's listing, served from the owner store: the caller's resources on the instance,
+ * newest first, each read from the upstream by id. `limit` (1 to 100, default 20) and
+ * `after` page it; `has_more` says whether another of the caller's resources follows, so
+ * `last_id` is always one of the caller's own ids. Resources the upstream no longer has are
+ * left out.
+ */
+export async function listOwned(
+  store: OwnershipStore,
+  adapter: ProviderAdapter,
+  context: RequestContext,
+  collection: OwnedCollection,
+  query: URLSearchParams,
+  options: ListOptions = {},
+): Promise<OwnedPage> {
+  const limit = pageLimit(query.get('limit'));
+  const visibleTo = listingScope(context);
+  const data: Record<string, unknown>[] = [];
+  let after = query.get('after') ?? undefined;
+  let hasMore = true;
+  for (let round = 0; round < maximumRounds && data.length < limit; round += 1) {
+    const wanted = limit - data.length;
+    const rows = await store.list({ kind: collection.kind, instance: adapter.name, visibleTo, after, limit: wanted + 1 });
+    const taken = rows.slice(0, wanted);
+    const objects = await mapBounded(taken, (row) => readOwned(adapter, context, collection, row.id));
+    for (const [index, object] of objects.entries()) {
+      const owner = taken[index] as OwnedResource;
+      if (object === null) continue;
+      await options.seen?.(object, owner);
+      if (options.keep === undefined || options.keep(object)) data.push(object);
+    }
+    after = taken.at(-1)?.id ?? after;
+    if (rows.length <= wanted) {
+      hasMore = false;
+      break;
+    }
+  }
+  const ids = data.map((object) => (typeof object['id'] === 'string' ? object['id'] : null));
+  return { object: 'list', data, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null, has_more: hasMore };
+}
+
+/** One object read from the upstream by id; null when the upstream no longer has it. */
+export async function readOwned(
+  adapter: ProviderAdapter,
+  context: RequestContext,
+  collection: OwnedCollection,
+  id: string,
+): Promise<Record<string, unknown> | null> {
+  const response = await adapter.forward(
+    { method: 'GET', path: resourcePath(collection.path, id), headers: {}, body: null },
+    { signal: context.signal, requestId: context.requestId },
+  );
+  if (response.statusCode === 404) {
+    await response.body.dump();
+    return null;
+  }
+  if (response.statusCode < 200 || response.statusCode > 299) throw await upstreamErrorOf(response, adapter.name);
+  return jsonObjectOf(await readBody(response, adapter.name, context.signal));
+}
+
+/** A JSON object, or null when the text is not one. */
+export function jsonObjectOf(text: string): Record<string, unknown> | null {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function pageLimit(raw: string | null): number {
+  const parsed = raw === null ? Number.NaN : Number.parseInt(raw, 10);
+  if (!Number.isFinite(parsed)) return defaultLimit;
+  return Math.min(maximumLimit, Math.max(1, parsed));
+}
+
+async function mapBounded<Item, Result>(items: readonly Item[], map: (item: Item) => Promise<Result>): Promise<Result[]> {
+  const results: Result[] = new Array<Result>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next;
+      next += 1;
+      results[index] = await map(items[index] as Item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(fetchConcurrency, items.length) }, worker));
+  return results;
+}

@@ -1,0 +1,61 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { forwardResource, chooseResourceInstance, splitQuery, type ResourceRequest } from '../../gateway/relay/resources.ts';
+import { jsonObjectOf } from '../../gateway/relay/owned-resources.ts';
+import type { RequestContext } from '../../gateway/request-context.ts';
+import type { ProviderAdapter } from '../../providers/provider.ts';
+import { readBody } from '../../providers/upstream-body.ts';
+import type { ModelCatalog } from '../../routing/model-catalog.ts';
+import { clientClosedRequest } from '../client-abort.ts';
+import { requestContextOf } from '../request-context.ts';
+import { contentHeadersOf, relayToClient } from './relay-reply.ts';
+
+/** One files or batches request: its instance, its context and its query without the hint. */
+export interface ResourceCall {
+  readonly adapter: ProviderAdapter;
+  readonly context: RequestContext;
+  /** `?...` or empty. */
+  readonly query: string;
+  readonly parameters: URLSearchParams;
+}
+
+/**
+ * The instance chosen by the body's `provider` field, else the query's, else the default; the
+ * query string is kept without the hint.
+ */
+export function resourceCall(request: FastifyRequest, reply: FastifyReply, catalog: ModelCatalog, bodyHint?: string): ResourceCall {
+  const context = requestContextOf(request, reply);
+  const { hint, query } = splitQuery(request.url);
+  const adapter = chooseResourceInstance(catalog, bodyHint === '' ? undefined : (bodyHint ?? hint));
+  request.logFields = { provider: adapter.name };
+  return { adapter, context, query, parameters: new URLSearchParams(query.slice(1)) };
+}
+
+/** Sends the request upstream; a client that left turns a failure into 499. */
+export async function forwardCall(call: ResourceCall, resource: ResourceRequest): Promise<Awaited<ReturnType<typeof forwardResource>>> {
+  return forwardResource(call.adapter, { ...resource, path: `${resource.path}${call.query}` }, call.context).catch((error: unknown) => {
+    throw call.context.signal.aborted ? clientClosedRequest() : error;
+  });
+}
+
+/**
+ * Relays the request and streams the answer back with its status and content headers. With
+ * `observe`, the (bounded) JSON answer is read first and handed to it before it is sent:
+ * what the gateway records of a created or read object.
+ */
+export async function relayCall(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  call: ResourceCall,
+  resource: ResourceRequest,
+  observe?: (answer: Record<string, unknown>) => Promise<void>,
+): Promise<FastifyReply> {
+  const response = await forwardCall(call, resource);
+  if (observe === undefined) {
+    await relayToClient(request, reply, response, contentHeadersOf(response.headers), call.context.signal);
+    return reply;
+  }
+  const text = await readBody(response, call.adapter.name, call.context.signal);
+  const answer = jsonObjectOf(text);
+  if (answer !== null) await observe(answer);
+  return reply.code(response.statusCode).headers(contentHeadersOf(response.headers)).send(text);
+}
