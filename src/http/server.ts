@@ -224,7 +224,7 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
   };
   registerChatRoutes(v1, pipeline);
   registerEmbeddingsRoutes(v1, pipeline);
-  registerResponsesRoutes(v1, pipeline, dependencies.responses ?? null);
+  registerResponsesRoutes(v1, pipeline, dependencies.responses ?? null, dependencies.storage.ownership);
   registerMessagesRoutes(v1, pipeline);
   registerGeminiRoutes(v1, pipeline, dependencies.virtualModels);
   // Relay endpoints: audio, files, batches, passthrough and the realtime WebSocket.

@@ -8,25 +8,30 @@ export interface Caller {
   readonly userPath: string;
 }
 
-/** The master key, open mode and admin-role keys see every tenant's resources. */
-export function seesAll(principal: Principal): boolean {
-  return principal.kind === 'master' || principal.kind === 'open' || principal.role === 'admin';
+/**
+ * Admin-role keys see every tenant's resources; so do the master key (and open mode) unless the
+ * request names a user path: then it acts as that tenant, as stored Responses always did.
+ */
+export function seesAll(caller: Caller): boolean {
+  const { principal } = caller;
+  if (principal.role === 'admin') return true;
+  return (principal.kind === 'master' || principal.kind === 'open') && caller.userPath === '/';
 }
 
 /**
  * The visibility rule of everything a tenant creates upstream (the stored Responses' rule):
- * the owner's user path and its ancestors see it, case-insensitively; the master key and
- * admin-role keys see everything. A resource with no owner (created before ownership was
- * recorded) is visible to those only.
+ * the owner's user path and its ancestors see it, case-insensitively; admin-role keys and the
+ * master key without a user path see everything. A resource with no owner (created before
+ * ownership was recorded) is visible to those only.
  */
 export function mayView(caller: Caller, owner: OwnedResource | null): boolean {
-  if (seesAll(caller.principal)) return true;
+  if (seesAll(caller)) return true;
   return owner !== null && userPathCovers(caller.userPath, owner.userPath);
 }
 
 /** The user path a listing is restricted to; null: everything (master and admin keys). */
 export function listingScope(caller: Caller): string | null {
-  return seesAll(caller.principal) ? null : caller.userPath;
+  return seesAll(caller) ? null : caller.userPath;
 }
 
 /** The key id recorded with what a caller creates: a JWT by its subject (`jwt:<sub>`), as usage records do. */

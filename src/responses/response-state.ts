@@ -129,6 +129,17 @@ export class ResponseState {
     return pointer !== null && userPathCovers(userPath, pointer.userPath) ? pointer.instance : null;
   }
 
+  /** Whether the gateway itself holds response `id` and `userPath` may see it. */
+  async holdsVisible(id: string, userPath: string): Promise<boolean> {
+    const [stored] = await this.#options.store.chain(id, this.#now(), 1);
+    return this.#visible(stored, userPath);
+  }
+
+  /** The ids among `itemIds` of items the gateway holds that `userPath` may see. */
+  async visibleItemIds(itemIds: readonly string[], userPath: string): Promise<Set<string>> {
+    return new Set(visibleItems(await this.#options.store.findItems(itemIds, this.#now()), userPath).keys());
+  }
+
   async forget(id: string): Promise<void> {
     await this.#options.store.deletePointer(id);
   }

@@ -27,10 +27,20 @@ export async function observeBatch(
   owner: OwnedResource | null,
 ): Promise<void> {
   if (owner === null) return;
-  const produced = ['output_file_id', 'error_file_id'].map((field) => batch[field]).filter((id): id is string => typeof id === 'string' && id !== '');
+  const produced = ['output_file_id', 'error_file_id']
+    .map((field) => batch[field])
+    .filter((id): id is string => typeof id === 'string' && id !== '');
   const now = Date.now();
   await dependencies.ownership.recordMany(
-    produced.map((id) => ({ kind: 'file', id, instance: adapter.name, userPath: owner.userPath, keyId: owner.keyId, createdAt: now, charged: false })),
+    produced.map((id) => ({
+      kind: 'file',
+      id,
+      instance: adapter.name,
+      userPath: owner.userPath,
+      keyId: owner.keyId,
+      createdAt: now,
+      charged: false,
+    })),
   );
   const outputFileId = batch['output_file_id'];
   if (batch['status'] !== 'completed' || owner.charged || typeof outputFileId !== 'string' || outputFileId === '') return;
@@ -39,7 +49,15 @@ export async function observeBatch(
     const usage = await usageByModel(await readFileContent(adapter, context, outputFileId));
     const ownerContext = ownerContextOf(owner, context);
     for (const [model, tokens] of usage) {
-      dependencies.metering.report({ context: ownerContext, endpoint: '/v1/batches', provider: adapter.name, model, usage: tokens, status: 200, stream: false });
+      dependencies.metering.report({
+        context: ownerContext,
+        endpoint: '/v1/batches',
+        provider: adapter.name,
+        model,
+        usage: tokens,
+        status: 200,
+        stream: false,
+      });
     }
   } catch (error) {
     dependencies.logger?.warn({ err: error, batch_id: owner.id, provider: adapter.name }, 'charging a completed batch failed');

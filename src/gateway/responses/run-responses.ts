@@ -18,6 +18,8 @@ import type { ResponseSeed } from './response-object.ts';
 import { nativePassthrough, translatedChatStream, type ResponsesStreamTranslator } from './stream-translators.ts';
 import { toChatRequest } from './to-chat-request.ts';
 import { meteredUsageOf } from './usage.ts';
+import { assertNativeReferencesVisible, recordNativeResponse, type NativeOwnership } from './native-ownership.ts';
+import type { OwnershipStore } from '../../ownership/ownership-store.ts';
 
 export type ResponsesResult =
   { kind: 'json'; body: string; usage: UsageObject | null } | { kind: 'stream'; upstream: Readable; translator: ResponsesStreamTranslator };
@@ -30,6 +32,8 @@ interface ResponsesRequest extends ModelFields {
   state: RequestState | null;
   /** Guardrails in scope: the request goes through chat, the one shape they read. */
   guard: ActiveGuardrails | null;
+  /** Owners of native responses; null: nothing is checked nor recorded (no store). */
+  owners: NativeOwnership | null;
 }
 
 /** The request's view of the response store: its resolved input (once, whatever the attempts) and the save. */
@@ -57,7 +61,12 @@ const maximumRemembered = 1000;
  * Through chat, `state` resolves `previous_response_id` and `item_reference` items and keeps
  * the response unless the request says `store: false` (src/responses/).
  */
-export function createResponsesPipeline(dependencies: ChatPipelineDependencies, state: ResponseState | null = null): ResponsesPipeline {
+export function createResponsesPipeline(
+  dependencies: ChatPipelineDependencies,
+  state: ResponseState | null = null,
+  ownership: OwnershipStore | null = null,
+): ResponsesPipeline {
+  const owners = ownership === null ? null : { store: ownership, state };
   const chatOnly = new Set<string>();
   const call = async (target: ResolvedTarget, request: ResponsesRequest, context: RequestContext): Promise<ResponsesResult> => {
     const key = `${target.adapter.name}/${target.model}`;
@@ -77,7 +86,7 @@ export function createResponsesPipeline(dependencies: ChatPipelineDependencies, 
     checkInput(fields.body);
     const guard = dependencies.guardrails?.select(context.userPath, fields.selector, endpoint, context) ?? null;
     const stream = readStreamFlag(fields.body);
-    const request: ResponsesRequest = { ...fields, stream, state: requestState(state, fields.body, context), guard };
+    const request: ResponsesRequest = { ...fields, stream, state: requestState(state, fields.body, context), guard, owners };
     return runModelCall(
       {
         endpoint,
@@ -126,6 +135,8 @@ async function callNative(
   context: RequestContext,
 ): Promise<ResponsesResult | null | typeof heldByGateway> {
   const provider = target.adapter.name;
+  // Another tenant's state is never named to the upstream (ADR 28).
+  if (request.owners !== null) await assertNativeReferencesVisible(request.owners, context, provider, request.body);
   const response = await target.adapter.forward(
     {
       method: 'POST',
@@ -149,6 +160,7 @@ async function callNative(
   const type = response.headers['content-type'];
   // The instance keeps what it stored; the gateway remembers where, for GET and DELETE by id.
   const point = async (answer: Record<string, unknown>): Promise<void> => {
+    if (request.owners !== null) await recordNativeResponse(request.owners.store, context, provider, answer);
     if (request.state?.store === true && answer['store'] !== false && typeof answer['id'] === 'string')
       await request.state.point(answer['id'], target);
   };

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { invalidRequest } from '../../errors/gateway-error.ts';
 import { admitRequest } from '../../gateway/execute-plan.ts';
 import type { ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
@@ -25,31 +25,10 @@ interface BatchParams {
 export function registerBatchRoutes(app: FastifyInstance, dependencies: ChatPipelineDependencies, ownership: OwnershipStore): void {
   const { catalog } = dependencies;
   const charging = { ownership, metering: dependencies.metering, logger: app.log };
-  app.post('/v1/batches', async (request, reply) => {
-    const body = jsonBodyOf(request.body);
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw invalidRequest('request body must be a JSON object', { code: 'invalid_body' });
-    }
-    const { provider, ...rest } = body as Record<string, unknown>;
-    if (provider !== undefined && (typeof provider !== 'string' || provider === '')) {
-      throw invalidRequest('provider must be the name of a provider instance', { code: 'invalid_body', param: 'provider' });
-    }
-    const inputFileId = rest['input_file_id'];
-    if (typeof inputFileId !== 'string' || inputFileId === '') {
-      throw invalidRequest('input_file_id must be the id of an uploaded file', { code: 'invalid_body', param: 'input_file_id' });
-    }
-    const call = resourceCall(request, reply, catalog, provider as string | undefined);
-    await assertVisible(ownership, call.context, ownedFiles, call.adapter.name, inputFileId, 'input_file_id');
-    await assertBatchModelsAllowed(call.adapter, call.context, inputFileId);
-    reply.headers((await admitRequest(call.context, dependencies, {}, { routeRules: false, holdSlot: false })).headers);
-    const resource = { method: 'POST', path: 'batches', headers: { 'content-type': 'application/json' }, body: JSON.stringify(rest) } as const;
-    return relayCall(request, reply, call, resource, async (answer) => {
-      if (typeof answer['id'] === 'string') await ownership.record(ownedBy(call.context, 'batch', call.adapter.name, answer['id']));
-    });
-  });
+  app.post('/v1/batches', (request, reply) => createBatch(request, reply, dependencies, ownership));
   app.get('/v1/batches', async (request, reply) => {
     const call = resourceCall(request, reply, catalog);
-    if (seesAll(call.context.principal)) {
+    if (seesAll(call.context)) {
       return relayCall(request, reply, call, { method: 'GET', path: 'batches' }, async (page) => {
         const batches = Array.isArray(page['data']) ? (page['data'] as unknown[]) : [];
         for (const batch of batches) {
@@ -63,10 +42,11 @@ export function registerBatchRoutes(app: FastifyInstance, dependencies: ChatPipe
       seen: (batch, owner) => observeBatch(charging, call.adapter, call.context, batch, owner),
     });
   });
-  const byId = (method: 'GET' | 'POST', rest: string[]) => async (request: { params: BatchParams }, call: ReturnType<typeof resourceCall>) => {
-    const owner = await assertVisible(ownership, call.context, ownedBatches, call.adapter.name, request.params.id);
-    return { method, path: resourcePath('batches', request.params.id, ...rest), owner } as const;
-  };
+  const byId =
+    (method: 'GET' | 'POST', rest: string[]) => async (request: { params: BatchParams }, call: ReturnType<typeof resourceCall>) => {
+      const owner = await assertVisible(ownership, call.context, ownedBatches, call.adapter.name, request.params.id);
+      return { method, path: resourcePath('batches', request.params.id, ...rest), owner } as const;
+    };
   app.get<{ Params: BatchParams }>('/v1/batches/:id', async (request, reply) => {
     const call = resourceCall(request, reply, catalog);
     const { owner, ...resource } = await byId('GET', [])(request, call);
@@ -76,5 +56,39 @@ export function registerBatchRoutes(app: FastifyInstance, dependencies: ChatPipe
     const call = resourceCall(request, reply, catalog);
     const { owner, ...resource } = await byId('POST', ['cancel'])(request, call);
     return relayCall(request, reply, call, resource, (batch) => observeBatch(charging, call.adapter, call.context, batch, owner));
+  });
+}
+
+/** `POST /v1/batches`: the input file must be the caller's and its models allowed; the batch is recorded as the caller's. */
+async function createBatch(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  dependencies: ChatPipelineDependencies,
+  ownership: OwnershipStore,
+): Promise<FastifyReply> {
+  const body = jsonBodyOf(request.body);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw invalidRequest('request body must be a JSON object', { code: 'invalid_body' });
+  }
+  const { provider, ...rest } = body as Record<string, unknown>;
+  if (provider !== undefined && (typeof provider !== 'string' || provider === '')) {
+    throw invalidRequest('provider must be the name of a provider instance', { code: 'invalid_body', param: 'provider' });
+  }
+  const inputFileId = rest['input_file_id'];
+  if (typeof inputFileId !== 'string' || inputFileId === '') {
+    throw invalidRequest('input_file_id must be the id of an uploaded file', { code: 'invalid_body', param: 'input_file_id' });
+  }
+  const call = resourceCall(request, reply, dependencies.catalog, provider as string | undefined);
+  await assertVisible(ownership, call.context, ownedFiles, call.adapter.name, inputFileId, 'input_file_id');
+  await assertBatchModelsAllowed(call.adapter, call.context, inputFileId);
+  reply.headers((await admitRequest(call.context, dependencies, {}, { routeRules: false, holdSlot: false })).headers);
+  const resource = {
+    method: 'POST',
+    path: 'batches',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(rest),
+  } as const;
+  return relayCall(request, reply, call, resource, async (answer) => {
+    if (typeof answer['id'] === 'string') await ownership.record(ownedBy(call.context, 'batch', call.adapter.name, answer['id']));
   });
 }

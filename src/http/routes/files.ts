@@ -33,7 +33,7 @@ export function registerFileRoutes(app: FastifyInstance, catalog: ModelCatalog, 
   });
   app.get('/v1/files', async (request, reply) => {
     const call = resourceCall(request, reply, catalog);
-    if (seesAll(call.context.principal)) return relayCall(request, reply, call, { method: 'GET', path: 'files' });
+    if (seesAll(call.context)) return relayCall(request, reply, call, { method: 'GET', path: 'files' });
     const purpose = call.parameters.get('purpose');
     return listOwned(ownership, call.adapter, call.context, ownedFiles, call.parameters, {
       keep: (file) => purpose === null || file['purpose'] === purpose,

@@ -3,6 +3,7 @@ import type { ChatPipelineDependencies } from '../../gateway/chat-completions.ts
 import { relayResponsesStream } from '../../gateway/responses/relay-responses-stream.ts';
 import { createResponsesPipeline } from '../../gateway/responses/run-responses.ts';
 import type { ResponseState } from '../../responses/response-state.ts';
+import type { OwnershipStore } from '../../ownership/ownership-store.ts';
 import { clientClosedRequest } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { requestContextOf } from '../request-context.ts';
@@ -18,8 +19,9 @@ export function registerResponsesRoutes(
   app: FastifyInstance,
   dependencies: ChatPipelineDependencies,
   state: ResponseState | null = null,
+  ownership: OwnershipStore | null = null,
 ): void {
-  const run = createResponsesPipeline(dependencies, state);
+  const run = createResponsesPipeline(dependencies, state, ownership);
   app.post('/v1/responses', async (request, reply) => {
     const context = requestContextOf(request, reply);
     const outcome = await run(jsonBodyOf(request.body), context).catch((error: unknown) => {

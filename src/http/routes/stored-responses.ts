@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { notFound } from '../../errors/gateway-error.ts';
 import { forwardResource, resourcePath, splitQuery } from '../../gateway/relay/resources.ts';
+import { seesAll } from '../../ownership/visibility.ts';
 import type { PageQuery } from '../../responses/input-items-page.ts';
 import type { ResponseState } from '../../responses/response-state.ts';
 import type { ModelCatalog } from '../../routing/model-catalog.ts';
@@ -24,11 +25,13 @@ export function registerStoredResponseRoutes(app: FastifyInstance, state: Respon
     async (request: IdRequest, reply: FastifyReply): Promise<unknown> => {
       const { id } = request.params;
       if (state === null) throw notFound(`Response with id '${id}' not found.`, { code: 'response_not_found' });
-      const instance = await state.nativeInstance(id, request.userPath);
+      // Admin-role keys see every tenant's responses (ADR 28).
+      const viewer = seesAll(request) ? '/' : request.userPath;
+      const instance = await state.nativeInstance(id, viewer);
       if (instance !== null) return forwardToInstance(request, reply, { catalog, state, instance, operation });
-      if (operation === 'retrieve') return state.retrieve(id, request.userPath);
-      if (operation === 'input_items') return state.inputItems(id, request.userPath, request.query);
-      return state.remove(id, request.userPath);
+      if (operation === 'retrieve') return state.retrieve(id, viewer);
+      if (operation === 'input_items') return state.inputItems(id, viewer, request.query);
+      return state.remove(id, viewer);
     };
   app.get('/v1/responses/:id', serve('retrieve'));
   app.get('/v1/responses/:id/input_items', serve('input_items'));
