@@ -50,7 +50,9 @@ export async function relayCall(
   observe?: (answer: Record<string, unknown>) => Promise<void>,
 ): Promise<FastifyReply> {
   const response = await forwardCall(call, resource);
-  if (observe === undefined) {
+  // A compressed answer (the gateway asks for none) is relayed as is: nothing of it is recorded.
+  const encoding = String(response.headers['content-encoding'] ?? 'identity').toLowerCase();
+  if (observe === undefined || encoding !== 'identity') {
     await relayToClient(request, reply, response, contentHeadersOf(response.headers), call.context.signal);
     return reply;
   }
