@@ -234,7 +234,8 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
   registerImageRoutes(v1, pipeline);
   registerFileRoutes(v1, catalog, dependencies.storage.ownership);
   registerBatchRoutes(v1, pipeline, dependencies.storage.ownership);
-  registerPassthroughRoutes(v1, { catalog, metering, budgets, limiter, userPathHeader });
+  const owners = { store: dependencies.storage.ownership, state: dependencies.responses ?? null };
+  registerPassthroughRoutes(v1, { catalog, metering, budgets, limiter, userPathHeader, owners });
   // The upgrade is answered at once by a healthy upstream: three connect timeouts at most.
   const handshakeTimeoutMs = Math.min(settings.upstream.timeoutSeconds, 3 * settings.upstream.connectTimeoutSeconds) * 1000;
   registerRealtimeRelay(v1, { ...pipeline, authenticator, userPathHeader, handshakeTimeoutMs, logger: dependencies.logger });

@@ -272,6 +272,33 @@ usage:
     expect((await as(tokens.a).delete(`/v1/responses/${id}`)).status).toBe(200);
   });
 
+  it('the passthrough holds owned resources to the same rule', async () => {
+    const fileA = await upload(tokens.a, 'p');
+    const response = String((await createResponse(tokens.a))['id']);
+    const unknown = await as(tokens.b).get('/p/openai/v1/files/file-nope');
+    expectLikeUnknown(await as(tokens.b).get(`/p/openai/v1/files/${fileA}`), unknown, fileA, 'file-nope', 'file_not_found');
+    expectLikeUnknown(await as(tokens.b).delete(`/p/openai/v1/files/${fileA}`), unknown, fileA, 'file-nope', 'file_not_found');
+    expectEnvelope(await as(tokens.b).get(`/p/openai/v1/responses/${response}`), {
+      status: 404,
+      type: 'not_found_error',
+      code: 'response_not_found',
+    });
+    for (const path of ['/p/openai/v1/files', '/p/openai/v1/batches', '/p/openai/v1/%66iles']) {
+      expectEnvelope(await as(tokens.jwt).get(path), { status: 403, type: 'permission_error', code: 'endpoint_not_allowed' });
+    }
+    const calls = account.calls.length;
+    const continued = await as(tokens.b).post('/p/openai/v1/responses', {
+      model: 'gpt-4o-mini',
+      input: 'hi',
+      previous_response_id: response,
+    });
+    expectEnvelope(continued, { status: 404, type: 'not_found_error', code: 'response_not_found' });
+    expect(account.calls.length).toBe(calls);
+    expect((await as(tokens.a).get(`/p/openai/v1/files/${fileA}`)).status).toBe(200);
+    expect((await as(tokens.admin).get('/p/openai/v1/files')).status).toBe(200);
+    expect(account.files.has(fileA)).toBe(true);
+  });
+
   it('admin keys and the master key see everything, including ids created before ownership was recorded', async () => {
     const fileA = await upload(tokens.a, 'z');
     const legacy = '/v1/files/file-legacy';

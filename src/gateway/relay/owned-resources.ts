@@ -18,6 +18,7 @@ export interface OwnedCollection {
 
 export const ownedFiles: OwnedCollection = { kind: 'file', path: 'files', notFoundCode: 'file_not_found', objectName: 'File' };
 export const ownedBatches: OwnedCollection = { kind: 'batch', path: 'batches', notFoundCode: 'batch_not_found', objectName: 'Batch' };
+export const ownedUploads: OwnedCollection = { kind: 'upload', path: 'uploads', notFoundCode: 'upload_not_found', objectName: 'Upload' };
 
 /** Page size bounds of a tenant's listing (served from the owner store). */
 const defaultLimit = 20;

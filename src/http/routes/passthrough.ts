@@ -6,6 +6,8 @@ import { notFound } from '../../errors/gateway-error.ts';
 import { admitRequest } from '../../gateway/execute-plan.ts';
 import { modelOfBody, passthroughPath, queryOf, rawRestOf } from '../../gateway/relay/passthrough.ts';
 import { clientResponseHeaders, upstreamRequestHeaders } from '../../gateway/relay/relay-headers.ts';
+import { assertPassthroughOwned } from '../../gateway/relay/passthrough-ownership.ts';
+import type { NativeOwnership } from '../../gateway/responses/native-ownership.ts';
 import type { UpstreamResponse } from '../../providers/upstream-client.ts';
 import type { RateLimiter } from '../../ratelimit/rate-limiter.ts';
 import type { ModelCatalog } from '../../routing/model-catalog.ts';
@@ -21,6 +23,8 @@ export interface PassthroughDependencies {
   metering: Metering;
   /** The user-path header, the gateway's own and never forwarded. */
   userPathHeader: string;
+  /** Owners of files, batches and responses (ADR 28); absent: nothing is checked. */
+  owners?: NativeOwnership | null;
 }
 
 interface PassthroughParams {
@@ -66,6 +70,7 @@ async function passthrough(
   const body = Buffer.isBuffer(request.body) && request.body.length > 0 ? request.body : undefined;
   const model = modelOfBody(body, request.headers['content-type']);
   assertPassthroughAllowed(request.principal, instance, model);
+  if (dependencies.owners) await assertPassthroughOwned(dependencies.owners, request, instance, path, request.method, body);
   const context = requestContextOf(request, reply);
   const admission = await admitRequest(context, dependencies, model === undefined ? { provider: instance } : { provider: instance, model });
   // A client that left while being admitted (a Redis round trip) has had its 'close' already.

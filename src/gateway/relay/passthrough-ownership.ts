@@ -1,0 +1,66 @@
+import { notFound, permissionError } from '../../errors/gateway-error.ts';
+import { mayView, seesAll, type Caller } from '../../ownership/visibility.ts';
+import { assertNativeReferencesVisible, type NativeOwnership } from '../responses/native-ownership.ts';
+import { assertVisible, jsonObjectOf, ownedBatches, ownedFiles, ownedUploads, type OwnedCollection } from './owned-resources.ts';
+
+const collections: ReadonlyMap<string, OwnedCollection> = new Map([
+  ['files', ownedFiles],
+  ['batches', ownedBatches],
+  ['uploads', ownedUploads],
+]);
+const stateful = new Set(['files', 'batches', 'uploads', 'responses', 'conversations']);
+/** How deep the collection may sit in the path (`v1/files`, `openai/files` on Azure). */
+const maximumPrefix = 2;
+
+/**
+ * `/p/{instance}/...` reaches the same account as `/v1`: what tenants own there is held to the
+ * same rule (ADR 28). An id under files, batches, uploads or responses must be visible to the
+ * caller (else the same 404 as an unknown id); a request naming Responses state must name
+ * visible state; listing or creating files, batches and uploads, and anything under
+ * conversations, is for those who see everything (403 `endpoint_not_allowed`: the passthrough
+ * records no owner, so a tenant uses `/v1`).
+ */
+export async function assertPassthroughOwned(
+  owners: NativeOwnership,
+  caller: Caller,
+  instance: string,
+  path: string,
+  method: string,
+  body: Buffer | undefined,
+): Promise<void> {
+  if (seesAll(caller)) return;
+  const segments = (path.split('?', 1)[0] ?? '')
+    .split('/')
+    .filter((segment) => segment !== '')
+    .map(decoded);
+  const at = segments.findIndex((segment, index) => index <= maximumPrefix && stateful.has(segment.toLowerCase()));
+  if (at === -1) return;
+  const name = (segments[at] as string).toLowerCase();
+  const id = segments[at + 1];
+  const collection = collections.get(name);
+  if (collection !== undefined && id !== undefined) {
+    await assertVisible(owners.store, caller, collection, instance, id);
+    return;
+  }
+  if (name === 'responses' && id !== undefined) {
+    if (!mayView(caller, await owners.store.find('response', instance, id)))
+      throw notFound(`Response with id '${id}' not found.`, { code: 'response_not_found' });
+    return;
+  }
+  if (name === 'responses') {
+    const parsed = body === undefined ? null : jsonObjectOf(body.toString('utf8'));
+    if (method === 'POST' && parsed !== null) await assertNativeReferencesVisible(owners, caller, instance, parsed);
+    return;
+  }
+  throw permissionError(`/${name} is reached through /v1/${name} (owned per tenant), not through the passthrough`, {
+    code: 'endpoint_not_allowed',
+  });
+}
+
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
