@@ -192,6 +192,7 @@ usage:
 
   it('batches: the input file models are checked against the key allowlist', async () => {
     const refusedFile = await upload(tokens.narrow, batchInput('gpt-4o-mini', 'gpt-4o'));
+    const before = account.batches.size;
     const refused = await as(tokens.narrow).post('/v1/batches', {
       input_file_id: refusedFile,
       endpoint: '/v1/chat/completions',
@@ -200,7 +201,6 @@ usage:
     expect(expectEnvelope(refused, { status: 403, type: 'permission_error', code: 'model_not_allowed' }).message).toContain(
       'openai/gpt-4o',
     );
-    const before = account.batches.size;
     expect(account.batches.size).toBe(before);
     await createBatch(tokens.narrow, await upload(tokens.narrow, batchInput('gpt-4o-mini', 'gpt-4o-mini')));
   });
