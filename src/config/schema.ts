@@ -97,6 +97,8 @@ export const configSchema = z.object({
       host: optionalString,
       port: integer(0, 65535, 8080),
       master_key: optionalString,
+      /** Open mode (no credential of any kind) on a non-loopback address: refused unless true. */
+      allow_open_network: booleanValue.default(false),
       body_size_limit: byteSize(100).default(10 * 1024 * 1024),
       user_path_header: headerName.default('X-User-Path'),
       shutdown_timeout_seconds: integer(0, 3600, 30),

@@ -54,6 +54,8 @@ export interface Settings {
     readonly host: string;
     readonly port: number;
     readonly masterKey: string | null;
+    /** ALLOW_OPEN_NETWORK: open mode may listen on a non-loopback address (refused otherwise). */
+    readonly allowOpenNetwork: boolean;
     readonly bodySizeLimit: number;
     readonly userPathHeader: string;
     readonly shutdownTimeoutSeconds: number;

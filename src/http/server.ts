@@ -160,7 +160,8 @@ export function buildServer(dependencies: ServerDependencies): FastifyInstance {
   // Every route registered from here on is described by GET /openapi.json (checked by its test).
   registerOpenApiRoute(app, collectRoutes(app));
   registerHealthRoutes(app, catalog, storage, dependencies.cache, dependencies.rateLimitStore ?? null);
-  registerDashboardRoutes(app, undefined, settings.server.masterKey === null);
+  // Open until the first credential exists (an API key created in open mode closes it).
+  registerDashboardRoutes(app, undefined, () => dependencies.authenticator.openMode);
   if (metrics !== null) {
     app.get('/metrics', async (_request, reply) => reply.header('content-type', metrics.registry.contentType).send(await metrics.render()));
   }
