@@ -76,6 +76,8 @@ export const providerSchema = z.object({
   credentials: optionalString,
   credentials_json: optionalString,
   api: z.enum(['native', 'openai'], { error: 'expected native or openai' }).optional(),
+  /** Passthrough: forward the client's account-selecting headers (OpenAI-Organization, ...); off by default. */
+  forward_account_headers: booleanValue.optional(),
 });
 
 const dollars = z.coerce
