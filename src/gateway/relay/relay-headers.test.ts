@@ -35,7 +35,12 @@ describe('upstreamRequestHeaders', () => {
   });
 
   it('drops the headers that select an account or project unless the instance forwards them', () => {
-    const account = { 'openai-organization': 'org-victim', 'openai-project': 'proj_victim', 'x-goog-user-project': 'billing-victim' };
+    const account = {
+      'openai-organization': 'org-victim',
+      'openai-project': 'proj_victim',
+      'x-goog-user-project': 'billing-victim',
+      'x-hf-bill-to': 'victim-org',
+    };
     const headers = { ...account, 'content-type': 'application/json', 'openai-beta': 'assistants=v2' };
     expect(upstreamRequestHeaders(headers, 'x-user-path')).toEqual({ 'content-type': 'application/json', 'openai-beta': 'assistants=v2' });
     expect(upstreamRequestHeaders(headers, 'x-user-path', { forwardAccountHeaders: false })).not.toHaveProperty('openai-organization');

@@ -15,11 +15,12 @@ const clientCredentials = new Set(['authorization', 'x-api-key', 'api-key', 'coo
 /**
  * Headers that pick which account, organisation or project the instance's own credentials act
  * for: OpenAI's `OpenAI-Organization` and `OpenAI-Project`, Google's `x-goog-user-project`
- * (the quota and billing project of Gemini and Vertex). A tenant must not choose that for the
+ * (the quota and billing project of Gemini and Vertex), Hugging Face's `X-HF-Bill-To` (an
+ * OpenAI-compatible router billing an organisation). A tenant must not choose that for the
  * shared key, so they are dropped unless the instance sets `forward_account_headers: true`
  * (ADR 30). Anthropic, Azure and Bedrock select the account by the credential (or the URL) only.
  */
-const accountHeaders = new Set(['openai-organization', 'openai-project', 'x-goog-user-project']);
+const accountHeaders = new Set(['openai-organization', 'openai-project', 'x-goog-user-project', 'x-hf-bill-to']);
 
 /** What the gateway itself says about the request, not the client's to forward. */
 const gatewayOwned = new Set(['forwarded', 'x-real-ip', 'x-request-id']);
