@@ -57,17 +57,20 @@ export function constantTimeEquals(token: string, secret: string): boolean {
  * curl) and the gateway's own dashboard pass.
  */
 function openPrincipalFor(headers: IncomingHttpHeaders): Principal {
-  if (!isLoopbackHostHeader(headers.host)) {
-    throw permissionError(
-      'the gateway runs without credentials (open mode) and serves only loopback Host names (localhost, 127.0.0.1, [::1]); set MASTER_KEY to serve other names',
-      { code: 'host_not_allowed' },
-    );
-  }
+  assertLoopbackHost(headers);
   const origin = headers.origin;
   if (origin === undefined || sameHost(origin, headers.host)) return openPrincipal;
   throw permissionError('cross-origin requests are refused while the gateway runs without credentials (set MASTER_KEY)', {
     code: 'cross_origin_refused',
   });
+}
+
+function assertLoopbackHost(headers: IncomingHttpHeaders): void {
+  if (isLoopbackHostHeader(headers.host)) return;
+  throw permissionError(
+    'the gateway runs without credentials (open mode) and serves only loopback Host names (localhost, 127.0.0.1, [::1]); set MASTER_KEY to serve other names',
+    { code: 'host_not_allowed' },
+  );
 }
 
 function sameHost(origin: string, host: string | undefined): boolean {
@@ -95,6 +98,11 @@ export class Authenticator {
 
   get openMode(): boolean {
     return this.masterKey === null && this.jwt === null && !(this.apiKeys?.hasKeys() ?? false);
+  }
+
+  /** Every route, authenticated or not (/health, /metrics, the dashboard): open mode serves a loopback `Host` only. */
+  assertHostServed(headers: IncomingHttpHeaders): void {
+    if (this.openMode) assertLoopbackHost(headers);
   }
 
   /**

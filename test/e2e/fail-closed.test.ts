@@ -121,12 +121,15 @@ describe('open mode', () => {
       expectEnvelope(chat, { status: 403, type: 'permission_error', code: 'host_not_allowed' });
       const admin = await callAs(gateway, '/admin/api-keys', host, { body: newAdminKey, headers });
       expectEnvelope(admin, { status: 403, type: 'permission_error', code: 'host_not_allowed' });
-      expect((await callAs(gateway, '/v1/models', host)).status).toBe(403);
+      for (const path of ['/v1/models', '/health', '/dashboard/session.json', '/openapi.json']) {
+        expectEnvelope(await callAs(gateway, path, host), { status: 403, type: 'permission_error', code: 'host_not_allowed' });
+      }
     }
     expect(mock.requests.filter((recorded) => recorded.path.endsWith('/chat/completions'))).toEqual([]);
   });
 
   it('serves loopback names and addresses', async () => {
+    expect((await callAs(gateway, '/health', `localhost:${gateway.port}`)).status).toBe(200);
     for (const host of [
       `127.0.0.1:${gateway.port}`,
       `localhost:${gateway.port}`,
