@@ -118,7 +118,16 @@ describe('scoped admin roles', () => {
     },
   };
 
-  it.each([{ masterKey: 'secret-master' }, { masterKey: null }])(
+  it('without a master key only admin-role keys pass, viewers included in the refusal', () => {
+    const authenticator = new Authenticator(null, keys);
+    expect(authenticator.authenticateAdmin({ authorization: 'Bearer sk-gw-admin' }, 'DELETE').keyId).toBe('sk-gw-admin');
+    for (const token of ['sk-gw-viewer', 'sk-gw-user']) {
+      const error = thrown(GatewayError, () => authenticator.authenticateAdmin({ authorization: `Bearer ${token}` }, 'GET'));
+      expect([error.status, error.code]).toEqual([403, 'admin_required']);
+    }
+  });
+
+  it.each([{ masterKey: 'secret-master' }])(
     'admin may do anything, viewer only GET/HEAD, user nothing (master key $masterKey)',
     ({ masterKey }) => {
       const authenticator = new Authenticator(masterKey, keys);

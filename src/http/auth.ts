@@ -136,13 +136,17 @@ export class Authenticator {
    * For /admin: the master key, or a managed key whose role allows the method (`admin`: every
    * method, `viewer`: GET and HEAD; `user`: none). Only open mode (no credential of any kind)
    * lets a caller without credentials in. Without a master key but with JWT issuers or managed
-   * keys, /admin is closed like with one: nothing fails open (ADR 30). JWTs are for model
-   * endpoints: one presented here is not a key, so it answers 401.
+   * keys, /admin is closed to all but admin-role keys: nothing fails open (ADR 30). JWTs are
+   * for model endpoints: one presented here is not a key, so it answers 401.
    */
   authenticateAdmin(headers: IncomingHttpHeaders, method = 'GET'): Principal {
     if (this.openMode) return openPrincipalFor(headers);
     const principal = this.authenticateKey(extractToken(headers));
     if (principal.kind === 'jwt') throw adminRequired();
+    // Without a master key, only admin-role keys administer (CONTRACT section 1): viewers too are refused.
+    if (this.masterKey === null && principal.role !== 'admin') {
+      throw permissionError('without MASTER_KEY, /admin is closed to all but admin-role API keys', { code: 'admin_required' });
+    }
     return checkAdminRole(principal, method);
   }
 
@@ -160,7 +164,7 @@ export class Authenticator {
     const mechanisms = [this.jwt === null ? null : 'JWT issuers', this.apiKeys?.hasKeys() === true ? 'API keys' : null].filter(Boolean);
     return {
       open: false,
-      message: `no MASTER_KEY is set but ${mechanisms.join(' and ')} are configured: model endpoints need a credential, and /admin is closed to all but admin-role API keys (viewer keys: GET)`,
+      message: `no MASTER_KEY is set but ${mechanisms.join(' and ')} are configured: model endpoints need a credential, and /admin is closed to all but admin-role API keys`,
     };
   }
 

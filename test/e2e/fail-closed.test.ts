@@ -156,6 +156,17 @@ describe('open mode', () => {
     const adminKey = String((JSON.parse(created.text) as { key: string }).key);
     const listed = await callAs(gateway, '/admin/api-keys', local, { headers: { authorization: `Bearer ${adminKey}` } });
     expect(listed.status, listed.text).toBe(200);
+    // Only admin-role keys administer without a master key: a viewer or an ordinary key is refused.
+    for (const role of ['viewer', 'user']) {
+      const made = await callAs(gateway, '/admin/api-keys', local, {
+        body: { name: role, role },
+        headers: { authorization: `Bearer ${adminKey}` },
+      });
+      expect(made.status, made.text).toBe(201);
+      const key = String((JSON.parse(made.text) as { key: string }).key);
+      const read = await callAs(gateway, '/admin/api-keys', local, { headers: { authorization: `Bearer ${key}` } });
+      expectEnvelope(read, { status: 403, type: 'permission_error', code: 'admin_required' });
+    }
     // With a credential configured, the Host check of open mode no longer applies.
     const remote = await callAs(gateway, '/v1/chat/completions', 'gateway.example', {
       body: chatBody('mock-model'),
