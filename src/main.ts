@@ -7,6 +7,7 @@ import { ConfigError } from './config/config-error.ts';
 import { loadProcessSettings } from './config/load.ts';
 import type { LoadedSettings, Settings } from './config/settings.ts';
 import { Authenticator } from './http/auth.ts';
+import { isLoopbackHost } from './core/loopback.ts';
 import type { JwtVerifier } from './auth/jwt-verifier.ts';
 import { buildServer } from './http/server.ts';
 import { LogDestination } from './lifecycle/log-destination.ts';
@@ -28,7 +29,6 @@ import { StoredGuardrails } from './guardrails/stored-guardrails.ts';
 import type { GuardrailStore } from './guardrails/guardrail-store.ts';
 
 const initialListingWaitMs = 5_000;
-const openModeWarning = 'no MASTER_KEY is set: every route is open to anyone who can reach the gateway';
 
 /** Composition root: configuration, stores, providers, server, signals. */
 async function main(): Promise<void> {
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
   const catalog = createCatalog(settings, adapters, logger);
   const services = await startStatefulServices(settings, logger, worker);
   const authenticator = new Authenticator(settings.server.masterKey, services.apiKeys, await createJwtVerifier(settings, logger));
-  if (authenticator.openMode) logger.warn({ host: settings.server.host }, openModeWarning);
+  reportAccess(authenticator, settings, logger);
   await catalog.start(initialListingWaitMs);
 
   const metrics = settings.metrics.enabled ? await createMetrics() : null;
@@ -92,6 +92,22 @@ async function main(): Promise<void> {
     handlersIdle: (timeoutMs) => runningHandlers.idle(timeoutMs),
     flushLogs: (timeoutMs) => logDestination.waitUntilWritten(timeoutMs),
   });
+}
+
+/**
+ * One line naming what is open and what is closed; open mode on a non-loopback address stops
+ * the start unless ALLOW_OPEN_NETWORK=true (ADR 30). Managed keys already in the store close it.
+ */
+function reportAccess(authenticator: Authenticator, settings: Settings, logger: Logger): void {
+  const access = authenticator.describeAccess();
+  const host = settings.server.host;
+  if (access.open && !isLoopbackHost(host) && !settings.server.allowOpenNetwork) {
+    throw new Error(
+      `refusing to listen on ${host} in open mode (no MASTER_KEY, JWT issuer or API key): set MASTER_KEY, or HOST=127.0.0.1, or ALLOW_OPEN_NETWORK=true to serve anyone who reaches ${host} with a loopback Host header`,
+    );
+  }
+  if (access.open || settings.server.masterKey === null) logger.warn({ host }, access.message);
+  else logger.info({ host }, access.message);
 }
 
 /** Hot reload (SIGHUP, POST /admin/reload) over the services and the provider registry. */

@@ -4,6 +4,7 @@ import { invalidRequest, notFound } from '../errors/gateway-error.ts';
 import { guardrailSpec } from '../guardrails/guardrail-spec.ts';
 import type { StoredGuardrail, StoredGuardrails } from '../guardrails/stored-guardrails.ts';
 import { invalidParameter, isoTime, objectBody } from './admin-errors.ts';
+import { keepRedactedSecret, redacted } from './redacted-secret.ts';
 
 /** A guardrail as its YAML entry reads (defaults filled, no webhook secret), with its place and origin. */
 export function renderGuardrail(entry: StoredGuardrail, position: number) {
@@ -41,7 +42,10 @@ export function registerGuardrailRoutes(app: FastifyInstance, guardrails: Stored
   });
 
   app.put('/admin/guardrails', async (request) => {
-    const input = Object.fromEntries(Object.entries(objectBody(request.body)).filter(([field]) => !viewFields.includes(field)));
+    const input = keepWebhookSecret(
+      Object.fromEntries(Object.entries(objectBody(request.body)).filter(([field]) => !viewFields.includes(field))),
+      guardrails,
+    );
     let entry: StoredGuardrail;
     try {
       entry = await guardrails.put(input);
@@ -59,6 +63,19 @@ export function registerGuardrailRoutes(app: FastifyInstance, guardrails: Stored
     await guardrails.delete(nameToDelete(request));
     return list();
   });
+}
+
+/**
+ * A webhook's `secret: "***"` keeps the stored secret while the webhook's origin is unchanged
+ * (else 400 `secret_required`): the signing secret never follows a new URL (ADR 30).
+ */
+function keepWebhookSecret(input: Record<string, unknown>, guardrails: StoredGuardrails): Record<string, unknown> {
+  if (input['type'] !== 'webhook' || input['secret'] !== redacted) return input;
+  const stored = typeof input['name'] === 'string' ? guardrails.find(input['name'].trim()) : undefined;
+  const webhook = stored?.origin === 'manual' && stored.settings.type === 'webhook' ? stored.settings : null;
+  const url = typeof input['url'] === 'string' ? input['url'] : null;
+  const secret = keepRedactedSecret('secret', redacted, url, { url: webhook?.url ?? null, value: webhook?.secret ?? undefined });
+  return { ...input, secret };
 }
 
 /** `?name=` when given, else `name` of the JSON body. */

@@ -3,10 +3,10 @@ import type { McpGateway } from '../mcp/mcp-gateway.ts';
 import type { McpServer } from '../mcp/mcp-registry.ts';
 import { filterTools } from '../mcp/mcp-server-fields.ts';
 import { isoTime } from './admin-errors.ts';
+import { redacted } from './redacted-secret.ts';
 import type { AnswerOf, mcpCatalogSchema, mcpServerSchema } from './schemas/answers.ts';
 
-/** Header and environment values are secrets: views show `***`, and a PUT sending `***` keeps the stored value. */
-export const redacted = '***';
+/** Header and environment values are secrets: views show `***`; a PUT sending `***` keeps the stored value (redacted-secret.ts). */
 
 const redact = (values: Readonly<Record<string, string>>): Record<string, string> =>
   Object.fromEntries(Object.keys(values).map((name) => [name, redacted]));

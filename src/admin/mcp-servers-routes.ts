@@ -6,7 +6,8 @@ import type { McpServer } from '../mcp/mcp-registry.ts';
 import { slugForName } from '../mcp/mcp-server-fields.ts';
 import { canonicalMcpName, checkMcpName, parseMcpServerFields } from '../mcp/mcp-validation.ts';
 import { featureUnavailable, invalidParameter, objectBody, registerFeatureRoutes } from './admin-errors.ts';
-import { redacted, renderMcpCatalog, renderMcpServer } from './mcp-server-views.ts';
+import { renderMcpCatalog, renderMcpServer } from './mcp-server-views.ts';
+import { keepRedactedSecret } from './redacted-secret.ts';
 import { asBadRequest, requiredText } from './mcp-virtual-servers-routes.ts';
 
 export { renderMcpServer } from './mcp-server-views.ts';
@@ -36,7 +37,7 @@ export function registerMcpServerRoutes(app: FastifyInstance, mcp: McpGateway | 
       const stored = existing?.origin === 'manual' ? existing : undefined;
       const definition = {
         ...keepOmittedSettings(parsed, body, stored),
-        headers: keepRedactedHeaders(parsed.headers, stored?.headers ?? {}),
+        headers: keepRedactedHeaders(parsed.headers, parsed.url, stored),
       };
       return renderMcpServer(current, await current.registry.upsertServer(definition));
     });
@@ -130,16 +131,17 @@ function keepOmittedSettings(
   };
 }
 
-function keepRedactedHeaders(headers: Readonly<Record<string, string>>, stored: Readonly<Record<string, string>>): Record<string, string> {
+/** `***` keeps a stored header only while the server's origin is unchanged (else 400 `secret_required`). */
+function keepRedactedHeaders(
+  headers: Readonly<Record<string, string>>,
+  url: string | null,
+  stored: McpServer | undefined,
+): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(headers).map(([name, value]) => {
-      if (value !== redacted) return [name, value];
-      const kept = stored[name];
-      if (kept === undefined) {
-        throw invalidParameter(`headers.${name}`, `header ${name} is redacted but has no stored value to preserve; provide the real value`);
-      }
-      return [name, kept];
-    }),
+    Object.entries(headers).map(([name, value]) => [
+      name,
+      keepRedactedSecret(`headers.${name}`, value, url, { url: stored?.url ?? null, value: stored?.headers[name] }),
+    ]),
   );
 }
 

@@ -28,6 +28,12 @@ describe('loadSettings', () => {
     expect(load({ MASTER_KEY: 'm', HOST: '127.0.0.2' }).settings.server.host).toBe('127.0.0.2');
   });
 
+  it('reads ALLOW_OPEN_NETWORK (off by default) and refuses a value that is not a boolean', () => {
+    expect(load().settings.server.allowOpenNetwork).toBe(false);
+    expect(load({ ALLOW_OPEN_NETWORK: 'true' }).settings.server.allowOpenNetwork).toBe(true);
+    expect(() => load({ ALLOW_OPEN_NETWORK: 'yes please' })).toThrow(/ALLOW_OPEN_NETWORK/);
+  });
+
   it('reads ./config.yaml, expands variables and lets the environment win', () => {
     const yaml = [
       'server:',

@@ -40,6 +40,7 @@ const scalarVariables: ReadonlyArray<readonly [variable: string, path: readonly 
   ['PORT', ['server', 'port']],
   ['HOST', ['server', 'host']],
   ['MASTER_KEY', ['server', 'master_key']],
+  ['ALLOW_OPEN_NETWORK', ['server', 'allow_open_network']],
   ['BODY_SIZE_LIMIT', ['server', 'body_size_limit']],
   ['USER_PATH_HEADER', ['server', 'user_path_header']],
   ['SHUTDOWN_TIMEOUT_SECONDS', ['server', 'shutdown_timeout_seconds']],
@@ -198,22 +199,9 @@ function buildSettings(
   warnings: string[],
   env: Env,
 ): Settings {
-  const server = document.server;
-  const masterKey = server.master_key ? server.master_key : null;
   return {
     configFile,
-    server: {
-      host: server.host || (masterKey === null ? '127.0.0.1' : '0.0.0.0'),
-      port: server.port,
-      masterKey,
-      bodySizeLimit: server.body_size_limit,
-      userPathHeader: server.user_path_header.toLowerCase(),
-      shutdownTimeoutSeconds: server.shutdown_timeout_seconds,
-      // The whole request cannot take less time than its headers.
-      headersTimeoutSeconds: Math.min(server.headers_timeout_seconds, server.body_timeout_seconds),
-      bodyTimeoutSeconds: server.body_timeout_seconds,
-      workers: server.workers === 'auto' ? availableParallelism() : server.workers,
-    },
+    server: buildServerSettings(document.server),
     logging: { level: document.logging.level },
     metrics: { enabled: document.metrics.enabled },
     storage: buildStorage(document, origins),
@@ -250,6 +238,23 @@ function buildSettings(
     responses: { retentionDays: document.responses.retention_days },
     auth: buildAuthSettings(document.auth),
     tracing: buildTracingSettings(env),
+  };
+}
+
+function buildServerSettings(server: ConfigDocument['server']): Settings['server'] {
+  const masterKey = server.master_key ? server.master_key : null;
+  return {
+    host: server.host || (masterKey === null ? '127.0.0.1' : '0.0.0.0'),
+    port: server.port,
+    masterKey,
+    allowOpenNetwork: server.allow_open_network,
+    bodySizeLimit: server.body_size_limit,
+    userPathHeader: server.user_path_header.toLowerCase(),
+    shutdownTimeoutSeconds: server.shutdown_timeout_seconds,
+    // The whole request cannot take less time than its headers.
+    headersTimeoutSeconds: Math.min(server.headers_timeout_seconds, server.body_timeout_seconds),
+    bodyTimeoutSeconds: server.body_timeout_seconds,
+    workers: server.workers === 'auto' ? availableParallelism() : server.workers,
   };
 }
 

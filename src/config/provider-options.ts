@@ -15,6 +15,7 @@ export function providerOptionsOf(provider: ProviderDocument): ProviderOptions {
     credentials: provider.credentials,
     credentialsJson: provider.credentials_json,
     api: provider.api,
+    forwardAccountHeaders: provider.forward_account_headers,
   };
   for (const key of Object.keys(options)) if (options[key] === undefined || options[key] === '') delete options[key];
   return options as ProviderOptions;

@@ -76,6 +76,8 @@ export const providerSchema = z.object({
   credentials: optionalString,
   credentials_json: optionalString,
   api: z.enum(['native', 'openai'], { error: 'expected native or openai' }).optional(),
+  /** Passthrough: forward the client's account-selecting headers (OpenAI-Organization, ...); off by default. */
+  forward_account_headers: booleanValue.optional(),
 });
 
 const dollars = z.coerce
@@ -97,6 +99,8 @@ export const configSchema = z.object({
       host: optionalString,
       port: integer(0, 65535, 8080),
       master_key: optionalString,
+      /** Open mode (no credential of any kind) on a non-loopback address: refused unless true. */
+      allow_open_network: booleanValue.default(false),
       body_size_limit: byteSize(100).default(10 * 1024 * 1024),
       user_path_header: headerName.default('X-User-Path'),
       shutdown_timeout_seconds: integer(0, 3600, 30),

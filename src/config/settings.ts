@@ -45,6 +45,8 @@ export interface ProviderOptions {
   readonly credentialsJson?: string;
   /** Gemini: `native` (generativelanguage API, default) or `openai` (Google's OpenAI-compatible route). */
   readonly api?: 'native' | 'openai';
+  /** YAML `forward_account_headers`: passthrough keeps the client's account-selecting headers (relay-headers.ts). */
+  readonly forwardAccountHeaders?: boolean;
 }
 
 /** The validated, frozen settings every other module receives. */
@@ -54,6 +56,8 @@ export interface Settings {
     readonly host: string;
     readonly port: number;
     readonly masterKey: string | null;
+    /** ALLOW_OPEN_NETWORK: open mode may listen on a non-loopback address (refused otherwise). */
+    readonly allowOpenNetwork: boolean;
     readonly bodySizeLimit: number;
     readonly userPathHeader: string;
     readonly shutdownTimeoutSeconds: number;

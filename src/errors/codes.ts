@@ -26,6 +26,9 @@ export const errorCodes = {
   endpoint_not_allowed: "The caller's endpoint allowlist does not include this endpoint, `/mcp` or MCP server (status 403).",
   admin_required: 'The route needs the master key or a key whose role allows it (admin: all of /admin; viewer: GET only).',
   cross_origin_refused: 'Without credentials configured, requests from another web origin (a browser page) are refused (status 403).',
+  host_not_allowed: 'Open mode (no credential configured) serves only a loopback `Host` (localhost, 127.0.0.0/8, [::1]) (status 403).',
+  secret_required:
+    'An update sent a redacted secret (`***`) back with a destination of another origin: send the secret again; `param` names it.',
   upstream_error: 'The upstream provider answered with an error; its message is kept.',
   content_filter: "The upstream's content filter refused the prompt (Azure OpenAI, status 400); its message is kept.",
   upstream_rate_limited: 'The upstream provider answered 429; its `Retry-After` and `retry-after-ms` headers are kept (status 429).',

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { Authenticator, constantTimeEquals, extractToken, withGoogleQueryKey, type ApiKeyAuthenticator } from './auth.ts';
 import { thrown } from '../testing/thrown.ts';
+import type { JwtVerifier } from '../auth/jwt-verifier.ts';
 
 describe('constantTimeEquals', () => {
   it('is true for the secret only: not a prefix, an extension, a repetition or a one-character change', () => {
@@ -46,7 +47,7 @@ describe('Authenticator', () => {
   it('is open with no master key and no managed keys', () => {
     const authenticator = new Authenticator(null);
     expect(authenticator.openMode).toBe(true);
-    expect(authenticator.authenticate({}).kind).toBe('open');
+    expect(authenticator.authenticate({ host: '127.0.0.1:8080' }).kind).toBe('open');
   });
 
   it('accepts the master key and refuses anything else', () => {
@@ -76,12 +77,34 @@ describe('admin without a master key', () => {
     hasKeys: () => true,
     authenticate: (token) => (token === 'sk-gw-good' ? { kind: 'api_key', keyId: 'k1', boundUserPath: null } : null),
   };
+  const local = { host: '127.0.0.1:8080' };
 
-  it('is open without credentials, refuses an invalid credential (401) and a managed key (403)', () => {
+  it('is closed once a managed key exists: no credential or an invalid one 401, a managed key 403', () => {
     const authenticator = new Authenticator(null, keys);
-    expect(authenticator.authenticateAdmin({}).kind).toBe('open');
-    expect(thrown(GatewayError, () => authenticator.authenticateAdmin({ authorization: 'Bearer sk-gw-revoked' })).status).toBe(401);
-    expect(thrown(GatewayError, () => authenticator.authenticateAdmin({ authorization: 'Bearer sk-gw-good' })).status).toBe(403);
+    expect(thrown(GatewayError, () => authenticator.authenticateAdmin(local, 'POST')).status).toBe(401);
+    expect(thrown(GatewayError, () => authenticator.authenticateAdmin({ ...local, authorization: 'Bearer sk-gw-revoked' })).status).toBe(
+      401,
+    );
+    expect(thrown(GatewayError, () => authenticator.authenticateAdmin({ ...local, authorization: 'Bearer sk-gw-good' })).status).toBe(403);
+  });
+
+  it('is closed with a JWT issuer and no managed key: no credential and a JWT answer 401', () => {
+    const jwt = { enabled: true, cached: () => null, verify: async () => Promise.reject(new Error('unused')) } as unknown as JwtVerifier;
+    const authenticator = new Authenticator(null, null, jwt);
+    expect(authenticator.openMode).toBe(false);
+    expect(authenticator.describeAccess().message).toMatch(/JWT issuers/);
+    expect(thrown(GatewayError, () => authenticator.authenticateAdmin(local, 'POST')).code).toBe('missing_credentials');
+    expect(thrown(GatewayError, () => authenticator.authenticateAdmin({ ...local, authorization: 'Bearer aaa.bbb.ccc' })).status).toBe(401);
+  });
+
+  it('closes when the first managed key is created', () => {
+    let created = false;
+    const later: ApiKeyAuthenticator = { hasKeys: () => created, authenticate: () => null };
+    const authenticator = new Authenticator(null, later);
+    expect(authenticator.authenticateAdmin(local, 'POST').kind).toBe('open');
+    created = true;
+    expect(thrown(GatewayError, () => authenticator.authenticateAdmin(local, 'POST')).status).toBe(401);
+    expect(authenticator.describeAccess().open).toBe(false);
   });
 });
 
@@ -95,7 +118,16 @@ describe('scoped admin roles', () => {
     },
   };
 
-  it.each([{ masterKey: 'secret-master' }, { masterKey: null }])(
+  it('without a master key only admin-role keys pass, viewers included in the refusal', () => {
+    const authenticator = new Authenticator(null, keys);
+    expect(authenticator.authenticateAdmin({ authorization: 'Bearer sk-gw-admin' }, 'DELETE').keyId).toBe('sk-gw-admin');
+    for (const token of ['sk-gw-viewer', 'sk-gw-user']) {
+      const error = thrown(GatewayError, () => authenticator.authenticateAdmin({ authorization: `Bearer ${token}` }, 'GET'));
+      expect([error.status, error.code]).toEqual([403, 'admin_required']);
+    }
+  });
+
+  it.each([{ masterKey: 'secret-master' }])(
     'admin may do anything, viewer only GET/HEAD, user nothing (master key $masterKey)',
     ({ masterKey }) => {
       const authenticator = new Authenticator(masterKey, keys);
@@ -125,6 +157,27 @@ describe('open mode and browsers', () => {
     expect(open.authenticate({ host: '127.0.0.1:8080' }).kind).toBe('open');
     expect(open.authenticate({ host: '127.0.0.1:8080', origin: 'http://127.0.0.1:8080' }).kind).toBe('open');
     expect(open.authenticateAdmin({ host: 'LOCALHOST:8080', origin: 'http://localhost:8080' }).kind).toBe('open');
+  });
+
+  it('serves only a loopback Host (DNS rebinding), on model and admin routes', () => {
+    for (const host of [
+      'rebind.attacker.test',
+      'rebind.attacker.test:8080',
+      '10.0.0.5:8080',
+      '127.0.0.1.attacker.test',
+      'localhost.attacker.test',
+      '[::2]:80',
+    ]) {
+      const headers = { host, origin: `http://${host}` };
+      for (const check of [() => open.authenticate(headers), () => open.authenticateAdmin(headers, 'POST')]) {
+        const error = thrown(GatewayError, check);
+        expect([error.status, error.code], host).toEqual([403, 'host_not_allowed']);
+      }
+    }
+    expect(thrown(GatewayError, () => open.authenticate({})).code).toBe('host_not_allowed');
+    for (const host of ['localhost', 'localhost:8080', 'app.localhost:1', '127.0.0.1', '127.8.9.10:80', '[::1]:8080', '[::1]']) {
+      expect(open.authenticate({ host }).kind, host).toBe('open');
+    }
   });
 
   it('leaves Origin alone once credentials are configured', () => {

@@ -3,6 +3,7 @@ import { isGeminiDialectUrl } from '../dialects/gemini/errors.ts';
 import { authenticationError, permissionError } from '../errors/gateway-error.ts';
 import { looksLikeJwt } from '../auth/jwt-shape.ts';
 import type { JwtVerifier } from '../auth/jwt-verifier.ts';
+import { isLoopbackHostHeader } from '../core/loopback.ts';
 
 export interface Principal {
   /** `open`: no credentials are configured; `master`: the master key; `api_key`: a managed key; `jwt`: a trusted issuer's token. */
@@ -49,16 +50,27 @@ export function constantTimeEquals(token: string, secret: string): boolean {
 
 /**
  * Without credentials the gateway trusts whoever reaches it (loopback by default), but a web
- * page the user visits reaches loopback too: a cross-site form POST or WebSocket would spend
- * the provider keys. So in open mode a request whose `Origin` is another site's is refused;
- * clients that send no `Origin` (SDKs, curl) and the gateway's own dashboard pass.
+ * page the user visits reaches loopback too. A DNS-rebinding page (its own name, re-pointed at
+ * 127.0.0.1) sends its own name as `Host`, so open mode serves only a loopback `Host`
+ * (`localhost`, `*.localhost`, `127.0.0.0/8`, `[::1]`); and a request whose `Origin` is another
+ * site's (a cross-site form POST or WebSocket) is refused. Clients that send no `Origin` (SDKs,
+ * curl) and the gateway's own dashboard pass.
  */
 function openPrincipalFor(headers: IncomingHttpHeaders): Principal {
+  assertLoopbackHost(headers);
   const origin = headers.origin;
   if (origin === undefined || sameHost(origin, headers.host)) return openPrincipal;
   throw permissionError('cross-origin requests are refused while the gateway runs without credentials (set MASTER_KEY)', {
     code: 'cross_origin_refused',
   });
+}
+
+function assertLoopbackHost(headers: IncomingHttpHeaders): void {
+  if (isLoopbackHostHeader(headers.host)) return;
+  throw permissionError(
+    'the gateway runs without credentials (open mode) and serves only loopback Host names (localhost, 127.0.0.1, [::1]); set MASTER_KEY to serve other names',
+    { code: 'host_not_allowed' },
+  );
 }
 
 function sameHost(origin: string, host: string | undefined): boolean {
@@ -86,6 +98,11 @@ export class Authenticator {
 
   get openMode(): boolean {
     return this.masterKey === null && this.jwt === null && !(this.apiKeys?.hasKeys() ?? false);
+  }
+
+  /** Every route, authenticated or not (/health, /metrics, the dashboard): open mode serves a loopback `Host` only. */
+  assertHostServed(headers: IncomingHttpHeaders): void {
+    if (this.openMode) assertLoopbackHost(headers);
   }
 
   /**
@@ -116,26 +133,39 @@ export class Authenticator {
   }
 
   /**
-   * For /admin: the master key, or a credential whose role allows the method (`admin`: every method,
-   * `viewer`: GET and HEAD; `user`: none). Without a master key the admin API stays reachable
-   * (the gateway then binds loopback unless HOST says otherwise), but a presented credential
-   * must still be valid and its role must allow the call.
+   * For /admin: the master key, or a managed key whose role allows the method (`admin`: every
+   * method, `viewer`: GET and HEAD; `user`: none). Only open mode (no credential of any kind)
+   * lets a caller without credentials in. Without a master key but with JWT issuers or managed
+   * keys, /admin is closed to all but admin-role keys: nothing fails open (ADR 30). JWTs are
+   * for model endpoints: one presented here is not a key, so it answers 401.
    */
   authenticateAdmin(headers: IncomingHttpHeaders, method = 'GET'): Principal {
-    if (this.masterKey === null) {
-      // No master key: the admin API is open (loopback by default), but a credential that is
-      // presented must be valid, and a managed key is still refused.
-      const presented =
-        headers.authorization !== undefined || headers['x-api-key'] !== undefined || headers['x-goog-api-key'] !== undefined;
-      if (!presented || this.openMode) return openPrincipalFor(headers);
-      const principal = this.apiKeys?.authenticate(extractToken(headers)) ?? null;
-      if (principal === null) throw authenticationError('invalid credentials', { code: 'invalid_credentials', headers: bearerChallenge() });
-      return checkAdminRole(principal, method);
-    }
-    // JWTs are for model endpoints: one presented here is not the master key, so it is refused.
-    const principal = this.authenticate(headers);
+    if (this.openMode) return openPrincipalFor(headers);
+    const principal = this.authenticateKey(extractToken(headers));
     if (principal.kind === 'jwt') throw adminRequired();
+    // Without a master key, only admin-role keys administer (CONTRACT section 1): viewers too are refused.
+    if (this.masterKey === null && principal.role !== 'admin') {
+      throw permissionError('without MASTER_KEY, /admin is closed to all but admin-role API keys', { code: 'admin_required' });
+    }
     return checkAdminRole(principal, method);
+  }
+
+  /** What start-up logs: which routes take which credentials, and what (if anything) is open. */
+  describeAccess(): { readonly open: boolean; readonly message: string } {
+    if (this.openMode) {
+      return {
+        open: true,
+        message:
+          'open mode: no MASTER_KEY, JWT issuer or API key is configured; every route (admin included) is open to callers that reach the gateway under a loopback Host name, until the first API key is created',
+      };
+    }
+    if (this.masterKey !== null)
+      return { open: false, message: 'closed: every route needs the master key, an API key or (model endpoints) a JWT' };
+    const mechanisms = [this.jwt === null ? null : 'JWT issuers', this.apiKeys?.hasKeys() === true ? 'API keys' : null].filter(Boolean);
+    return {
+      open: false,
+      message: `no MASTER_KEY is set but ${mechanisms.join(' and ')} are configured: model endpoints need a credential, and /admin is closed to all but admin-role API keys`,
+    };
   }
 
   private isMasterKey(token: string): boolean {

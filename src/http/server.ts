@@ -156,11 +156,17 @@ export function buildServer(dependencies: ServerDependencies): FastifyInstance {
   installRequestHooks(app, metrics, dependencies.logger.isLevelEnabled('info'));
   // An upload answered 413 early is read away (up to 4x the limit, 30 s at most) before the socket closes.
   installErrorHandlers(app, { maxBytes: 4 * settings.server.bodySizeLimit, maxMs: 30_000 });
+  // Open mode answers only a loopback Host, on every route (DNS rebinding, ADR 30).
+  app.addHook(
+    'onRequest',
+    guard((request) => dependencies.authenticator.assertHostServed(request.headers)),
+  );
 
   // Every route registered from here on is described by GET /openapi.json (checked by its test).
   registerOpenApiRoute(app, collectRoutes(app));
   registerHealthRoutes(app, catalog, storage, dependencies.cache, dependencies.rateLimitStore ?? null);
-  registerDashboardRoutes(app, undefined, settings.server.masterKey === null);
+  // Open until the first credential exists (an API key created in open mode closes it).
+  registerDashboardRoutes(app, undefined, () => dependencies.authenticator.openMode);
   if (metrics !== null) {
     app.get('/metrics', async (_request, reply) => reply.header('content-type', metrics.registry.contentType).send(await metrics.render()));
   }

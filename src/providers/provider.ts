@@ -105,6 +105,8 @@ export interface ProviderAdapter {
   credentialHeaders(): Record<string, string>;
   /** The realtime WebSocket URL for the session's query (`model` the target's) when it is not `{baseUrl}/realtime` (Azure). */
   realtimeUrl?(query: URLSearchParams): string;
+  /** YAML `forward_account_headers: true`: passthrough forwards the client's account-selecting headers (else dropped). */
+  readonly forwardAccountHeaders?: boolean;
   /** Present when the instance takes Messages API requests natively. */
   readonly messagesApi?: MessagesApi;
   /** Present when embeddings are not OpenAI's `POST {base_url}/embeddings` (then `forward` is used). */

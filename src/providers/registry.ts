@@ -35,5 +35,8 @@ const factories: Readonly<Record<ProviderType, ProviderFactory>> = {
 };
 
 export function createAdapters(providers: readonly ProviderSettings[], client: UpstreamClient): ProviderAdapter[] {
-  return providers.map((settings) => factories[settings.type](settings, client));
+  return providers.map((settings) => {
+    const adapter = factories[settings.type](settings, client);
+    return settings.options.forwardAccountHeaders === true ? { ...adapter, forwardAccountHeaders: true } : adapter;
+  });
 }

@@ -79,6 +79,9 @@ describe('Dockerfile', () => {
       .join(' ');
     expect(env).toMatch(/SQLITE_PATH=\/data\//);
     expect(env).toMatch(/HOST=0\.0\.0\.0/);
+    // Never open mode: on 0.0.0.0 without a credential the gateway refuses to start, and the
+    // image gives no way around that (no ALLOW_OPEN_NETWORK, no baked-in MASTER_KEY).
+    expect(env).not.toMatch(/ALLOW_OPEN_NETWORK|MASTER_KEY/);
     expect(inFinal('VOLUME').map((i) => execForm(i.args))).toEqual([['/data']]);
   });
 

@@ -193,6 +193,15 @@ describe(`Helm chart rendered (${helmAvailable ? 'helm template' : 'Go-template 
     expect(render([...withKey, 'replicaCount=2']).stderr).toContain('postgresql.enabled=true');
   });
 
+  it('never runs in open mode: env may not override MASTER_KEY, HOST or ALLOW_OPEN_NETWORK', () => {
+    for (const name of ['MASTER_KEY', 'HOST', 'ALLOW_OPEN_NETWORK']) {
+      const rendered = render([...withKey, `env.${name}=x`]);
+      expect(rendered.ok, name).toBe(false);
+      expect(rendered.stderr).toContain('never runs in open mode');
+    }
+    expect(render([...withKey, 'env.LOG_LEVEL=debug']).ok).toBe(true);
+  });
+
   it('one replica: SQLite on /data, counters in memory, probes, ClientIP affinity, no HPA or PDB', () => {
     const { ok, manifests, stderr } = render(withKey);
     expect(ok, stderr).toBe(true);

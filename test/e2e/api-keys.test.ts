@@ -222,6 +222,7 @@ async function chargedRequestId(client: OpenAI): Promise<string | null> {
 describe('managed API keys without a master key', () => {
   let mock: MockUpstream;
   let gateway: GatewayProcess;
+  let adminKey: CreatedKey | undefined;
   const env = (upstream: MockUpstream): Record<string, string> => ({
     OPENAI_API_KEY: UPSTREAM_KEY,
     OPENAI_BASE_URL: upstream.url,
@@ -238,28 +239,37 @@ describe('managed API keys without a master key', () => {
     await mock?.close();
   });
 
-  it('is open until a key exists; then /v1 needs a key and /admin refuses managed keys', async () => {
+  it('is open until a key exists; then /v1 needs a key and /admin is closed to all but admin-role keys', async () => {
     expect(await chatStatus(gateway, {})).toBe(200);
     expect((await listKeys(gateway, null)).keys).toEqual([]);
-    const key = await createKey(gateway, { name: 'first' }, null);
+    const admin = await createKey(gateway, { name: 'first', role: 'admin' }, null);
+    adminKey = admin;
     const refused = await call(gateway, '/v1/chat/completions', { token: null, body: chatBody('mock-model') });
     expectEnvelope(refused, { status: 401, type: 'authentication_error' });
     expect(await chatStatus(gateway, { authorization: 'Bearer wrong' })).toBe(401);
-    expect(await chatStatus(gateway, { authorization: `Bearer ${key.key}` })).toBe(200);
-    expect(await chatStatus(gateway, { 'x-api-key': key.key })).toBe(200);
-    // The admin API stays open without a master key, but never to a managed key.
-    expect((await listKeys(gateway, null)).keys.map((entry) => entry.id)).toEqual([key.id]);
-    expectEnvelope(await call(gateway, '/admin/api-keys', { token: key.key }), { status: 403, type: 'permission_error' });
+    expect(await chatStatus(gateway, { authorization: `Bearer ${admin.key}` })).toBe(200);
+    expect(await chatStatus(gateway, { 'x-api-key': admin.key })).toBe(200);
+    // Nothing fails open: the first key closed /admin too (issue 27).
+    expectEnvelope(await call(gateway, '/admin/api-keys', { token: null }), { status: 401, type: 'authentication_error' });
+    const anonymous = await call(gateway, '/admin/api-keys', { token: null, body: { name: 'intruder', role: 'admin' } });
+    expectEnvelope(anonymous, { status: 401, type: 'authentication_error' });
+    const user = await createKey(gateway, { name: 'user' }, admin.key);
+    expect((await listKeys(gateway, admin.key)).keys.map((entry) => entry.id)).toEqual([admin.id, user.id]);
+    expectEnvelope(await call(gateway, '/admin/api-keys', { token: user.key }), { status: 403, type: 'permission_error' });
+    expect(await chatStatus(gateway, { authorization: `Bearer ${user.key}` })).toBe(200);
   });
 
-  it('still needs a key after the only key is deactivated, and after a restart', async () => {
-    const [listed] = (await listKeys(gateway, null)).keys;
-    await callJson(gateway, `/admin/api-keys/${listed?.id ?? ''}/deactivate`, 200, { method: 'POST', token: null });
+  it('still needs a key after keys are deactivated, and after a restart', async () => {
+    const admin = adminKey ?? expect.unreachable('the first test creates the admin key');
+    for (const listed of (await listKeys(gateway, admin.key)).keys.filter((entry) => entry.id !== admin.id)) {
+      await callJson(gateway, `/admin/api-keys/${listed.id}/deactivate`, 200, { method: 'POST', token: admin.key });
+    }
     expect(await chatStatus(gateway, {})).toBe(401);
     expect(await gateway.stop()).toBe(0);
     gateway = await startGateway({ env: env(mock), cwd: gateway.cwd });
     expect(await chatStatus(gateway, {})).toBe(401);
-    const fresh = await createKey(gateway, { name: 'after-restart' }, null);
+    expect((await call(gateway, '/admin/api-keys', { token: null, body: { name: 'after-restart' } })).status).toBe(401);
+    const fresh = await createKey(gateway, { name: 'after-restart' }, admin.key);
     expect(await chatStatus(gateway, { authorization: `Bearer ${fresh.key}` })).toBe(200);
   });
 });

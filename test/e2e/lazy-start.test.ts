@@ -57,7 +57,7 @@ async function upgradeAnswer(url: string): Promise<void> {
   const socket = connect(Number(port), hostname);
   await once(socket, 'connect');
   socket.write(
-    'GET /v1/realtime HTTP/1.1\r\nHost: gateway\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n' +
+    'GET /v1/realtime HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n' +
       'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
   );
   const [answer] = (await once(socket, 'data')) as [Buffer];

@@ -33,6 +33,19 @@ describe('upstreamRequestHeaders', () => {
     );
     expect(kept).toEqual({ 'content-type': 'application/json', 'anthropic-version': '2023-06-01', accept: 'a, b' });
   });
+
+  it('drops the headers that select an account or project unless the instance forwards them', () => {
+    const account = {
+      'openai-organization': 'org-victim',
+      'openai-project': 'proj_victim',
+      'x-goog-user-project': 'billing-victim',
+      'x-hf-bill-to': 'victim-org',
+    };
+    const headers = { ...account, 'content-type': 'application/json', 'openai-beta': 'assistants=v2' };
+    expect(upstreamRequestHeaders(headers, 'x-user-path')).toEqual({ 'content-type': 'application/json', 'openai-beta': 'assistants=v2' });
+    expect(upstreamRequestHeaders(headers, 'x-user-path', { forwardAccountHeaders: false })).not.toHaveProperty('openai-organization');
+    expect(upstreamRequestHeaders(headers, 'x-user-path', { forwardAccountHeaders: true })).toEqual(headers);
+  });
 });
 
 describe('clientResponseHeaders', () => {

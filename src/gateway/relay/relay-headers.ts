@@ -12,6 +12,16 @@ const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te',
 /** Credentials a client may send to the gateway, for the gateway. */
 const clientCredentials = new Set(['authorization', 'x-api-key', 'api-key', 'cookie', 'x-goog-api-key']);
 
+/**
+ * Headers that pick which account, organisation or project the instance's own credentials act
+ * for: OpenAI's `OpenAI-Organization` and `OpenAI-Project`, Google's `x-goog-user-project`
+ * (the quota and billing project of Gemini and Vertex), Hugging Face's `X-HF-Bill-To` (an
+ * OpenAI-compatible router billing an organisation). A tenant must not choose that for the
+ * shared key, so they are dropped unless the instance sets `forward_account_headers: true`
+ * (ADR 30). Anthropic, Azure and Bedrock select the account by the credential (or the URL) only.
+ */
+const accountHeaders = new Set(['openai-organization', 'openai-project', 'x-goog-user-project', 'x-hf-bill-to']);
+
 /** What the gateway itself says about the request, not the client's to forward. */
 const gatewayOwned = new Set(['forwarded', 'x-real-ip', 'x-request-id']);
 
@@ -38,11 +48,17 @@ function connectionTokensOf(headers: IncomingHttpHeaders | Record<string, string
 
 /**
  * The client's request headers as the upstream should see them: without credentials,
- * hop-by-hop headers and the gateway's own (`userPathHeader`, forwarding headers).
+ * hop-by-hop headers, the gateway's own (`userPathHeader`, forwarding headers) and, unless the
+ * instance allows them, the headers that select an account or project.
  */
-export function upstreamRequestHeaders(headers: IncomingHttpHeaders, userPathHeader: string): Record<string, string> {
+export function upstreamRequestHeaders(
+  headers: IncomingHttpHeaders,
+  userPathHeader: string,
+  options: { readonly forwardAccountHeaders?: boolean } = {},
+): Record<string, string> {
   const tokens = connectionTokensOf(headers);
   const extra = new Set([...clientCredentials, ...gatewayOwned, userPathHeader.toLowerCase()]);
+  if (options.forwardAccountHeaders !== true) for (const name of accountHeaders) extra.add(name);
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || dropped(name, extra, tokens)) continue;

@@ -64,16 +64,23 @@ export const dashboardSessionFile = 'session.json';
  * `GET /dashboard` (the single page) and `GET /dashboard/<file>` (its scripts and styles).
  * No authentication: the page holds no data; it calls /admin with the master key the user
  * types. Files revalidate on every load (ETag), since their names carry no version.
- * `GET /dashboard/session.json` says whether the admin API is open (no MASTER_KEY), so that the
+ * `GET /dashboard/session.json` says whether the admin API is open (open mode), so that the
  * sign-in page need not call /admin without a key (a 401 in the console on every load); anyone
  * could learn that from one unauthenticated /admin call anyway.
  */
-export function registerDashboardRoutes(app: FastifyInstance, directory = defaultDashboardDirectory, adminOpen = false): void {
+export function registerDashboardRoutes(
+  app: FastifyInstance,
+  directory = defaultDashboardDirectory,
+  adminOpen: boolean | (() => boolean) = false,
+): void {
   // Read on the first dashboard request, not at start-up (a gateway nobody opens it on never does).
   let assets: Map<string, Asset> | null = null;
   const serve = (name: string, request: FastifyRequest, reply: FastifyReply) => {
     if (name === dashboardSessionFile) {
-      return reply.header('cache-control', 'no-store').header('x-content-type-options', 'nosniff').send({ admin_open: adminOpen });
+      return reply
+        .header('cache-control', 'no-store')
+        .header('x-content-type-options', 'nosniff')
+        .send({ admin_open: typeof adminOpen === 'function' ? adminOpen() : adminOpen });
     }
     assets ??= loadDashboardAssets(directory);
     const asset = assets.get(name);

@@ -92,7 +92,9 @@ async function passthrough(
     });
   let response: UpstreamResponse;
   try {
-    const headers = upstreamRequestHeaders(request.headers, dependencies.userPathHeader);
+    const headers = upstreamRequestHeaders(request.headers, dependencies.userPathHeader, {
+      forwardAccountHeaders: adapter.forwardAccountHeaders === true,
+    });
     response = await adapter.forward({ method: request.method, path, headers, body: body ?? null }, context);
   } catch (error) {
     report(attemptStatus(error, context.signal.aborted), null);

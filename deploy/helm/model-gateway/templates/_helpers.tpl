@@ -35,10 +35,15 @@ memory
 {{- end -}}
 {{- end -}}
 
-{{/* Refuses settings that cannot work: no master key, replicas without PostgreSQL or Redis. */}}
+{{/* Refuses settings that cannot work or would run open: no master key (or env overriding it), replicas without PostgreSQL or Redis. */}}
 {{- define "model-gateway.validate" -}}
 {{- if not .Values.masterKey.existingSecret -}}
 {{- fail "masterKey.existingSecret is required: a Secret holding MASTER_KEY (without it every route is open)" -}}
+{{- end -}}
+{{- range $name, $value := .Values.env -}}
+{{- if or (eq $name "MASTER_KEY") (eq $name "HOST") (eq $name "ALLOW_OPEN_NETWORK") -}}
+{{- fail "env may not set MASTER_KEY, HOST or ALLOW_OPEN_NETWORK: the chart never runs in open mode (the master key comes from masterKey.existingSecret)" -}}
+{{- end -}}
 {{- end -}}
 {{- if and (include "model-gateway.replicated" .) (not .Values.postgresql.enabled) -}}
 {{- fail "more than one replica (or autoscaling) needs postgresql.enabled=true: SQLite cannot be shared by pods" -}}

@@ -1,0 +1,137 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { startMcpFixture, type McpFixture } from '../support/mcp-fixture-server.ts';
+import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
+import { chatBody, expectEnvelope, gatewayEnv } from './helpers.ts';
+import { connectMcp, textOf, waitForConnected } from './mcp-helpers.ts';
+import { call, callJson } from './storage-helpers.ts';
+
+// Issue 27 "Secrets never follow a new destination": a redacted value (`***`) sent back in an
+// update keeps the stored secret only while the destination's origin is unchanged; otherwise
+// 400 `secret_required` naming the field. Attacked here with an admin-role key.
+
+interface Recorded {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** An HTTP server that records everything and answers `{"action":"pass"}` (a webhook, or an attacker's sink). */
+async function startRecorder(): Promise<{ url: string; seen: Recorded[]; close(): Promise<void> }> {
+  const seen: Recorded[] = [];
+  const server: Server = createServer((request, response) => {
+    let body = '';
+    request.setEncoding('utf8');
+    request.on('data', (chunk: string) => (body += chunk));
+    request.on('end', () => {
+      seen.push({ path: request.url ?? '', headers: request.headers, body });
+      response.setHeader('content-type', 'application/json');
+      response.end('{"action":"pass"}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('a redacted secret never follows a new destination', () => {
+  let mock: MockUpstream;
+  let fixture: McpFixture;
+  let attacker: Awaited<ReturnType<typeof startRecorder>>;
+  let hook: Awaited<ReturnType<typeof startRecorder>>;
+  let gateway: GatewayProcess;
+  let adminKey: string;
+
+  beforeAll(async () => {
+    mock = await startMockUpstream();
+    fixture = await startMcpFixture({ label: 'tools', tools: ['whoami'] });
+    attacker = await startRecorder();
+    hook = await startRecorder();
+    gateway = await startGateway({ env: gatewayEnv(mock, { OPENAI_MODELS: 'mock-model', MCP_ENABLED: 'true' }) });
+    adminKey = String((await callJson(gateway, '/admin/api-keys', 201, { body: { name: 'ops', role: 'admin' } }))['key']);
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await fixture?.close();
+    await attacker?.close();
+    await hook?.close();
+    await mock?.close();
+  });
+
+  const putServer = (body: unknown) => call(gateway, '/admin/mcp-servers', { method: 'PUT', body, token: adminKey });
+
+  it('MCP server: *** with a new origin answers 400 secret_required naming the header; the secret is never sent', async () => {
+    const saved = await call(gateway, '/admin/mcp-servers', {
+      method: 'PUT',
+      body: { slug: 'tools', url: fixture.url, headers: { 'X-Fixture-Token': 'real-secret' } },
+    });
+    expect(saved.status, saved.text).toBe(200);
+    const fixtureUrl = new URL(fixture.url);
+    const moved = [
+      `${attacker.url}/mcp`,
+      `http://localhost:${fixtureUrl.port}${fixtureUrl.pathname}`,
+      `https://${fixtureUrl.host}${fixtureUrl.pathname}`,
+      `http://${fixtureUrl.hostname}:${Number(fixtureUrl.port) + 1}${fixtureUrl.pathname}`,
+    ];
+    for (const url of moved) {
+      const reply = await putServer({ slug: 'tools', url, headers: { 'X-Fixture-Token': '***' } });
+      expectEnvelope(reply, { status: 400, type: 'invalid_request_error', code: 'secret_required', param: 'headers.X-Fixture-Token' });
+    }
+    // Nor by creating another server that reuses the name of a stored header.
+    const copied = await putServer({ slug: 'copy', url: `${attacker.url}/mcp`, headers: { 'X-Fixture-Token': '***' } });
+    expectEnvelope(copied, { status: 400, type: 'invalid_request_error', code: 'secret_required' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(attacker.seen).toEqual([]);
+    // The server still points at its own origin, with its secret.
+    await waitForConnected(gateway, ['tools']);
+    const { client } = await connectMcp(gateway, 'tools');
+    expect(JSON.parse(textOf(await client.callTool({ name: 'whoami', arguments: {} })))).toMatchObject({ token: 'real-secret' });
+    await client.close();
+  });
+
+  it('MCP server: *** on the same origin (another path) keeps the stored secret', async () => {
+    const kept = await putServer({ slug: 'tools', url: `${fixture.url}?v=2`, headers: { 'X-Fixture-Token': '***' } });
+    expect(kept.status, kept.text).toBe(200);
+    const moved = await putServer({ slug: 'tools', url: `${attacker.url}/mcp`, headers: { 'X-Fixture-Token': 'a-new-secret' } });
+    expect(moved.status, moved.text).toBe(200);
+    const back = await putServer({ slug: 'tools', url: fixture.url, headers: { 'X-Fixture-Token': '***' } });
+    expectEnvelope(back, { status: 400, type: 'invalid_request_error', code: 'secret_required' });
+    expect(attacker.seen.some((request) => JSON.stringify(request.headers).includes('real-secret'))).toBe(false);
+  });
+
+  it('webhook guardrail: secret *** with a new origin answers 400 secret_required; the same origin keeps the signing secret', async () => {
+    const webhook = { name: 'hook', type: 'webhook', url: `${hook.url}/check`, secret: 'hook-secret' };
+    const saved = await call(gateway, '/admin/guardrails', { method: 'PUT', body: webhook });
+    expect(saved.status, saved.text).toBe(200);
+    const stolen = await call(gateway, '/admin/guardrails', {
+      method: 'PUT',
+      body: { ...webhook, url: `${attacker.url}/check`, secret: '***' },
+      token: adminKey,
+    });
+    expectEnvelope(stolen, { status: 400, type: 'invalid_request_error', code: 'secret_required', param: 'secret' });
+    const kept = await call(gateway, '/admin/guardrails', {
+      method: 'PUT',
+      body: { ...webhook, url: `${hook.url}/v2/check`, secret: '***' },
+      token: adminKey,
+    });
+    expect(kept.status, kept.text).toBe(200);
+    expect(JSON.parse(kept.text)).toMatchObject({ url: `${hook.url}/v2/check`, secret_set: true });
+    const chat = await call(gateway, '/v1/chat/completions', { body: chatBody('mock-model') });
+    expect(chat.status, chat.text).toBe(200);
+    const asked = hook.seen.at(-1);
+    expect(asked?.path).toBe('/v2/check');
+    const signature = `sha256=${createHmac('sha256', 'hook-secret')
+      .update(asked?.body ?? '')
+      .digest('hex')}`;
+    expect(asked?.headers['x-guardrail-signature']).toBe(signature);
+    expect(attacker.seen.filter((request) => request.path === '/check')).toEqual([]);
+  });
+});
