@@ -234,7 +234,7 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
   registerImageRoutes(v1, pipeline);
   registerFileRoutes(v1, catalog);
   registerBatchRoutes(v1, pipeline);
-  registerPassthroughRoutes(v1, { catalog, metering, budgets, limiter, userPathHeader });
+  registerPassthroughRoutes(v1, { catalog, metering, budgets, limiter, userPathHeader, virtualModels });
   // The upgrade is answered at once by a healthy upstream: three connect timeouts at most.
   const handshakeTimeoutMs = Math.min(settings.upstream.timeoutSeconds, 3 * settings.upstream.connectTimeoutSeconds) * 1000;
   registerRealtimeRelay(v1, { ...pipeline, authenticator, userPathHeader, handshakeTimeoutMs, logger: dependencies.logger });

@@ -105,6 +105,8 @@ export interface ProviderAdapter {
   credentialHeaders(): Record<string, string>;
   /** The realtime WebSocket URL for the session's query (`model` the target's) when it is not `{baseUrl}/realtime` (Azure). */
   realtimeUrl?(query: URLSearchParams): string;
+  /** Azure: the model ids a deployment named in a passthrough path serves; null for one the instance does not map. */
+  deploymentModels?(deployment: string): readonly string[] | null;
   /** Present when the instance takes Messages API requests natively. */
   readonly messagesApi?: MessagesApi;
   /** Present when embeddings are not OpenAI's `POST {base_url}/embeddings` (then `forward` is used). */

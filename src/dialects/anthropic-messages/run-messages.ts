@@ -75,7 +75,7 @@ export async function runMessages(
   cacheMode: CacheMode,
 ): Promise<MessagesOutcome> {
   const plan = await planRoute(request.selector, request.hint, dependencies);
-  assertModelAllowed(context.principal, plan);
+  assertModelAllowed(context.principal, plan, dependencies.virtualModels);
   // Guarded requests go through the chat translation, the one shape guardrails read; and skip the cache.
   const guard = dependencies.guardrails?.select(context.userPath, request.selector, endpoint, context) ?? null;
   // A request no candidate can take natively fails on its translation before anything counts it.

@@ -62,14 +62,14 @@ export function registerGeminiRoutes(app: FastifyInstance, dependencies: ChatPip
 function registerGeminiModelRoutes(app: FastifyInstance, catalog: ModelCatalog, virtualModels: VirtualModels): void {
   app.get('/v1beta/models', async (request) => ({
     models: listModels(catalog, virtualModels)
-      .filter((entry) => listedModelAllowed(request.principal, entry))
+      .filter((entry) => listedModelAllowed(request.principal, entry, virtualModels))
       .map(toGeminiModel),
   }));
   app.get('/v1beta/models/*', async (request) => {
     const id = modelIdOf(request.url, '/v1beta/models/');
     const entry = await lookUpModel(id.startsWith('models/') ? id.slice('models/'.length) : id, catalog, virtualModels);
     // Outside the caller's model allowlist: 404 like a model that does not exist.
-    if (!listedModelAllowed(request.principal, entry)) {
+    if (!listedModelAllowed(request.principal, entry, virtualModels)) {
       throw notFound(`model "${id}" is not served by any configured provider`, { code: 'model_not_found', param: 'model' });
     }
     return toGeminiModel(entry);
