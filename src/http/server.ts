@@ -57,6 +57,7 @@ import { registerGeminiRoutes } from './routes/gemini.ts';
 import { registerModelRoutes } from './routes/models.ts';
 import { registerMcpRoutes } from './routes/mcp.ts';
 import { registerPassthroughRoutes } from './routes/passthrough.ts';
+import { registerStoredFieldBounds } from './stored-fields.ts';
 import { registerRealtimeRelay } from './routes/realtime.ts';
 import { registerResponsesRoutes } from './routes/responses.ts';
 import { registerSelfUsageRoute } from './routes/usage.ts';
@@ -203,6 +204,7 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
       return 'async';
     }),
   );
+  registerStoredFieldBounds(v1);
   registerModelRoutes(v1, dependencies.catalog, dependencies.virtualModels);
   const { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache } = dependencies;
   const { retries, retryBaseDelayMs } = settings.upstream;

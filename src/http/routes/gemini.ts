@@ -16,6 +16,7 @@ import { runChatCompletion, type ChatOutcome, type ChatPipelineDependencies } fr
 import { runEmbeddings } from '../../gateway/embeddings.ts';
 import { listModels, lookUpModel, modelIdOf } from '../../gateway/model-lookup.ts';
 import type { ModelCatalog } from '../../routing/model-catalog.ts';
+import { assertModelNameLength } from '../../routing/model-name.ts';
 import type { VirtualModels } from '../../routing/virtual-models.ts';
 import { clientClosedRequest } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';
@@ -51,6 +52,8 @@ export function registerGeminiRoutes(app: FastifyInstance, dependencies: ChatPip
     if (target === null || target.model === '') {
       throw notFound(`unknown route: ${request.method} ${request.url.split('?')[0]}`, { code: 'unknown_route' });
     }
+    // The path's model is bounded before the body is read (the planner checks it again).
+    assertModelNameLength(target.model);
     return handlers[target.method](request, reply, target.model);
   };
   app.post('/v1beta/models/*', route);
