@@ -91,7 +91,7 @@ export async function runChatCompletion(
   assertModelAllowed(context.principal, plan, dependencies.virtualModels);
   const cache = dependencies.cache;
   // Guarded requests skip the cache: an answer stored for a request out of scope must not bypass them.
-  const cacheKey = cache === null || guard !== null ? null : cache.keyFor(endpoint, plan.cacheTarget, request.body);
+  const cacheKey = cache === null || guard !== null ? null : cache.keyFor(endpoint, plan.cacheTarget, request.body, context);
   if (cache !== null && cacheKey !== null && cacheMode.lookup) {
     const cached = await cache.lookup(cacheKey);
     if (cached !== null) {

@@ -81,7 +81,7 @@ export async function runMessages(
   // A request no candidate can take natively fails on its translation before anything counts it.
   if (guard !== null || plan.candidates.every((target) => messagesApiFor(target.adapter, target.model) === undefined)) request.translate();
   const cache = guard === null ? dependencies.cache : null;
-  const cacheKey = cache === null ? null : cache.keyFor(endpoint, plan.cacheTarget, cacheMaterial(request));
+  const cacheKey = cache === null ? null : cache.keyFor(endpoint, plan.cacheTarget, cacheMaterial(request), context);
   if (cache !== null && cacheKey !== null && cacheMode.lookup) {
     const cached = await cache.lookup(cacheKey);
     if (cached !== null) {
