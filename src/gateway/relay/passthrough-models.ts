@@ -92,12 +92,10 @@ function bodyModels(body: Buffer | undefined, contentType: string | undefined): 
   if (body === undefined || body.length === 0) return [];
   const type = (contentType ?? '').toLowerCase();
   if (type.startsWith('multipart/form-data')) return formModels(body, contentType);
-  // Upstreams read JSON whatever the content type says: a body that parses is read as one.
-  const text = body.toString('utf8');
-  const start = /^[\s\uFEFF]*(.)/.exec(text.slice(0, 1024))?.[1];
-  if (start !== '{' && !/^application\/([\w.+-]+\+)?json\b/.test(type)) return [];
+  // Upstreams read JSON whatever the content type says: a body that opens like an object is read as one.
+  if (!opensLikeObject(body) && !/^application\/([\w.+-]+\+)?json\b/.test(type)) return [];
   try {
-    const parsed: unknown = JSON.parse(text.replace(/^\uFEFF/, ''));
+    const parsed: unknown = JSON.parse(body.toString('utf8').replace(/^\uFEFF/, ''));
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !('model' in parsed)) return [];
     const model = (parsed as Record<string, unknown>)['model'];
     return typeof model === 'string' && model !== '' ? [model] : null;
@@ -115,4 +113,11 @@ function formModels(body: Buffer, contentType: string | undefined): readonly str
   } catch {
     return null;
   }
+}
+
+/** Whether the first byte past whitespace and a UTF-8 byte order mark is `{`. */
+function opensLikeObject(body: Buffer): boolean {
+  let index = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+  while (index < body.length && (body[index] === 0x20 || body[index] === 0x09 || body[index] === 0x0a || body[index] === 0x0d)) index += 1;
+  return body[index] === 0x7b;
 }
