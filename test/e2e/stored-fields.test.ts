@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 
 import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
 import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { MASTER_KEY, chatBody, expectEnvelope, gatewayEnv, parseJson, rawRequest } from './helpers.ts';
+import { MASTER_KEY, chatBody, expectEnvelope, gatewayEnv, parseJson, rawRequest, type RawReply } from './helpers.ts';
 import { adminUsage, call, eventually } from './storage-helpers.ts';
 
 // Issue 27 item 14: a `model` over 256 characters is 400 `model_name_too_long` on every model
@@ -19,6 +20,27 @@ function multipart(fields: Record<string, string>): { body: string; contentType:
   );
   const file = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\nRIFF\r\n`;
   return { body: `${parts.join('')}${file}--${boundary}--\r\n`, contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+/** The HTTP answer that refuses a realtime upgrade. */
+function realtimeRefusal(gateway: GatewayProcess, query: string): Promise<RawReply> {
+  const socket = new WebSocket(`ws://127.0.0.1:${gateway.port}/v1/realtime?${query}`, [], {
+    headers: { authorization: `Bearer ${MASTER_KEY}` },
+  });
+  return new Promise((resolve, reject) => {
+    socket.once('open', () => {
+      socket.close();
+      reject(new Error('the session was accepted'));
+    });
+    socket.once('unexpected-response', (_request, response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString() }),
+      );
+    });
+    socket.once('error', reject);
+  });
 }
 
 describe('bounded stored fields', () => {
@@ -87,6 +109,7 @@ describe('bounded stored fields', () => {
       body: form.body,
     });
     expectEnvelope(passthroughForm, tooLong);
+    expectEnvelope(await realtimeRefusal(gateway, `model=${'r'.repeat(300)}`), tooLong);
     expect(mock.requests).toEqual([]);
     // 256 characters are still a model name (this one is not served).
     const longest = await call(gateway, '/v1/chat/completions', { body: chatBody('w'.repeat(256)) });
