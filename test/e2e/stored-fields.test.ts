@@ -4,7 +4,7 @@ import WebSocket from 'ws';
 import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
 import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
 import { MASTER_KEY, chatBody, expectEnvelope, gatewayEnv, parseJson, rawRequest, type RawReply } from './helpers.ts';
-import { adminUsage, call, eventually } from './storage-helpers.ts';
+import { adminUsage, backendNames, call, createGatewayDatabase, eventually, type GatewayDatabase } from './storage-helpers.ts';
 
 // Issue 27 item 14: a `model` over 256 characters is 400 `model_name_too_long` on every model
 // endpoint, before anything is planned, sent upstream or stored; `user` and `metadata` have
@@ -43,17 +43,21 @@ function realtimeRefusal(gateway: GatewayProcess, query: string): Promise<RawRep
   });
 }
 
-describe('bounded stored fields', () => {
+describe.each(backendNames)('bounded stored fields (%s)', (backendName) => {
   let mock: MockUpstream;
+  let database: GatewayDatabase;
   let gateway: GatewayProcess;
 
   beforeAll(async () => {
     mock = await startMockUpstream();
-    gateway = await startGateway({ env: gatewayEnv(mock, { OPENAI_MODELS: 'mock-model', USAGE_FLUSH_INTERVAL_MS: '100' }) });
+    database = await createGatewayDatabase(backendName);
+    const env = gatewayEnv(mock, { OPENAI_MODELS: 'mock-model', USAGE_FLUSH_INTERVAL_MS: '100', ...database.env });
+    gateway = await startGateway({ env });
   });
 
   afterAll(async () => {
     await gateway?.stop();
+    await database?.dispose();
     await mock?.close();
   });
 
