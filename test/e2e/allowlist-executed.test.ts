@@ -77,6 +77,18 @@ virtual_models:
     expect(messages.status, messages.text).toBe(403);
     const gemini = await call(gateway, '/v1beta/models/openai%2Fsmart:generateContent', { token, body: generate });
     expect(gemini.status, gemini.text).toBe(403);
+    const others: Array<[string, Record<string, unknown>]> = [
+      ['/v1/completions', { model: 'openai/smart', prompt: 'hi' }],
+      ['/v1/images/generations', { model: 'smart', provider: 'openai', prompt: 'a cat' }],
+      ['/v1/audio/speech', { model: 'openai/smart', input: 'hi', voice: 'alloy' }],
+      ['/v1/messages/count_tokens', { model: 'openai/smart', messages: [{ role: 'user', content: 'hi' }] }],
+    ];
+    for (const [path, body] of others) {
+      const reply = await call(gateway, path, { token, body });
+      expect(reply.status, `${path}: ${reply.text}`).toBe(403);
+      expect(reply.text).toContain('openai/smart');
+    }
+    expect((await call(gateway, '/v1/models/openai%2Fsmart', { token })).status).toBe(404);
     const passthrough = await call(gateway, '/p/openai/chat/completions', { token, body: chatBody('smart') });
     expectEnvelope(passthrough, refused);
     expect(upstreamModels()).toEqual([]);
