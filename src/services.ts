@@ -201,8 +201,8 @@ async function createResponseCache(settings: Settings, logger: Logger): Promise<
     options.store === 'redis' && options.redisUrl !== null
       ? await createRedisCacheStore({ url: options.redisUrl, logger })
       : new MemoryCacheStore({ maxEntries: options.maxEntries, maxBytes: options.maxBytes });
-  logger.info({ store: options.store, ttl_seconds: options.ttlSeconds }, 'response cache ready');
-  return new ResponseCache({ store, ttlSeconds: options.ttlSeconds, maxEntryBytes: options.maxEntryBytes, logger });
+  logger.info({ store: options.store, ttl_seconds: options.ttlSeconds, scope: options.scope }, 'response cache ready');
+  return new ResponseCache({ store, ttlSeconds: options.ttlSeconds, maxEntryBytes: options.maxEntryBytes, scope: options.scope, logger });
 }
 
 function startResponseState(settings: Settings, storage: Storage, logger: Logger): ResponseState {

@@ -96,6 +96,8 @@ export class JwtVerifier {
 function principalOf(payload: JWTPayload, issuer: TrustedIssuer): Principal {
   const subject = typeof payload.sub === 'string' && payload.sub !== '' ? payload.sub : null;
   if (subject === null) throw invalidToken('the token has no "sub" claim');
+  // Recorded as `jwt:<sub>` in usage and the request log: a bounded identity (README "Stored fields").
+  if (subject.length > 256) throw invalidToken('the token\'s "sub" claim is longer than 256 characters');
   const { allowedModelsClaim, allowedEndpointsClaim } = issuer.settings;
   return Object.freeze({
     kind: 'jwt',

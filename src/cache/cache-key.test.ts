@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cacheDirectives, canonicalJson, responseCacheKey } from './cache-key.ts';
+import { cacheDirectives, cacheScopeOf, canonicalJson, responseCacheKey } from './cache-key.ts';
 
 const path = '/v1/chat/completions';
 const target = 'openai/gpt-4o';
@@ -9,6 +9,22 @@ function key(body: unknown, overrides: { path?: string; target?: string } = {}):
 }
 
 describe('responseCacheKey', () => {
+  it("includes the caller's scope; a global key is the same as before scopes", () => {
+    const body = { model: 'gpt-4o' };
+    const caller = (userPath: string, keyId: string | null) => ({ userPath, principal: { kind: 'api_key', keyId } });
+    const scoped = (scope: string | null) => responseCacheKey({ path, target, body, scope });
+    expect(scoped(null)).toBe(key(body));
+    expect(scoped(cacheScopeOf('user_path', caller('/team/a', 'k1')))).not.toBe(scoped(cacheScopeOf('user_path', caller('/team/b', 'k1'))));
+    expect(cacheScopeOf('user_path', caller('/Team/A', 'k1'))).toBe(cacheScopeOf('user_path', caller('/team/a', 'k2')));
+    expect(cacheScopeOf('key', caller('/a', 'k1'))).toBe(cacheScopeOf('key', caller('/b', 'k1')));
+    expect(cacheScopeOf('key', caller('/a', 'k1'))).not.toBe(cacheScopeOf('key', caller('/a', 'k2')));
+    expect(cacheScopeOf('key', { userPath: '/', principal: { kind: 'jwt', keyId: null, subject: 'k1' } })).not.toBe(
+      cacheScopeOf('key', caller('/', 'k1')),
+    );
+    expect(cacheScopeOf('global', caller('/a', 'k1'))).toBeNull();
+    expect(scoped(cacheScopeOf('user_path', caller('/', null)))).not.toBe(scoped(null));
+  });
+
   it('is a hex SHA-256', () => {
     expect(key({ model: 'gpt-4o' })).toMatch(/^[0-9a-f]{64}$/);
   });

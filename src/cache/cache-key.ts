@@ -9,6 +9,13 @@ const keyFormat = 'response-cache/v1';
 /** The request body field that only steers routing; the resolved target already carries it. */
 const routingHintField = 'provider';
 
+/**
+ * Whose requests share cache entries (`response_cache.scope`): `user_path` (the default) the
+ * requests of one user path (case-insensitively, as limits and budgets match it), `key` those
+ * of one credential (managed key, JWT subject, the master key), `global` everyone's (opt-in).
+ */
+export type ResponseCacheScope = 'user_path' | 'key' | 'global';
+
 export interface ResponseCacheKeyInput {
   /** The request path, e.g. `/v1/chat/completions`. */
   readonly path: string;
@@ -16,17 +23,36 @@ export interface ResponseCacheKeyInput {
   readonly target: string;
   /** The decoded JSON request body. */
   readonly body: unknown;
+  /** The caller's share of the cache (`cacheScopeOf`); absent or null: shared by everyone. */
+  readonly scope?: string | null;
 }
 
 /**
- * The exact-match cache key: hex SHA-256 over the key format, the path, the target and the
+ * The exact-match cache key: hex SHA-256 over the key format, the path, the target, the
  * canonical body (object keys sorted recursively, array order kept, the top-level
- * `provider` routing hint removed). `stream` stays in the body, so streaming and
- * non-streaming requests are cached apart.
+ * `provider` routing hint removed) and the caller's scope. `stream` stays in the body, so
+ * streaming and non-streaming requests are cached apart. A global key is what it was before
+ * scopes existed; a scoped one has one more member, so the two never meet.
  */
 export function responseCacheKey(input: ResponseCacheKeyInput): string {
-  const material = canonicalJson([keyFormat, input.path, input.target, withoutRoutingHint(input.body)]);
-  return createHash('sha256').update(material, 'utf8').digest('hex');
+  const members = [keyFormat, input.path, input.target, withoutRoutingHint(input.body)];
+  if (input.scope !== undefined && input.scope !== null) members.push(input.scope);
+  return createHash('sha256').update(canonicalJson(members), 'utf8').digest('hex');
+}
+
+/** Who sends a request, as far as the cache scope reads it (a request context fits). */
+export interface CacheCaller {
+  readonly userPath: string;
+  readonly principal: { readonly kind: string; readonly keyId: string | null; readonly subject?: string | null };
+}
+
+/** The caller as the scope sees it: its user path, its credential, or nobody in particular (`global`). */
+export function cacheScopeOf(scope: ResponseCacheScope, caller: CacheCaller): string | null {
+  if (scope === 'global') return null;
+  if (scope === 'user_path') return `user_path:${caller.userPath.toLowerCase()}`;
+  const { principal } = caller;
+  if (principal.kind === 'jwt') return `jwt:${principal.subject ?? ''}`;
+  return `${principal.kind}:${principal.keyId ?? ''}`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { responseCacheKey } from './cache-key.ts';
+import { cacheScopeOf, responseCacheKey, type CacheCaller, type ResponseCacheScope } from './cache-key.ts';
 import type { CachedResponse, ResponseCacheStore } from './response-cache.ts';
 
 export interface ResponseCacheOptions {
@@ -7,6 +7,8 @@ export interface ResponseCacheOptions {
   ttlSeconds: number;
   /** Largest response kept (characters). */
   maxEntryBytes: number;
+  /** Whose requests share entries; default `user_path`. */
+  scope?: ResponseCacheScope;
   logger: Logger;
   now?: () => number;
 }
@@ -24,8 +26,9 @@ export class ResponseCache {
     this.maxEntryBytes = options.maxEntryBytes;
   }
 
-  keyFor(path: string, target: string, body: Record<string, unknown>): string {
-    return responseCacheKey({ path, target, body });
+  /** The key of a request: what it asks for, and who asks (the configured scope). */
+  keyFor(path: string, target: string, body: Record<string, unknown>, caller: CacheCaller): string {
+    return responseCacheKey({ path, target, body, scope: cacheScopeOf(this.options.scope ?? 'user_path', caller) });
   }
 
   async lookup(key: string): Promise<CachedResponse | null> {

@@ -84,6 +84,7 @@ const scalarVariables: ReadonlyArray<readonly [variable: string, path: readonly 
   ['RESPONSE_CACHE_MAX_ENTRIES', ['response_cache', 'max_entries']],
   ['RESPONSE_CACHE_MAX_BYTES', ['response_cache', 'max_bytes']],
   ['RESPONSE_CACHE_MAX_ENTRY_BYTES', ['response_cache', 'max_entry_bytes']],
+  ['RESPONSE_CACHE_SCOPE', ['response_cache', 'scope']],
   ['REDIS_URL', ['redis', 'url']],
   ['MCP_ENABLED', ['mcp', 'enabled']],
   ['MCP_TOOL_DISCOVERY', ['mcp', 'tool_discovery']],
@@ -317,6 +318,7 @@ function buildResponseCache(document: ConfigDocument, origins: Map<string, strin
     maxEntries: cache.max_entries,
     maxBytes: cache.max_bytes,
     maxEntryBytes: cache.max_entry_bytes,
+    scope: cache.scope,
     redisUrl,
   };
 }

@@ -190,6 +190,8 @@ export const configSchema = z.object({
       max_entries: integer(1, 10_000_000, 10_000),
       max_bytes: byteSize(16 * 1024).default(256 * 1024 * 1024),
       max_entry_bytes: byteSize(100).default(1024 * 1024),
+      /** Whose requests share entries: the same user path (default), the same credential, or everyone. */
+      scope: z.enum(['user_path', 'key', 'global'], { error: 'expected user_path, key or global' }).default('user_path'),
     })
     .prefault({}),
   redis: z.object({ url: optionalString }).prefault({}),

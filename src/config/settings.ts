@@ -1,3 +1,4 @@
+import type { ResponseCacheScope } from '../cache/cache-key.ts';
 import type { ProviderType } from '../providers/provider-types.ts';
 import type { StorageSettings } from '../storage/storage.ts';
 import type { ModelPrice } from '../usage/price-table.ts';
@@ -131,6 +132,8 @@ export interface Settings {
     readonly maxEntries: number;
     readonly maxBytes: number;
     readonly maxEntryBytes: number;
+    /** Whose requests share entries (part of every key): `user_path`, `key` or `global`. */
+    readonly scope: ResponseCacheScope;
     readonly redisUrl: string | null;
   };
   readonly mcp: McpSettings;

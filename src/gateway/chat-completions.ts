@@ -88,10 +88,10 @@ export async function runChatCompletion(
   const request = readChatRequest(body);
   const guard = dependencies.guardrails?.select(context.userPath, request.selector, endpoint, context) ?? null;
   const plan = await planRoute(request.selector, request.hint, dependencies);
-  assertModelAllowed(context.principal, plan);
+  assertModelAllowed(context.principal, plan, dependencies.virtualModels);
   const cache = dependencies.cache;
   // Guarded requests skip the cache: an answer stored for a request out of scope must not bypass them.
-  const cacheKey = cache === null || guard !== null ? null : cache.keyFor(endpoint, plan.cacheTarget, request.body);
+  const cacheKey = cache === null || guard !== null ? null : cache.keyFor(endpoint, plan.cacheTarget, request.body, context);
   if (cache !== null && cacheKey !== null && cacheMode.lookup) {
     const cached = await cache.lookup(cacheKey);
     if (cached !== null) {

@@ -47,7 +47,7 @@ export async function runModelCall<T>(
   dependencies: ChatPipelineDependencies,
 ): Promise<ModelCallOutcome<T>> {
   const planned = request.plan ?? (await planRoute(request.selector, request.hint, dependencies));
-  assertModelAllowed(context.principal, planned);
+  assertModelAllowed(context.principal, planned, dependencies.virtualModels);
   const plan = request.serves === undefined ? planned : servedPart(planned, request.serves, request.endpoint);
   const report = (target: ResolvedTarget, status: number, usage: UsageObject | null): void =>
     dependencies.metering.report({

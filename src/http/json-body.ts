@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { invalidRequest } from '../errors/gateway-error.ts';
 import { assertJsonDepth } from './json-depth.ts';
+import { assertStoredFields } from './stored-fields.ts';
 
 /**
  * Body parsing: JSON with the gateway's own error (code `invalid_json`), and every other
@@ -22,10 +23,15 @@ export function registerBodyParsers(app: FastifyInstance): void {
   });
 }
 
-/** A JSON body from a route that accepts any content type (e.g. curl's default form type). */
+/**
+ * A JSON body from a route that accepts any content type (e.g. curl's default form type);
+ * bytes parsed here get the stored-field bounds a JSON content type got in its hook.
+ */
 export function jsonBodyOf(body: unknown): unknown {
   if (!Buffer.isBuffer(body)) return body;
-  return parseJsonBody(body.toString('utf8'));
+  const parsed = parseJsonBody(body.toString('utf8'));
+  if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) assertStoredFields(parsed as Record<string, unknown>);
+  return parsed;
 }
 
 function parseJsonBody(text: string): unknown {

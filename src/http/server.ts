@@ -57,6 +57,7 @@ import { registerGeminiRoutes } from './routes/gemini.ts';
 import { registerModelRoutes } from './routes/models.ts';
 import { registerMcpRoutes } from './routes/mcp.ts';
 import { registerPassthroughRoutes } from './routes/passthrough.ts';
+import { registerStoredFieldBounds } from './stored-fields.ts';
 import { registerRealtimeRelay } from './routes/realtime.ts';
 import { registerResponsesRoutes } from './routes/responses.ts';
 import { registerSelfUsageRoute } from './routes/usage.ts';
@@ -209,6 +210,7 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
       return 'async';
     }),
   );
+  registerStoredFieldBounds(v1);
   registerModelRoutes(v1, dependencies.catalog, dependencies.virtualModels);
   const { catalog, metering, budgets, limiter, virtualModels, breakers, inFlight, cache } = dependencies;
   const { retries, retryBaseDelayMs } = settings.upstream;
@@ -241,7 +243,7 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
   registerFileRoutes(v1, catalog, dependencies.storage.ownership);
   registerBatchRoutes(v1, pipeline, dependencies.storage.ownership);
   const owners = { store: dependencies.storage.ownership, state: dependencies.responses ?? null };
-  registerPassthroughRoutes(v1, { catalog, metering, budgets, limiter, userPathHeader, owners });
+  registerPassthroughRoutes(v1, { catalog, metering, budgets, limiter, userPathHeader, owners, virtualModels });
   // The upgrade is answered at once by a healthy upstream: three connect timeouts at most.
   const handshakeTimeoutMs = Math.min(settings.upstream.timeoutSeconds, 3 * settings.upstream.connectTimeoutSeconds) * 1000;
   registerRealtimeRelay(v1, { ...pipeline, authenticator, userPathHeader, handshakeTimeoutMs, logger: dependencies.logger });

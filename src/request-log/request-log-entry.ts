@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { capNullableText, capText, storedTextLimits } from '../core/stored-text.ts';
 import { timeOrderedUuid } from '../core/time-ordered-id.ts';
 import { RateLimitRejection } from '../ratelimit/rejection.ts';
 import { keptBody, redactUrl } from './redaction.ts';
@@ -31,13 +32,16 @@ export function buildEntry(request: FastifyRequest, reply: FastifyReply, trail: 
     time: arrivedAt,
     userPath: request.userPath,
     apiKeyId: request.principal?.keyId ?? null,
-    endpoint: endpointOf(request, trail.endpoint),
-    // A passthrough body stays raw: its route read the model for the log fields.
-    modelRequested: typeof body?.['model'] === 'string' ? body['model'] : textField(fields, 'model'),
+    endpoint: capText(endpointOf(request, trail.endpoint), storedTextLimits.endpoint),
+    // A passthrough body stays raw: its route read the model for the log fields. Capped: a refused request is logged too.
+    modelRequested: capNullableText(
+      typeof body?.['model'] === 'string' ? body['model'] : textField(fields, 'model'),
+      storedTextLimits.model,
+    ),
     virtualModel: trail.virtualModel,
     attempts,
     provider: textField(fields, 'provider') ?? last?.provider ?? null,
-    model: textField(fields, 'model') ?? last?.model ?? null,
+    model: capNullableText(textField(fields, 'model') ?? last?.model ?? null, storedTextLimits.model),
     status,
     errorType: error.type,
     errorCode: error.code,
@@ -50,7 +54,7 @@ export function buildEntry(request: FastifyRequest, reply: FastifyReply, trail: 
     costUsd: trail.costUsd,
     cacheHit: trail.cacheHit || fields?.['cache'] === 'hit',
     stream: fields?.['stream'] === true || body?.['stream'] === true,
-    userAgent: request.headers['user-agent'] ?? null,
+    userAgent: capNullableText(request.headers['user-agent'] ?? null, storedTextLimits.userAgent),
     requestBody: keepBodies ? keptBody(request.body, policy.maxBytes) : null,
     responseBody: keepBodies ? keptBody(trail.responseBody, policy.maxBytes) : null,
     guardrails: trail.guardrails,
@@ -86,7 +90,13 @@ function endpointOf(request: FastifyRequest, route: string): string {
 function logAttempt(attempt: TrailAttempt): RequestLogAttempt {
   const status = attempt.status ?? (attempt.outcome === 'ok' ? 200 : attempt.outcome === 'skipped_circuit_open' ? 503 : null);
   const errorCode = attempt.errorCode ?? (attempt.outcome === 'skipped_circuit_open' ? 'circuit_open' : null);
-  return { provider: attempt.provider, model: attempt.model, status, latencyMs: attempt.latencyMs ?? null, errorCode };
+  return {
+    provider: attempt.provider,
+    model: capText(attempt.model, storedTextLimits.model),
+    status,
+    latencyMs: attempt.latencyMs ?? null,
+    errorCode,
+  };
 }
 
 function textField(fields: Record<string, unknown> | null, name: string): string | null {

@@ -4,6 +4,7 @@ import type { CircuitBreakers } from './circuit-breaker.ts';
 import { circuitOpenMovesOn, failoverTriggers, type FailoverTrigger } from './failover-rule.ts';
 import type { FailoverRule, FailoverRules } from './failover-rules.ts';
 import type { InFlightCounter } from './in-flight.ts';
+import { assertModelNameLength } from './model-name.ts';
 import type { ModelCatalog } from './model-catalog.ts';
 import { resolveListedModel, resolveModel, type ResolvedTarget } from './resolve-model.ts';
 import type { VirtualModel, VirtualModels } from './virtual-models.ts';
@@ -41,6 +42,7 @@ export const targetKey = (target: ResolvedTarget): string => `${target.adapter.n
  * the rule's `on` deciding which unavailable targets are set aside and which failures move on.
  */
 export function planRoute(selector: string, hint: string | undefined, dependencies: PlannerDependencies): RoutePlan | Promise<RoutePlan> {
+  assertModelNameLength(selector);
   const virtual = hint === undefined ? dependencies.virtualModels?.get(selector) : undefined;
   if (virtual !== undefined) return planVirtualModel(virtual, dependencies);
   // A model its listing has is planned at once (the hot path: no promise); otherwise the listing may be refreshed first.

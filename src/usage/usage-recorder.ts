@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { everyInterval } from '../core/shared-interval.ts';
+import { capNullableText, capText, storedTextLimits } from '../core/stored-text.ts';
 import type { UsageRecord, UsageStore } from './usage-store.ts';
 
 export interface UsageRecorderOptions {
@@ -50,7 +51,7 @@ export class UsageRecorder {
       this.options.logger.error({ request_id: record.requestId }, 'usage buffer full: record dropped');
       return seq;
     }
-    this.buffer.push({ seq, record });
+    this.buffer.push({ seq, record: boundedRecord(record) });
     if (this.buffer.length >= this.options.batchSize && this.flushing === null) void this.flush();
     return seq;
   }
@@ -132,4 +133,17 @@ export class UsageRecorder {
       }
     }
   }
+}
+
+/** The record with its free-text fields within their caps (src/core/stored-text.ts); the same object when they are. */
+function boundedRecord(record: UsageRecord): UsageRecord {
+  const { endpoint, model, keyId } = storedTextLimits;
+  const apiKeyId = record.apiKeyId;
+  if (record.endpoint.length <= endpoint && record.model.length <= model && (apiKeyId === null || apiKeyId.length <= keyId)) return record;
+  return {
+    ...record,
+    endpoint: capText(record.endpoint, endpoint),
+    model: capText(record.model, model),
+    apiKeyId: capNullableText(apiKeyId, keyId),
+  };
 }

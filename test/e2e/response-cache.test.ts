@@ -208,14 +208,15 @@ describe('response cache in memory', () => {
     expect(chatCount(a) + chatCount(b)).toBe(total);
   });
 
-  it('a hit is served on a path whose rate limit is exhausted, and the user path is not part of the key', async () => {
+  it('a hit is served on a path whose rate limit is exhausted, and the user path is part of the key', async () => {
     const payload = body(`tight ${randomUUID()}`);
     const headers = { 'x-user-path': '/tight' };
     expect(isHit(await send(payload, headers))).toBe(false); // the one request of the hour
     const hit = await send(payload, headers);
     expect(hit.status, hit.text).toBe(200);
     expect(isHit(hit)).toBe(true);
-    expect(isHit(await send(payload, { 'x-user-path': '/elsewhere' }))).toBe(true);
+    // The default scope (user_path): another path has entries of its own.
+    expect(isHit(await send(payload, { 'x-user-path': '/elsewhere' }))).toBe(false);
     const miss = await send(body('tight, but new'), headers);
     expectEnvelope(miss, { status: 429, type: 'rate_limit_error', provider: 'ratelimit', code: 'rate_limit_exceeded' });
     expect((await rateLimitRules(gateway)).find((rule) => rule.subject === '/tight')?.requests_used).toBe(1);

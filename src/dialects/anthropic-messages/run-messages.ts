@@ -75,13 +75,13 @@ export async function runMessages(
   cacheMode: CacheMode,
 ): Promise<MessagesOutcome> {
   const plan = await planRoute(request.selector, request.hint, dependencies);
-  assertModelAllowed(context.principal, plan);
+  assertModelAllowed(context.principal, plan, dependencies.virtualModels);
   // Guarded requests go through the chat translation, the one shape guardrails read; and skip the cache.
   const guard = dependencies.guardrails?.select(context.userPath, request.selector, endpoint, context) ?? null;
   // A request no candidate can take natively fails on its translation before anything counts it.
   if (guard !== null || plan.candidates.every((target) => messagesApiFor(target.adapter, target.model) === undefined)) request.translate();
   const cache = guard === null ? dependencies.cache : null;
-  const cacheKey = cache === null ? null : cache.keyFor(endpoint, plan.cacheTarget, cacheMaterial(request));
+  const cacheKey = cache === null ? null : cache.keyFor(endpoint, plan.cacheTarget, cacheMaterial(request), context);
   if (cache !== null && cacheKey !== null && cacheMode.lookup) {
     const cached = await cache.lookup(cacheKey);
     if (cached !== null) {

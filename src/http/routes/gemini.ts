@@ -16,6 +16,7 @@ import { runChatCompletion, type ChatOutcome, type ChatPipelineDependencies } fr
 import { runEmbeddings } from '../../gateway/embeddings.ts';
 import { listModels, lookUpModel, modelIdOf } from '../../gateway/model-lookup.ts';
 import type { ModelCatalog } from '../../routing/model-catalog.ts';
+import { assertModelNameLength } from '../../routing/model-name.ts';
 import type { VirtualModels } from '../../routing/virtual-models.ts';
 import { clientClosedRequest } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';
@@ -51,6 +52,8 @@ export function registerGeminiRoutes(app: FastifyInstance, dependencies: ChatPip
     if (target === null || target.model === '') {
       throw notFound(`unknown route: ${request.method} ${request.url.split('?')[0]}`, { code: 'unknown_route' });
     }
+    // The path's model is bounded before the body is read (the planner checks it again).
+    assertModelNameLength(target.model);
     return handlers[target.method](request, reply, target.model);
   };
   app.post('/v1beta/models/*', route);
@@ -62,14 +65,14 @@ export function registerGeminiRoutes(app: FastifyInstance, dependencies: ChatPip
 function registerGeminiModelRoutes(app: FastifyInstance, catalog: ModelCatalog, virtualModels: VirtualModels): void {
   app.get('/v1beta/models', async (request) => ({
     models: listModels(catalog, virtualModels)
-      .filter((entry) => listedModelAllowed(request.principal, entry))
+      .filter((entry) => listedModelAllowed(request.principal, entry, virtualModels))
       .map(toGeminiModel),
   }));
   app.get('/v1beta/models/*', async (request) => {
     const id = modelIdOf(request.url, '/v1beta/models/');
     const entry = await lookUpModel(id.startsWith('models/') ? id.slice('models/'.length) : id, catalog, virtualModels);
     // Outside the caller's model allowlist: 404 like a model that does not exist.
-    if (!listedModelAllowed(request.principal, entry)) {
+    if (!listedModelAllowed(request.principal, entry, virtualModels)) {
       throw notFound(`model "${id}" is not served by any configured provider`, { code: 'model_not_found', param: 'model' });
     }
     return toGeminiModel(entry);

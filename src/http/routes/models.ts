@@ -13,14 +13,14 @@ import type { VirtualModels } from '../../routing/virtual-models.ts';
 export function registerModelRoutes(app: FastifyInstance, catalog: ModelCatalog, virtualModels: VirtualModels): void {
   app.get('/v1/models', async (request) => ({
     object: 'list',
-    data: listModels(catalog, virtualModels).filter((entry) => listedModelAllowed(request.principal, entry)),
+    data: listModels(catalog, virtualModels).filter((entry) => listedModelAllowed(request.principal, entry, virtualModels)),
   }));
   // `GET /v1/models/{id}` (openai `models.retrieve`): the id may hold `/`, raw or as %2F. A model
   // outside the caller's allowlist is 404 like one that does not exist (issue 19).
   app.get('/v1/models/*', async (request) => {
     const id = modelIdOf(request.url, '/v1/models/');
     const entry = await lookUpModel(id, catalog, virtualModels);
-    if (listedModelAllowed(request.principal, entry)) return entry;
+    if (listedModelAllowed(request.principal, entry, virtualModels)) return entry;
     throw notFound(`model "${id}" is not served by any configured provider`, { code: 'model_not_found', param: 'model' });
   });
 }

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { assertPassthroughAllowed } from '../../auth/allowlist.ts';
+import type { VirtualModelNames } from '../../auth/allowlist.ts';
 import type { BudgetService } from '../../budgets/budget-service.ts';
 import { attemptStatus } from '../../errors/envelope.ts';
 import { notFound } from '../../errors/gateway-error.ts';
 import { admitRequest } from '../../gateway/execute-plan.ts';
-import { modelOfBody, passthroughPath, queryOf, rawRestOf } from '../../gateway/relay/passthrough.ts';
+import { passthroughPath, queryOf, rawRestOf } from '../../gateway/relay/passthrough.ts';
 import { clientResponseHeaders, upstreamRequestHeaders } from '../../gateway/relay/relay-headers.ts';
 import { assertPassthroughOwned } from '../../gateway/relay/passthrough-ownership.ts';
 import type { NativeOwnership } from '../../gateway/responses/native-ownership.ts';
@@ -14,6 +14,7 @@ import type { ModelCatalog } from '../../routing/model-catalog.ts';
 import type { Metering } from '../../usage/metering.ts';
 import { clientClosedRequest } from '../client-abort.ts';
 import { requestContextOf } from '../request-context.ts';
+import { checkPassthroughModels } from './passthrough-access.ts';
 import { relayToClient } from './relay-reply.ts';
 
 export interface PassthroughDependencies {
@@ -25,6 +26,8 @@ export interface PassthroughDependencies {
   userPathHeader: string;
   /** Owners of files, batches and responses (ADR 28); absent: nothing is checked. */
   owners?: NativeOwnership | null;
+  /** For the model allowlist: a name it lists that is a virtual model's opens no concrete model. */
+  virtualModels: VirtualModelNames | null;
 }
 
 interface PassthroughParams {
@@ -68,8 +71,8 @@ async function passthrough(
   // The path as sent, not Fastify's decoded parameter: `%2F` and `%3F` stay what they were.
   const path = passthroughPath(rawRestOf(request.url), queryOf(request.url), adapter.baseUrl);
   const body = Buffer.isBuffer(request.body) && request.body.length > 0 ? request.body : undefined;
-  const model = modelOfBody(body, request.headers['content-type']);
-  assertPassthroughAllowed(request.principal, instance, model);
+  // The model that runs: the path's where the provider's API carries it there, else the body's.
+  const model = checkPassthroughModels(request, instance, adapter, dependencies.virtualModels);
   if (dependencies.owners) await assertPassthroughOwned(dependencies.owners, request, instance, path, request.method, body);
   const context = requestContextOf(request, reply);
   const admission = await admitRequest(context, dependencies, model === undefined ? { provider: instance } : { provider: instance, model });

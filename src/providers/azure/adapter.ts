@@ -14,7 +14,7 @@ import type {
 import { bufferedUpstreamErrorOf, readBody, textOf, upstreamErrorOf } from '../upstream-body.ts';
 import type { UpstreamClient, UpstreamResponse } from '../upstream-client.ts';
 import { azureBaseUrlOf, azureEndpointOf, azureRealtimeUrl, azureUrlOf } from './azure-urls.ts';
-import { azureCredentialHeaders, deploymentOf, modelOfBody, withDeployment } from './deployments.ts';
+import { azureCredentialHeaders, deploymentOf, modelOfBody, modelsOfDeployment, withDeployment } from './deployments.ts';
 
 /**
  * Azure OpenAI (type `azure`): OpenAI's wire format at Azure's URLs. The JSON body of a
@@ -37,6 +37,7 @@ export function createAzureAdapter(settings: ProviderSettings, client: UpstreamC
     baseUrl: azureBaseUrlOf(endpoint),
     credentialHeaders: () => ({ ...credentials }),
     realtimeUrl: (query) => azureRealtimeUrl(endpoint, query, deploymentOf(deployments, query.get('model') ?? '')),
+    deploymentModels: (deployment) => modelsOfDeployment(deployments, deployment),
 
     async chatCompletion(request: ChatRequestBody, context: CallContext): Promise<JsonResult | StreamResult> {
       const deployment = deploymentOf(deployments, request.model);

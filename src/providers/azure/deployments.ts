@@ -11,6 +11,16 @@ export function deploymentOf(deployments: DeploymentMap | undefined, model: stri
   return deployments !== undefined && Object.hasOwn(deployments, model) ? (deployments[model] as string) : model;
 }
 
+/**
+ * The model ids served by a deployment (the reverse of `deploymentOf`): those mapped to it,
+ * and its own name unless the map sends that id elsewhere; null when none is.
+ */
+export function modelsOfDeployment(deployments: DeploymentMap | undefined, deployment: string): readonly string[] | null {
+  const models = Object.keys(deployments ?? {}).filter((model) => deployments?.[model] === deployment);
+  if (deploymentOf(deployments, deployment) === deployment && !models.includes(deployment)) models.push(deployment);
+  return models.length === 0 ? null : models;
+}
+
 /** The `model` of a JSON request body, text or bytes (a passthrough's), or null (not JSON, no string `model`). */
 export function modelOfBody(body: unknown): string | null {
   const text = typeof body === 'string' ? body : Buffer.isBuffer(body) && body[0] === 0x7b ? body.toString('utf8') : null;
