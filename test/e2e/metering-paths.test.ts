@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startGateway } from '../support/gateway-process.ts';
 import type { GatewayProcess } from '../support/gateway-process.ts';
+import { imagesHandler } from '../support/mock-openai-extras.ts';
 import { startMockUpstream } from '../support/mock-upstream.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
 import { bearer, chatBody, expectEnvelope, rawRequest, UPSTREAM_KEY } from './helpers.ts';
@@ -23,10 +24,11 @@ providers:
     type: openai
     api_key: ${UPSTREAM_KEY}
     base_url: ${mock.url}
-    models: [stream-model, n-model, big-embed, mock-model, error-500]
+    models: [stream-model, n-model, big-embed, mock-model, error-500, img-model]
 pricing:
   stream-model: { input_per_mtok: 500, output_per_mtok: 800 }
   n-model: { input_per_mtok: 1, output_per_mtok: 4 }
+  img-model: { input_per_mtok: 1, output_per_mtok: 1 }
   big-embed: { input_per_mtok: 1000, output_per_mtok: 0 }
   mock-model: { input_per_mtok: 1000, output_per_mtok: 1600 }
 virtual_models:
@@ -80,6 +82,8 @@ describe('one metering path', () => {
   beforeAll(async () => {
     mock = await startMockUpstream();
     mock.route('POST', '/embeddings', (_request, response) => bigEmbeddings(response));
+    const images = imagesHandler([]);
+    mock.route('POST', '/images/generations', (request, response) => void setTimeout(() => void images(request, response), 400));
     gateway = await startGateway({ env: { MASTER_KEY: 'test-master-key' }, configYaml: configYaml(mock), startTimeoutMs: 60_000 });
   }, 90_000);
 
@@ -128,8 +132,7 @@ describe('one metering path', () => {
         'spend settled',
       );
     } finally {
-      mock.reset();
-      mock.route('POST', '/embeddings', (_request, response) => bigEmbeddings(response));
+      mock.reset(); // custom routes survive it
     }
   });
 
@@ -168,9 +171,23 @@ describe('one metering path', () => {
       expectRefusals(relayed);
       expect(admitted(relayed)).toBe(1);
     } finally {
-      mock.reset();
-      mock.route('POST', '/embeddings', (_request, response) => bigEmbeddings(response));
+      mock.reset(); // custom routes survive it
     }
+  });
+
+  it('multiplies an image estimate by its n: four parallel n=10 generations on $0.02 admit one', async () => {
+    // 4096 output tokens at $1/M hold about $0.004 an image; ten images hold $0.04.
+    await putBudget(gateway, '/n-img', 0.02);
+    const replies = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        rawRequest(`${gateway.url}/v1/images/generations`, {
+          headers: { ...bearer(), 'x-user-path': '/n-img' },
+          body: { model: 'oai/img-model', prompt: 'a lighthouse', n: 10 },
+        }),
+      ),
+    );
+    expectRefusals(replies);
+    expect(admitted(replies)).toBe(1);
   });
 
   it('records a failed attempt at cost 0, so a failed-over range and a failed request have a known cost', async () => {
