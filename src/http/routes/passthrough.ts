@@ -52,7 +52,8 @@ export function registerPassthroughRoutes(app: FastifyInstance, dependencies: Pa
  * any model call (admitRequest: the body's caps and counts at the model's price), and holds
  * its concurrency slots and the hold until the response ends. Usage is read from the answer
  * as it is relayed (a JSON answer of any size, an event stream: usage-tap.ts) and recorded
- * like chat's; a model call whose answer reported none is charged its estimate.
+ * like chat's; a model call whose answer reported none (a stream without usage, one the
+ * client left, a background response) is charged its estimate, token counting excepted.
  */
 async function passthrough(
   request: FastifyRequest<{ Params: PassthroughParams }>,
@@ -105,7 +106,8 @@ async function passthrough(
   const headers = { ...clientResponseHeaders(response.headers), ...admission.headers };
   const result = await relayToClient(request, reply, response, headers, context.signal);
   // An error answer relayed whole produced nothing; anything else that reported no usage is charged its estimate.
-  const estimate = result.usage === null && (result.status < 400 || result.ending !== 'completed') ? pricedCall()?.estimate : undefined;
+  const unreported = result.usage === null && (result.status < 400 || result.ending !== 'completed') && !countsTokens(path);
+  const estimate = unreported ? pricedCall()?.estimate : undefined;
   const usage = estimate === undefined ? result.usage : unreportedUsage(estimate, result.relayed);
   report(result.status, usage, /^text\/event-stream\b/i.test(String(response.headers['content-type'] ?? '')), result.model);
   admission.release();
@@ -129,3 +131,6 @@ function pricedEstimate(
   const cost = metering.costEstimate(instance, model, estimate);
   return cost === null ? null : { estimate, cost };
 }
+
+/** Token counting (Anthropic `messages/count_tokens`, Gemini `:countTokens`) bills nothing and reports no usage. */
+const countsTokens = (path: string): boolean => /(?:count_tokens|:countTokens)$/i.test(path.split('?')[0] ?? '');
