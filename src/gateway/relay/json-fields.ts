@@ -37,7 +37,17 @@ export class TopLevelFields {
   push(chunk: Buffer): void {
     if (this.phase === 'done' || this.phase === 'invalid') return;
     this.from = 0;
+    // The next quote and backslash at or after the cursor, found once each (positions only grow: linear).
+    let quote = -1;
+    let slash = -1;
     for (let index = 0; index < chunk.length; index += 1) {
+      if (this.inString && !this.escaped && this.key === null) {
+        // Inside a string value: skip to its next quote or backslash at once (base64 images, long texts).
+        if (quote < index && quote !== chunk.length) quote = found(chunk.indexOf(0x22, index), chunk.length);
+        if (slash < index && slash !== chunk.length) slash = found(chunk.indexOf(0x5c, index), chunk.length);
+        index = Math.min(quote, slash);
+        if (index === chunk.length) break;
+      }
       const byte = chunk[index] as number;
       if (this.inString) this.stringByte(byte);
       else if (!this.structural(byte, chunk, index)) return;
@@ -150,3 +160,6 @@ export class TopLevelFields {
     this.pieces = [];
   }
 }
+
+/** An `indexOf` result, the end when nothing was found. */
+const found = (position: number, end: number): number => (position === -1 ? end : position);

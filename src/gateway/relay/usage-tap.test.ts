@@ -37,6 +37,20 @@ describe('TopLevelFields', () => {
     }
   });
 
+  it('reads past long strings, runs of escapes and many short strings alike', () => {
+    const body = JSON.stringify({
+      b64: 'A'.repeat(300_000),
+      escapes: '\\"'.repeat(100_000),
+      words: Array.from({ length: 50_000 }, (_, index) => `w${index}`),
+      usage: { total_tokens: 7 },
+    });
+    for (const size of [3, 4096, 65_536]) {
+      const fields = new TopLevelFields(['usage']);
+      for (const piece of pieces(body, size)) fields.push(piece);
+      expect(fields.values.get('usage')).toBe('{"total_tokens":7}');
+    }
+  });
+
   it('drops a value over its bound and gives up on what is not an object', () => {
     const fields = new TopLevelFields(['usage'], 16);
     fields.push(Buffer.from(`{"usage":{"pad":"${'x'.repeat(64)}"}}`));
