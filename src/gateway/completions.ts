@@ -35,6 +35,7 @@ export async function runCompletion(
       selector: request.selector,
       hint: request.hint,
       stream: request.stream,
+      body: request.body,
       serves: servesRelays,
       call: (target) => complete(target, request, context),
     },
@@ -98,6 +99,7 @@ export async function runModeration(
       selector: request.selector,
       hint: request.hint,
       stream: false,
+      body: fields,
       ...(plan === undefined ? {} : { plan }),
       serves: servesRelays,
       call: async (target) => {

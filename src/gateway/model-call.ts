@@ -21,8 +21,13 @@ export interface ModelCall<T> {
   plan?: RoutePlan;
   /** Whether a target's instance can serve the endpoint: the others leave the plan (400 when none is left). */
   serves?: (target: ResolvedTarget) => boolean;
-  /** The request body, for the budget reservation's estimate (none: nothing is reserved). */
-  body?: Readonly<Record<string, unknown>>;
+  /**
+   * What the budget reservation is estimated from (estimate.ts): the JSON body, or the text
+   * fields of a multipart form or a session's query. Every call that may bill reserves its
+   * estimate at admission; null only for calls that bill nothing (token counting), which are
+   * still refused once a budget is spent.
+   */
+  body: Readonly<Record<string, unknown>> | null;
   /** One attempt on one target; a GatewayError from the upstream fails over like chat does. */
   call: (target: ResolvedTarget) => Promise<T>;
 }
@@ -65,7 +70,7 @@ export async function runModelCall<T>(
     dependencies,
     request.call,
     (target, error) => report(target, attemptStatus(error, context.signal.aborted), null),
-    request.body === undefined ? undefined : reservationCost(request.body, dependencies),
+    request.body === null ? undefined : reservationCost(request.body, dependencies),
   );
   let reported = false;
   return {

@@ -3,7 +3,7 @@ import type { BudgetService } from '../budgets/budget-service.ts';
 import type { TokenEstimate } from '../budgets/estimate.ts';
 import type { RequestContext } from '../gateway/request-context.ts';
 import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
-import type { PriceBook } from './pricing.ts';
+import type { PriceBook, TokenCounts } from './pricing.ts';
 import { readTokenCounts } from './pricing.ts';
 import type { UsageRecorder } from './usage-recorder.ts';
 
@@ -53,8 +53,7 @@ export class Metering {
     const trail = report.context.trail;
     if (recorder === null && !trail) return;
     const tokens = readTokenCounts(report.usage);
-    // A cache hit costs nothing (SEED-SPEC function 6); its tokens are recorded as saved.
-    const costUsd = report.cacheHit === true ? 0 : prices.costOf(report.provider, report.model, tokens);
+    const costUsd = costOf(report, tokens, prices);
     // The request log copies the metered numbers here: one source for tokens and cost (ADR 15).
     trail?.metered(tokens.promptTokens, tokens.completionTokens, tokens.totalTokens, costUsd, report.cacheHit === true);
     if (recorder === null) return;
@@ -83,4 +82,16 @@ export class Metering {
     if (report.cacheHit !== true)
       limiter?.recordTokens({ userPath: report.context.userPath, provider: report.provider, model: report.model }, tokens.totalTokens);
   }
+}
+
+/**
+ * What an executed request cost: nothing for a cache hit (SEED-SPEC function 6; its tokens are
+ * recorded as saved) and nothing for a failed attempt that produced no tokens (an error answer,
+ * a failover's failed target, a connection refused: the provider bills none of them), whatever
+ * the model's price; otherwise its tokens at the model's price, null only when it has none.
+ */
+function costOf(report: ExecutionReport, tokens: TokenCounts & { totalTokens: number }, prices: PriceBook): number | null {
+  if (report.cacheHit === true) return 0;
+  if (report.status >= 400 && tokens.totalTokens === 0) return 0;
+  return prices.costOf(report.provider, report.model, tokens);
 }

@@ -189,6 +189,25 @@ describe('budget reservations across two replicas (Redis + PostgreSQL)', () => {
     expect(count + admitted(again)).toBeLessThanOrEqual(11);
   });
 
+  it('holds the same bound for passthrough calls: at most 11 of 50 parallel $0.02 calls over both replicas', async () => {
+    const [first, second] = replicas as [GatewayProcess, GatewayProcess];
+    await putBudget(first, '/pt-both', amount);
+    await eventually(async () => (Number.isFinite(await spentOf(second, '/pt-both')) ? true : undefined), 'the rule on the second replica');
+    const relayed = (gateway: GatewayProcess, userPath: string): Promise<RawReply> =>
+      rawRequest(`${gateway.url}/p/openai/v1/chat/completions`, {
+        headers: { ...bearer(), 'x-user-path': userPath },
+        body: chatBody('mock-model', { max_tokens: 5 }),
+      });
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, (_, index) => relayed(index % 2 === 0 ? first : second, `/pt-both/u${index}`)),
+    );
+    const count = admitted(replies);
+    expect(count).toBeGreaterThan(0);
+    expect(count).toBeLessThanOrEqual(11);
+    for (const reply of replies) if (reply.status !== 200) expectBudgetExceeded(reply);
+    await eventually(async () => (Math.abs((await spentOf(first, '/pt-both')) - count * requestCost) < 1e-9 ? true : undefined), 'spend');
+  });
+
   it('keeps serving while Redis is down (each replica decides alone) and says so once', async () => {
     const [first, second] = replicas as [GatewayProcess, GatewayProcess];
     await putBudget(first, '/down', 100);

@@ -126,6 +126,8 @@ rate_limits:
   models:
     - model: gpt-realtime-mini
       limits: [{ period: concurrent, max_requests: 1 }]
+pricing:
+  rt/gpt-realtime: { input_per_mtok: 4, output_per_mtok: 10 }
 `;
     gateway = await startGateway({ env: { MASTER_KEY }, configYaml });
   });
@@ -224,6 +226,33 @@ rate_limits:
     await first.nextEvent();
     first.socket.close();
     await first.closed;
+    let second: Session | undefined;
+    for (let tries = 0; tries < 50 && second === undefined; tries += 1) {
+      second = await connect(gateway, 'model=rt/gpt-realtime', { headers }).catch(async () => {
+        await sleep(50);
+        return undefined;
+      });
+    }
+    expect(second).toBeDefined();
+    second?.socket.close();
+  });
+
+  it('reserves one response of the session at admission: a second session on a spent-by-holds budget gets 429 budget_exceeded', async () => {
+    // The default output cap (4096 tokens) at $10/M holds about $0.04 for the session, over the $0.01 budget.
+    const put = await rawRequest(`${gateway.url}/admin/budgets`, {
+      method: 'PUT',
+      headers: bearer(),
+      body: { user_path: '/rt-budget', period: 'daily', amount: 0.01 },
+    });
+    expect([200, 201]).toContain(put.status);
+    const headers = { authorization: `Bearer ${MASTER_KEY}`, 'x-user-path': '/rt-budget' };
+    const first = await connect(gateway, 'model=rt/gpt-realtime', { headers });
+    await first.nextEvent();
+    const refused = await refusal(gateway, 'model=rt/gpt-realtime', { headers });
+    expectEnvelope(refused, { status: 429, type: 'rate_limit_error', provider: 'budget', code: 'budget_exceeded' });
+    first.socket.close();
+    await first.closed;
+    // The hold goes back with the session (it reported no usage: nothing is spent).
     let second: Session | undefined;
     for (let tries = 0; tries < 50 && second === undefined; tries += 1) {
       second = await connect(gateway, 'model=rt/gpt-realtime', { headers }).catch(async () => {

@@ -39,7 +39,8 @@ export function runCountTokens(
     const text = await api.countTokens({ body: upstreamBodyOf(body, target.model), headers }, context);
     return { body: checkedCount(text, target.adapter.name), estimate: false };
   };
-  return runModelCall({ endpoint: countTokensEndpoint, selector, hint, stream: false, call }, context, dependencies);
+  // Counting bills nothing: no hold (a spent budget still refuses it).
+  return runModelCall({ endpoint: countTokensEndpoint, selector, hint, stream: false, body: null, call }, context, dependencies);
 }
 
 /** A native answer must carry `input_tokens`; anything else fails the attempt like a 5xx. */

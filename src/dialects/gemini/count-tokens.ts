@@ -27,7 +27,8 @@ export function runCountTokens(
   const body = isObject(wrapped) ? wrapped : input;
   if (!Array.isArray(body['contents'])) throw invalid('contents: must be an array', 'contents');
   const call = async (): Promise<string> => JSON.stringify({ totalTokens: await estimateTokens(body) });
-  return runModelCall({ endpoint: countTokensEndpoint, selector, hint: undefined, stream: false, call }, context, dependencies);
+  // Counting bills nothing: no hold (a spent budget still refuses it).
+  return runModelCall({ endpoint: countTokensEndpoint, selector, hint: undefined, stream: false, body: null, call }, context, dependencies);
 }
 
 export async function estimateTokens(body: JsonObject): Promise<number> {

@@ -21,6 +21,8 @@ interface ImageRouting {
   selector: string | null;
   hint: string | undefined;
   stream: boolean;
+  /** What the budget estimate reads (`n` images). */
+  body: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -39,7 +41,7 @@ export async function runImageGeneration(
   const fields = body as Record<string, unknown>;
   const withModel = fields['model'] !== undefined && fields['model'] !== null;
   const selector = withModel ? readModelFields(fields).selector : null;
-  const routing = { selector, hint: readHint(fields['provider']), stream: fields['stream'] === true };
+  const routing = { selector, hint: readHint(fields['provider']), stream: fields['stream'] === true, body: fields };
   const upstreamBody = (target: ResolvedTarget): string => {
     if (withModel) return JSON.stringify(upstreamBodyOf(fields, target.model));
     const { provider: _hint, ...rest } = fields;
@@ -70,7 +72,9 @@ export async function runImageUpload(
   const form = readForm(body, boundaryOf(contentType));
   const model = fieldOf(form, 'model');
   const selector = model === undefined || model === '' ? null : model;
-  const routing = { selector, hint: readHint(fieldOf(form, 'provider') || undefined), stream: fieldOf(form, 'stream') === 'true' };
+  const stream = fieldOf(form, 'stream') === 'true';
+  // The estimate reads the form's image count (`n`, text in a form).
+  const routing = { selector, hint: readHint(fieldOf(form, 'provider') || undefined), stream, body: { n: fieldOf(form, 'n') } };
   const upstreamForm = (target: ResolvedTarget): Buffer =>
     editForm(form, selector === null ? { drop: ['provider'] } : { set: { model: target.model }, drop: ['provider'] });
   return runImageCall(
@@ -96,6 +100,7 @@ async function runImageCall(
       selector: routing.selector ?? '',
       hint: routing.hint,
       stream: routing.stream,
+      body: routing.body,
       ...(plan === undefined ? {} : { plan }),
       serves: servesRelays,
       call: async (target): Promise<ImageResult> => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { modelOfBody, passthroughPath, queryOf, rawRestOf } from './passthrough.ts';
+import { modelOfBody, passthroughPath, queryOf, rawRestOf, unreportedUsage } from './passthrough.ts';
 
 describe('passthroughPath', () => {
   it('keeps the path and query under the base URL', () => {
@@ -59,5 +59,18 @@ describe('rawRestOf', () => {
     expect(rawRestOf('/p/openai')).toBe('');
     expect(rawRestOf('/p/openai/')).toBe('');
     expect(rawRestOf('/p/openai/v1/models')).toBe('v1/models');
+  });
+});
+
+describe('unreportedUsage', () => {
+  it('charges the estimate, its output capped by the bytes relayed, marked as estimated', () => {
+    expect(unreportedUsage({ promptTokens: 30, outputTokens: 4096 }, 700)).toEqual({
+      prompt_tokens: 30,
+      completion_tokens: 700,
+      total_tokens: 730,
+      estimated: true,
+    });
+    expect(unreportedUsage({ promptTokens: 30, outputTokens: 5 }, 700)).toMatchObject({ completion_tokens: 5, total_tokens: 35 });
+    expect(unreportedUsage({ promptTokens: 30, outputTokens: 5 }, 0)).toMatchObject({ completion_tokens: 0, total_tokens: 30 });
   });
 });

@@ -1,3 +1,4 @@
+import type { TokenEstimate } from '../../budgets/estimate.ts';
 import { invalidRequest } from '../../errors/gateway-error.ts';
 
 /**
@@ -47,16 +48,42 @@ export function queryOf(url: string): string {
 
 const modelBodyLimit = 1024 * 1024;
 
-/** The `model` of a JSON request body, when it has one (bodies over 1 MiB are not read). */
-export function modelOfBody(body: Buffer | undefined, contentType: string | undefined): string | undefined {
+/** A JSON object request body, parsed (bodies over 1 MiB are not read). */
+export function jsonObjectOfBody(body: Buffer | undefined, contentType: string | undefined): Readonly<Record<string, unknown>> | undefined {
   if (body === undefined || body.length === 0 || body.length > modelBodyLimit) return undefined;
   if (!/^application\/([\w.+-]+\+)?json\b/i.test(contentType ?? '')) return undefined;
   try {
     const parsed: unknown = JSON.parse(body.toString('utf8'));
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
-    const model = (parsed as Record<string, unknown>)['model'];
-    return typeof model === 'string' && model !== '' ? model : undefined;
+    return typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) ? undefined : (parsed as Record<string, unknown>);
   } catch {
     return undefined;
   }
+}
+
+/** The `model` of a JSON request body, when it has one (bodies over 1 MiB are not read). */
+export function modelOfBody(body: Buffer | undefined, contentType: string | undefined): string | undefined {
+  return modelOf(jsonObjectOfBody(body, contentType));
+}
+
+/** The `model` a parsed body names, when it names one. */
+export function modelOf(json: Readonly<Record<string, unknown>> | undefined): string | undefined {
+  const model = json?.['model'];
+  return typeof model === 'string' && model !== '' ? model : undefined;
+}
+
+/**
+ * The usage charged for a model call whose answer reported none (an OpenAI stream without
+ * `stream_options.include_usage`, a stream the client left before its last event, an
+ * answer in a shape not read): its admission estimate, the output capped by the bytes
+ * relayed (a token is at least a byte of the answer). Marked `estimated`. A budget never
+ * sees such a call as free.
+ */
+export function unreportedUsage(estimate: TokenEstimate, relayedBytes: number): Record<string, unknown> {
+  const completion = Math.min(estimate.outputTokens, relayedBytes);
+  return {
+    prompt_tokens: estimate.promptTokens,
+    completion_tokens: completion,
+    total_tokens: estimate.promptTokens + completion,
+    estimated: true,
+  };
 }

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { summaryOf } from './relay-response.ts';
 import { resourcePath, splitQuery } from './resources.ts';
 
 describe('splitQuery', () => {
@@ -8,15 +7,6 @@ describe('splitQuery', () => {
     expect(splitQuery('/v1/files?provider=backup')).toEqual({ hint: 'backup', query: '' });
     expect(splitQuery('/v1/files?provider=')).toEqual({ hint: undefined, query: '' });
     expect(splitQuery('/v1/files')).toEqual({ hint: undefined, query: '' });
-  });
-});
-
-describe('summaryOf', () => {
-  it('reads usage and model of a JSON object answer', () => {
-    expect(summaryOf('{"model":"m","usage":{"total_tokens":3}}')).toEqual({ model: 'm', usage: { total_tokens: 3 } });
-    expect(summaryOf('{"text":"hi"}')).toEqual({ model: null, usage: null });
-    expect(summaryOf('[1]')).toBeNull();
-    expect(summaryOf('not json')).toBeNull();
   });
 });
 

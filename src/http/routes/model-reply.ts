@@ -1,9 +1,8 @@
-import { pipeline, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { JsonAnswer } from '../../gateway/json-answer.ts';
 import type { ModelCallOutcome } from '../../gateway/model-call.ts';
 import { relayResponse } from '../../gateway/relay/relay-response.ts';
-import { SseUsageObserver } from '../../gateway/relay/sse-usage.ts';
 import type { UpstreamResponse } from '../../providers/upstream-client.ts';
 import type { ChunkOptions } from '../../streaming/chat-chunk.ts';
 import { relayChatStream } from '../../streaming/relay-chat-stream.ts';
@@ -69,12 +68,10 @@ export async function relayEventStream(
   abort: ClientAbort,
 ): Promise<void> {
   settle(request, reply, outcome, abort);
-  const observer = new SseUsageObserver();
-  // The upstream body is destroyed with the observer when the client leaves.
-  pipeline(response.body, observer, () => undefined);
   reply.hijack();
   const headers = headWith(reply, contentHeadersOf(response.headers));
-  const result = await relayResponse(reply.raw, { status: response.statusCode, headers, body: observer }, abort.signal);
-  outcome.report(result.status, observer.usage);
+  // The relay reads the usage an event carries (usage-tap.ts); the upstream body is destroyed when the client leaves.
+  const result = await relayResponse(reply.raw, { status: response.statusCode, headers, body: response.body }, abort.signal);
+  outcome.report(result.status, result.usage);
   noteStreamEnd(request, result.ending);
 }

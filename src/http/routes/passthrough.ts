@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { VirtualModelNames } from '../../auth/allowlist.ts';
 import type { BudgetService } from '../../budgets/budget-service.ts';
+import { estimateTokens, type TokenEstimate } from '../../budgets/estimate.ts';
 import { attemptStatus } from '../../errors/envelope.ts';
 import { notFound } from '../../errors/gateway-error.ts';
 import { admitRequest } from '../../gateway/execute-plan.ts';
-import { passthroughPath, queryOf, rawRestOf } from '../../gateway/relay/passthrough.ts';
+import { jsonObjectOfBody, passthroughPath, queryOf, rawRestOf, unreportedUsage } from '../../gateway/relay/passthrough.ts';
 import { clientResponseHeaders, upstreamRequestHeaders } from '../../gateway/relay/relay-headers.ts';
 import { assertPassthroughOwned } from '../../gateway/relay/passthrough-ownership.ts';
 import type { NativeOwnership } from '../../gateway/responses/native-ownership.ts';
@@ -54,9 +55,12 @@ export function registerPassthroughRoutes(app: FastifyInstance, dependencies: Pa
 
 /**
  * One relayed request. It counts as one request under the user-path and provider rules
- * (and model rules when its JSON body names a `model`), after the budget check, and holds
- * its concurrency slots until the response ends. Usage is recorded when the answer is JSON
- * with a `usage` (streams are relayed without being read).
+ * (and model rules when its JSON body names a `model`), reserves its budget estimate like
+ * any model call (admitRequest: the body's caps and counts at the model's price), and holds
+ * its concurrency slots and the hold until the response ends. Usage is read from the answer
+ * as it is relayed (a JSON answer of any size, an event stream: usage-tap.ts) and recorded
+ * like chat's; a model call whose answer reported none (a stream without usage, one the
+ * client left, a background response) is charged its estimate, token counting excepted.
  */
 async function passthrough(
   request: FastifyRequest<{ Params: PassthroughParams }>,
@@ -71,19 +75,24 @@ async function passthrough(
   // The path as sent, not Fastify's decoded parameter: `%2F` and `%3F` stay what they were.
   const path = passthroughPath(rawRestOf(request.url), queryOf(request.url), adapter.baseUrl);
   const body = Buffer.isBuffer(request.body) && request.body.length > 0 ? request.body : undefined;
+  const json = jsonObjectOfBody(body, request.headers['content-type']);
   // The model that runs: the path's where the provider's API carries it there, else the body's.
   const model = checkPassthroughModels(request, instance, adapter, dependencies.virtualModels);
   if (dependencies.owners) await assertPassthroughOwned(dependencies.owners, request, instance, path, request.method, body);
   const context = requestContextOf(request, reply);
-  const admission = await admitRequest(context, dependencies, model === undefined ? { provider: instance } : { provider: instance, model });
+  // Estimated when first needed (a budget covers the path, or the answer reported no usage).
+  let priced: PricedEstimate | null | undefined;
+  const pricedCall = (): PricedEstimate | null => (priced ??= pricedEstimate(dependencies.metering, instance, model, json));
+  const route = model === undefined ? { provider: instance } : { provider: instance, model };
+  const admission = await admitRequest(context, dependencies, route, {}, () => pricedCall()?.cost ?? null);
   // A client that left while being admitted (a Redis round trip) has had its 'close' already.
   if (context.signal.aborted) {
     admission.release();
     throw clientClosedRequest();
   }
   context.abort.whenClosed(admission.release);
-  request.logFields = model === undefined ? { provider: instance } : { provider: instance, model };
-  const report = (status: number, usage: Record<string, unknown> | null, executed?: string | null): void =>
+  request.logFields = { ...route };
+  const report = (status: number, usage: Record<string, unknown> | null, stream: boolean, executed?: string | null): void =>
     dependencies.metering.report({
       context,
       endpoint: `/p/${instance}/${path.split('?')[0] ?? ''}`,
@@ -91,7 +100,7 @@ async function passthrough(
       model: model ?? executed ?? '',
       usage,
       status,
-      stream: false,
+      stream,
     });
   let response: UpstreamResponse;
   try {
@@ -100,11 +109,38 @@ async function passthrough(
     });
     response = await adapter.forward({ method: request.method, path, headers, body: body ?? null }, context);
   } catch (error) {
-    report(attemptStatus(error, context.signal.aborted), null);
+    report(attemptStatus(error, context.signal.aborted), null, false);
+    admission.release();
     throw context.signal.aborted ? clientClosedRequest() : error;
   }
   const headers = { ...clientResponseHeaders(response.headers), ...admission.headers };
   const result = await relayToClient(request, reply, response, headers, context.signal);
-  report(result.status, result.usage, result.model);
+  // An error answer relayed whole produced nothing; anything else that reported no usage is charged its estimate.
+  const unreported = result.usage === null && (result.status < 400 || result.ending !== 'completed') && !countsTokens(path);
+  const estimate = unreported ? pricedCall()?.estimate : undefined;
+  const usage = estimate === undefined ? result.usage : unreportedUsage(estimate, result.relayed);
+  report(result.status, usage, /^text\/event-stream\b/i.test(String(response.headers['content-type'] ?? '')), result.model);
+  admission.release();
   return reply;
 }
+
+interface PricedEstimate {
+  estimate: TokenEstimate;
+  cost: number;
+}
+
+/** The estimate of a call that names a priced model, and its cost; null when there is nothing to price. */
+function pricedEstimate(
+  metering: Metering,
+  instance: string,
+  model: string | undefined,
+  json: Readonly<Record<string, unknown>> | undefined,
+): PricedEstimate | null {
+  if (model === undefined || json === undefined) return null;
+  const estimate = estimateTokens(json);
+  const cost = metering.costEstimate(instance, model, estimate);
+  return cost === null ? null : { estimate, cost };
+}
+
+/** Token counting (Anthropic `messages/count_tokens`, Gemini `:countTokens`) bills nothing and reports no usage. */
+const countsTokens = (path: string): boolean => /(?:count_tokens|:countTokens)$/i.test(path.split('?')[0] ?? '');

@@ -166,6 +166,8 @@ async function admitSession(
       selector,
       hint: hint === '' ? undefined : hint,
       stream: true,
+      // One response's worth (the default output cap) is held for the session.
+      body: {},
       call: (target) => relay.connectUpstream(target, options, context),
     },
     context,

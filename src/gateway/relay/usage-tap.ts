@@ -1,0 +1,204 @@
+import type { OutgoingHttpHeaders } from 'node:http';
+import { Transform, type TransformCallback } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { isJsonObject, parseJsonObject } from '../../core/json.ts';
+import { meteredUsage, mergeUsage } from '../../dialects/anthropic-messages/usage.ts';
+import { convertUsage } from '../../providers/gemini/convert-chat-response.ts';
+import type { UsageObject } from '../../streaming/chat-chunk.ts';
+import { SseParser, type SseEvent } from '../../streaming/sse-parser.ts';
+import { TopLevelFields } from './json-fields.ts';
+
+/** The usage and model an answer reported (null when it did not, or could not be read). */
+export interface AnswerUsage {
+  usage: UsageObject | null;
+  model: string | null;
+}
+
+/** Decoded bytes of a compressed answer read for its usage at most (a small body may inflate a thousandfold). */
+export const decodedScanLimit = 256 * 1024 * 1024;
+/** The largest stream event read for usage (a Responses `response.completed` carries the whole answer). */
+const maxUsageEventSize = 8 * 1024 * 1024;
+
+type Decoder = Transform;
+/** The content codings read (on a copy); `identity` needs no decoder. */
+const decoders: Readonly<Record<string, (() => Decoder | null) | undefined>> = {
+  identity: () => null,
+  gzip: createGunzip,
+  'x-gzip': createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
+};
+
+/**
+ * Passes an upstream answer through byte for byte while reading the usage it reports (STYLE
+ * habit 3), in bounded memory whatever its size: a JSON answer by its top-level `usage` (or
+ * Gemini's `usageMetadata`) alone (json-fields.ts), an event stream by the events that carry
+ * one (OpenAI's last chunk, Anthropic's `message_start` and `message_delta`, Responses'
+ * `response.completed`, Gemini's `usageMetadata`), decompressed on the side when the answer
+ * is. Nothing it reads can fail the relay: an unreadable answer only has no usage.
+ */
+export class UsageTap extends Transform {
+  /** Bytes relayed, as sent. */
+  relayed = 0;
+  private readonly reader: AnswerReader;
+  private decoder: Decoder | null;
+  private decoded = 0;
+  private decoding: Promise<void> = Promise.resolve();
+  /** Past `decodedScanLimit`: the rest goes by unread. */
+  private stopped = false;
+
+  constructor(kind: 'json' | 'sse' | 'none', encoding: string) {
+    super();
+    this.reader = kind === 'json' ? new JsonReader() : kind === 'sse' ? new SseReader() : unread;
+    this.decoder = kind === 'none' ? null : (decoders[encoding]?.() ?? null);
+    const decoder = this.decoder;
+    if (decoder === null) return;
+    decoder.on('data', (chunk: Buffer) => this.scan(chunk));
+    // A body that does not decode has no usage; it is relayed all the same.
+    decoder.on('error', () => (this.stopped = true));
+    this.decoding = new Promise((resolve) => {
+      decoder.once('end', resolve);
+      decoder.once('close', resolve);
+    });
+  }
+
+  /** The tap for an answer with these headers: it reads JSON and event streams (in a coding it can undo), and counts the bytes of any. */
+  static for(headers: OutgoingHttpHeaders): UsageTap {
+    const type = String(headers['content-type'] ?? '').toLowerCase();
+    const encoding = String(headers['content-encoding'] ?? 'identity')
+      .trim()
+      .toLowerCase();
+    if (decoders[encoding] === undefined) return new UsageTap('none', 'identity');
+    if (/^application\/([\w.+-]+\+)?json\b/.test(type)) return new UsageTap('json', encoding);
+    if (/^text\/event-stream\b/.test(type)) return new UsageTap('sse', encoding);
+    return new UsageTap('none', 'identity');
+  }
+
+  /** What the answer reported; call once the relay has ended. */
+  summary(): AnswerUsage {
+    return this.stopped ? { usage: null, model: null } : this.reader.summary();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.relayed += chunk.length;
+    if (this.decoder === null) this.scan(chunk);
+    else if (!this.decoder.destroyed) this.decoder.write(chunk);
+    callback(null, chunk);
+  }
+
+  override _flush(callback: TransformCallback): void {
+    this.decoder?.end();
+    void this.decoding.then(() => {
+      this.reader.finish();
+      callback();
+    });
+  }
+
+  override _destroy(error: Error | null, callback: (error: Error | null) => void): void {
+    this.decoder?.destroy();
+    callback(error);
+  }
+
+  private scan(chunk: Buffer): void {
+    if (this.stopped) return;
+    this.decoded += chunk.length;
+    if (this.decoded > decodedScanLimit) {
+      this.stopped = true;
+      this.decoder?.destroy();
+      this.decoder = null;
+      return;
+    }
+    this.reader.push(chunk);
+  }
+}
+
+interface AnswerReader {
+  push(chunk: Buffer): void;
+  finish(): void;
+  summary(): AnswerUsage;
+}
+
+/** An answer that reports no usage (audio, a file): only its bytes are counted. */
+const unread: AnswerReader = { push: () => undefined, finish: () => undefined, summary: () => ({ usage: null, model: null }) };
+
+class JsonReader implements AnswerReader {
+  private readonly fields = new TopLevelFields(['usage', 'usageMetadata', 'model', 'modelVersion']);
+
+  push(chunk: Buffer): void {
+    this.fields.push(chunk);
+  }
+
+  finish(): void {}
+
+  summary(): AnswerUsage {
+    if (!this.fields.complete) return { usage: null, model: null };
+    const value = (name: string): unknown => {
+      const text = this.fields.values.get(name);
+      return text === undefined ? undefined : parseJsonObject(`{"v":${text}}`)?.['v'];
+    };
+    const model = value('model') ?? value('modelVersion');
+    const gemini = value('usageMetadata');
+    const usage = isJsonObject(gemini) ? convertUsage(gemini) : normalized(value('usage'));
+    return { usage, model: typeof model === 'string' ? model : null };
+  }
+}
+
+class SseReader implements AnswerReader {
+  private readonly parser = new SseParser({ maxEventSize: maxUsageEventSize });
+  private usage: Record<string, unknown> | null = null;
+  private gemini: Record<string, unknown> | null = null;
+  private model: string | null = null;
+  private broken = false;
+
+  push(chunk: Buffer): void {
+    if (this.broken) return;
+    try {
+      this.observe(this.parser.push(chunk));
+    } catch {
+      // An event too large to read: the stream goes on, unread from here.
+      this.broken = true;
+    }
+  }
+
+  finish(): void {
+    if (this.broken) return;
+    try {
+      this.observe(this.parser.finish());
+    } catch {
+      this.broken = true;
+    }
+  }
+
+  summary(): AnswerUsage {
+    const usage = this.gemini !== null ? convertUsage(this.gemini) : normalized(this.usage);
+    return { usage, model: this.model };
+  }
+
+  private observe(events: SseEvent[]): void {
+    for (const event of events) {
+      if (!event.data.includes('"usage')) continue;
+      const data = parseJsonObject(event.data);
+      if (data === null) continue;
+      const message = isJsonObject(data['message']) ? data['message'] : null;
+      const response = isJsonObject(data['response']) ? data['response'] : null;
+      // Counts are cumulative in every shape: a later report replaces the fields it names.
+      for (const usage of [message?.['usage'], response?.['usage'], data['usage']]) this.usage = mergeUsage(this.usage, usage);
+      if (isJsonObject(data['usageMetadata'])) this.gemini = data['usageMetadata'];
+      const model = data['model'] ?? message?.['model'] ?? response?.['model'] ?? data['modelVersion'];
+      if (this.model === null && typeof model === 'string') this.model = model;
+    }
+  }
+}
+
+/**
+ * A reported usage in the shape metering reads (readTokenCounts): Anthropic's (cache reads
+ * and writes apart from `input_tokens`) summed into the prompt, Responses'
+ * `input_tokens_details` read as `prompt_tokens_details`; OpenAI's as it is.
+ */
+function normalized(usage: unknown): UsageObject | null {
+  if (!isJsonObject(usage)) return null;
+  if ('cache_read_input_tokens' in usage || 'cache_creation_input_tokens' in usage) return meteredUsage(usage);
+  const details = usage['input_tokens_details'];
+  if (isJsonObject(details) && !('prompt_tokens_details' in usage)) return { ...usage, prompt_tokens_details: details };
+  return usage;
+}
