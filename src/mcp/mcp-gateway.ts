@@ -3,6 +3,7 @@ import type { McpSettings } from '../config/mcp.ts';
 import type { Storage } from '../storage/storage.ts';
 import { McpRegistry } from './mcp-registry.ts';
 import { McpSessions } from './mcp-sessions.ts';
+import { McpRequestGuard } from './request-guard.ts';
 import { UpstreamManager } from './upstream-manager.ts';
 import { defaultUpstreamTimings, type UpstreamTimings } from './upstream-timings.ts';
 
@@ -15,6 +16,8 @@ export interface McpGatewayOptions {
   timings?: UpstreamTimings;
   /** Starts every session id (a worker's `w<id>-` in a multi-worker gateway, so requests reach the session's worker). */
   sessionIdPrefix?: string;
+  /** The address the gateway listens on (HOST): which Host and Origin headers /mcp accepts by default. */
+  listenHost?: string;
 }
 
 const defaultReloadIntervalMs = 10_000;
@@ -24,8 +27,8 @@ export class McpGateway {
   readonly registry: McpRegistry;
   readonly upstreams: UpstreamManager;
   readonly sessions: McpSessions;
-  /** Browser origins allowed on /mcp (`*` allows every origin). */
-  readonly allowedOrigins: readonly string[];
+  /** Which Host and Origin headers /mcp accepts. */
+  readonly guard: McpRequestGuard;
   /** Prefix of the session ids this process issues (empty with one process). */
   readonly sessionIdPrefix: string;
   private readonly logger: Logger;
@@ -33,7 +36,8 @@ export class McpGateway {
 
   private constructor(options: McpGatewayOptions) {
     this.logger = options.logger;
-    this.allowedOrigins = options.settings.allowedOrigins;
+    const { allowedOrigins, allowedHosts } = options.settings;
+    this.guard = new McpRequestGuard({ listenHost: options.listenHost ?? '127.0.0.1', allowedOrigins, allowedHosts });
     this.sessionIdPrefix = options.sessionIdPrefix ?? '';
     this.registry = new McpRegistry({
       serverStore: options.storage.mcpServers,

@@ -4,6 +4,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolDiscoveryMode } from './mcp-definitions.ts';
 import type { McpGateway } from './mcp-gateway.ts';
 import { endpointKey } from './mcp-registry.ts';
+import { withCursorCheck } from './list-cursor.ts';
 import type { SessionBinding } from './mcp-sessions.ts';
 import { withPlainErrorMessages } from './plain-error-messages.ts';
 import { createSessionServer } from './session-server.ts';
@@ -39,6 +40,7 @@ export async function openSession(
     if (transport.sessionId !== undefined) mcp.sessions.forget(transport.sessionId);
   };
   await server.connect(transport);
+  withCursorCheck(transport);
   return transport;
 }
 
