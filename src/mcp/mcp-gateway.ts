@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { McpSettings } from '../config/mcp.ts';
 import type { Storage } from '../storage/storage.ts';
+import { MemoryEventStores, type SessionEventStores } from './event-store.ts';
 import { McpRegistry } from './mcp-registry.ts';
 import { McpSessions } from './mcp-sessions.ts';
 import { McpRequestGuard } from './request-guard.ts';
@@ -34,7 +35,11 @@ export class McpGateway {
   private readonly logger: Logger;
   private timer: NodeJS.Timeout | null = null;
 
-  private constructor(options: McpGatewayOptions) {
+  /** Where session streams keep their events for resumption (memory, or Redis shared by replicas). */
+  readonly events: SessionEventStores;
+
+  private constructor(options: McpGatewayOptions, events: SessionEventStores) {
+    this.events = events;
     this.logger = options.logger;
     const { allowedOrigins, allowedHosts } = options.settings;
     this.guard = new McpRequestGuard({ listenHost: options.listenHost ?? '127.0.0.1', allowedOrigins, allowedHosts });
@@ -53,7 +58,12 @@ export class McpGateway {
 
   /** Loads the declarations and starts connecting to every server (in the background). */
   static async start(options: McpGatewayOptions): Promise<McpGateway> {
-    const gateway = new McpGateway(options);
+    const { eventStore, redisUrl } = options.settings;
+    const events =
+      eventStore === 'redis' && redisUrl !== null
+        ? await (await import('./redis-event-store.ts')).createRedisEventStores(redisUrl, options.logger)
+        : new MemoryEventStores();
+    const gateway = new McpGateway(options, events);
     gateway.registry.onServersChanged((servers) => gateway.upstreams.apply(servers));
     gateway.registry.onChanged(() => gateway.sessions.closeWhere((binding) => !gateway.registry.serves(binding.endpoint)));
     await gateway.registry.reload();
@@ -80,6 +90,7 @@ export class McpGateway {
     this.timer = null;
     await this.sessions.closeAll();
     await this.upstreams.close();
+    await this.events.close();
   }
 
   private logProblems(): void {

@@ -1,5 +1,3 @@
-import { request as httpRequest } from 'node:http';
-
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -8,39 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
 import { startMcpFixture, type McpFixture } from '../support/mcp-fixture-server.ts';
 import { rejectionOf } from './helpers.ts';
+import { rawRequest } from './mcp-raw.ts';
 
 // The MCP transport edges of ADR 0034: Host and Origin checks on a loopback gateway, and errors in
 // JSON-RPC form where the protocol expects one (parse errors, cursors the gateway never issued).
-
-export interface RawAnswer {
-  readonly status: number;
-  readonly headers: Record<string, string | string[] | undefined>;
-  readonly text: string;
-}
-
-/** A raw HTTP request with exactly these headers (Host included), reading the body until `until` matches or the end. */
-export function rawRequest(
-  url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string; until?: RegExp },
-): Promise<RawAnswer> {
-  return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(url, { method: options.method ?? 'POST', headers: options.headers }, (incoming) => {
-      let text = '';
-      const finish = (): void => resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, text });
-      incoming.setEncoding('utf8');
-      incoming.on('data', (chunk: string) => {
-        text += chunk;
-        if (options.until?.test(text) === true) {
-          incoming.destroy();
-          finish();
-        }
-      });
-      incoming.on('end', finish);
-    });
-    outgoing.on('error', reject);
-    outgoing.end(options.body);
-  });
-}
 
 const initialize = JSON.stringify({
   jsonrpc: '2.0',

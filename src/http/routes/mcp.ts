@@ -65,6 +65,15 @@ async function serveMcp(
   let session: McpSession | null = null;
   if (sessionId !== undefined) {
     session = mcp.sessions.find(sessionId, binding) ?? null;
+    const lastEventId = headerValue(request, 'last-event-id');
+    if (session === null && request.method === 'GET' && lastEventId !== undefined) {
+      // Resuming a session another replica holds (ADR 0034).
+      const { heldElsewhere, replayForeignSession } = await import('../../mcp/foreign-replay.ts');
+      if (await heldElsewhere(mcp.events, sessionId, binding)) {
+        reply.hijack();
+        return replayForeignSession(mcp.events, sessionId, lastEventId, reply.raw);
+      }
+    }
     if (session === null) throw notFound('unknown MCP session', { code: 'mcp_session_not_found', param: 'Mcp-Session-Id' });
   } else if (request.method !== 'POST' || !startsSession(request.body)) {
     throw invalidRequest('an Mcp-Session-Id header is required: start a session with an initialize request', {
