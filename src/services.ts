@@ -115,7 +115,14 @@ export async function startStatefulServices(settings: Settings, logger: Logger, 
 /** A worker's MCP session ids name it, so that the other workers relay their requests to it. */
 function startMcp(settings: Settings, storage: Storage, logger: Logger, worker: ClusterWorker | null): Promise<McpGateway> {
   const sessionIdPrefix = worker?.mcpSessionIdPrefix ?? '';
-  return McpGateway.start({ settings: settings.mcp, storage, logger, reloadIntervalMs: settings.reloadIntervalMs, sessionIdPrefix });
+  return McpGateway.start({
+    settings: settings.mcp,
+    storage,
+    logger,
+    reloadIntervalMs: settings.reloadIntervalMs,
+    sessionIdPrefix,
+    listenHost: settings.server.host,
+  });
 }
 
 async function startVirtualModels(settings: Settings, storage: Storage, logger: Logger): Promise<VirtualModels> {

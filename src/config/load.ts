@@ -89,6 +89,8 @@ const scalarVariables: ReadonlyArray<readonly [variable: string, path: readonly 
   ['MCP_ENABLED', ['mcp', 'enabled']],
   ['MCP_TOOL_DISCOVERY', ['mcp', 'tool_discovery']],
   ['MCP_ALLOWED_ORIGINS', ['mcp', 'allowed_origins']],
+  ['MCP_ALLOWED_HOSTS', ['mcp', 'allowed_hosts']],
+  ['MCP_EVENT_STORE', ['mcp', 'event_store']],
   ['RESPONSES_RETENTION_DAYS', ['responses', 'retention_days']],
 ];
 
@@ -235,7 +237,7 @@ function buildSettings(
     },
     upstream: buildUpstream(document),
     responseCache: buildResponseCache(document, origins),
-    mcp: buildMcpSettings(document.mcp, env, origins, warnings),
+    mcp: buildMcpSettings(document.mcp, env, origins, warnings, document.redis.url ? document.redis.url : null),
     responses: { retentionDays: document.responses.retention_days },
     auth: buildAuthSettings(document.auth),
     tracing: buildTracingSettings(env),

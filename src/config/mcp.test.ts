@@ -40,7 +40,8 @@ mcp:
 
 describe('MCP settings', () => {
   it('defaults to enabled, discovery off, nothing declared', () => {
-    expect(load().settings.mcp).toEqual({ enabled: true, toolDiscovery: 'off', allowedOrigins: [], servers: [], virtualServers: [] });
+    const transport = { allowedOrigins: [], allowedHosts: [], eventStore: 'memory', redisUrl: null };
+    expect(load().settings.mcp).toEqual({ enabled: true, toolDiscovery: 'off', ...transport, servers: [], virtualServers: [] });
     expect(load({ MCP_ALLOWED_ORIGINS: 'https://App.example.com/, *' }).settings.mcp.allowedOrigins).toEqual([
       'https://app.example.com',
       '*',
@@ -49,10 +50,22 @@ describe('MCP settings', () => {
     expect(load({ MCP_ENABLED: 'false' }, yaml).settings.mcp).toEqual({
       enabled: false,
       toolDiscovery: 'off',
-      allowedOrigins: [],
+      ...transport,
       servers: [],
       virtualServers: [],
     });
+  });
+
+  it('reads MCP_ALLOWED_HOSTS and MCP_EVENT_STORE; the event store is redis by default when REDIS_URL is set', () => {
+    expect(load({ MCP_ALLOWED_HOSTS: 'Gateway.example.com, 10.0.0.5:4000' }).settings.mcp.allowedHosts).toEqual([
+      'gateway.example.com',
+      '10.0.0.5:4000',
+    ]);
+    const redisUrl = 'redis://127.0.0.1:6379';
+    expect(load({ REDIS_URL: redisUrl }).settings.mcp).toMatchObject({ eventStore: 'redis', redisUrl });
+    expect(load({ REDIS_URL: redisUrl, MCP_EVENT_STORE: 'memory' }).settings.mcp).toMatchObject({ eventStore: 'memory', redisUrl: null });
+    expect(() => load({ MCP_EVENT_STORE: 'redis' })).toThrow(/MCP_EVENT_STORE.*REDIS_URL/);
+    expect(() => load({ MCP_EVENT_STORE: 'disk' })).toThrow(/MCP_EVENT_STORE/);
   });
 
   it('reads servers and virtual servers from YAML, canonical and sorted', () => {

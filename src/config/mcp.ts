@@ -13,6 +13,8 @@ import { expandVariables } from './values.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+export type McpEventStoreKind = 'memory' | 'redis';
+
 /** The MCP gateway's settings (CONTRACT section 9). */
 export interface McpSettings {
   /** `MCP_ENABLED` / `mcp.enabled`, default true. Off: `/mcp/*` and the MCP admin routes answer 503. */
@@ -24,6 +26,12 @@ export interface McpSettings {
    * /mcp; `*` allows any. Empty (the default) refuses every request that carries an Origin header.
    */
   readonly allowedOrigins: readonly string[];
+  /** `MCP_ALLOWED_HOSTS` / `mcp.allowed_hosts`: Host names allowed on /mcp besides the listening ones (lower case), or `*`. */
+  readonly allowedHosts: readonly string[];
+  /** `MCP_EVENT_STORE` / `mcp.event_store`: where stream events are kept for resumption; `redis` by default when REDIS_URL is set. */
+  readonly eventStore: McpEventStoreKind;
+  /** REDIS_URL when the event store is `redis`, else null. */
+  readonly redisUrl: string | null;
   /** `mcp.servers` merged with `MCP_SERVERS` (the variable wins per slug), by slug. */
   readonly servers: readonly McpServerDefinition[];
   /** `mcp.virtual_servers` merged with `MCP_VIRTUAL_SERVERS` (the variable wins per name), by name. */
@@ -33,6 +41,8 @@ export interface McpSettings {
 export interface McpDocument {
   readonly enabled: boolean;
   readonly allowed_origins: readonly string[];
+  readonly allowed_hosts: readonly string[];
+  readonly event_store?: McpEventStoreKind | undefined;
   readonly tool_discovery?: unknown;
   readonly servers?: unknown;
   readonly virtual_servers?: unknown;
@@ -43,12 +53,24 @@ export interface McpDocument {
  * rate limits do. A virtual server named like a server is accepted with a warning: the server
  * keeps `/mcp/{name}` and the listing explains the conflict.
  */
-export function buildMcpSettings(document: McpDocument, env: Env, origins: ReadonlyMap<string, string>, warnings: string[]): McpSettings {
+export function buildMcpSettings(
+  document: McpDocument,
+  env: Env,
+  origins: ReadonlyMap<string, string>,
+  warnings: string[],
+  redisUrl: string | null = null,
+): McpSettings {
   const toolDiscovery = withConfigErrors(
     () => parseToolDiscovery(document.tool_discovery, origins.get('mcp.tool_discovery') ?? 'mcp.tool_discovery') || 'off',
   );
   const allowedOrigins = document.allowed_origins.map((origin) => (origin === '*' ? origin : origin.replace(/\/+$/, '').toLowerCase()));
-  if (!document.enabled) return { enabled: false, toolDiscovery, allowedOrigins, servers: [], virtualServers: [] };
+  const allowedHosts = document.allowed_hosts.map((host) => host.toLowerCase());
+  const eventStore = document.event_store ?? (redisUrl === null ? 'memory' : 'redis');
+  if (eventStore === 'redis' && redisUrl === null) {
+    throw new ConfigError(origins.get('mcp.event_store') ?? 'mcp.event_store', 'the redis event store needs REDIS_URL (redis.url)');
+  }
+  const transport = { allowedOrigins, allowedHosts, eventStore, redisUrl: eventStore === 'redis' ? redisUrl : null };
+  if (!document.enabled) return { enabled: false, toolDiscovery, ...transport, servers: [], virtualServers: [] };
   const parseServer: Parse<McpServerDefinition> = (value, slug, key) => parseMcpServerFields(value, slug, key, { allowStdio: true });
   const servers = mergeDeclarations(
     declarationsOf(document.servers, 'mcp.servers', 'server slug', parseServer),
@@ -61,7 +83,7 @@ export function buildMcpSettings(document: McpDocument, env: Env, origins: Reado
     (server) => server.name,
   );
   checkVirtualMembers(servers, virtualServers, warnings);
-  return { enabled: true, toolDiscovery, allowedOrigins, servers, virtualServers };
+  return { enabled: true, toolDiscovery, ...transport, servers, virtualServers };
 }
 
 type Parse<Definition> = (value: unknown, name: string, key: string) => Definition;

@@ -203,6 +203,10 @@ export const configSchema = z.object({
       tool_discovery: z.unknown().optional(),
       /** Browser origins allowed on /mcp (`*` for any); requests without an Origin header are not affected. */
       allowed_origins: z.union([z.array(z.string().trim()), z.string().transform((list) => splitList(list))]).default([]),
+      /** Host header names allowed on /mcp besides the listening ones (`*` for any); see mcp/request-guard.ts. */
+      allowed_hosts: z.union([z.array(z.string().trim()), z.string().transform((list) => splitList(list))]).default([]),
+      /** Where Streamable HTTP stream events are kept for replay: default `redis` when REDIS_URL is set. */
+      event_store: z.enum(['memory', 'redis'], { error: 'expected memory or redis' }).optional(),
       servers: z.unknown().optional(),
       virtual_servers: z.unknown().optional(),
     })

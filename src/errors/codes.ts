@@ -70,6 +70,8 @@ export const errorCodes = {
   mcp_virtual_server_read_only: 'The virtual MCP server comes from configuration and cannot be changed through the API (status 409).',
   mcp_endpoint_not_found: '`/mcp/{name}` names no MCP server nor virtual server served to the caller (unknown, hidden, disabled).',
   origin_not_allowed: 'A browser Origin that `MCP_ALLOWED_ORIGINS` does not list called `/mcp` (status 403).',
+  mcp_host_not_allowed:
+    'A request to `/mcp` named a Host the gateway does not listen by and `MCP_ALLOWED_HOSTS` does not list (status 403; DNS rebinding).',
   mcp_session_not_found: 'The `Mcp-Session-Id` is unknown, closed, or bound to another key, user path or endpoint.',
   guardrail_blocked: 'A guardrail refused the request or the answer; `x-guardrail-blocked` names it (status 400).',
   guardrail_not_found: 'No guardrail has that name.',

@@ -4,6 +4,7 @@ import { renderEnvelope, toGatewayError } from '../errors/envelope.ts';
 import { GatewayError, notFound } from '../errors/gateway-error.ts';
 import { isAnthropicDialectUrl, renderAnthropicError } from '../dialects/anthropic-messages/errors.ts';
 import { isGeminiDialectUrl, renderGoogleError } from '../dialects/gemini/errors.ts';
+import { isMcpUrl, jsonRpcCodes, jsonRpcError } from '../mcp/jsonrpc-errors.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
 import { discardRestOfBody, type DiscardBounds } from './oversized-body.ts';
 
@@ -62,6 +63,8 @@ export function installRequestHooks(app: FastifyInstance, metrics: GatewayMetric
  */
 export function errorBody(url: string, error: GatewayError): unknown {
   if (isGeminiDialectUrl(url)) return renderGoogleError(error);
+  // An MCP body that is not JSON is a JSON-RPC parse error (mcp/jsonrpc-errors.ts).
+  if (error.code === 'invalid_json' && isMcpUrl(url)) return jsonRpcError(null, jsonRpcCodes.parseError, `Parse error: ${error.message}`);
   return isAnthropicDialectUrl(url) ? renderAnthropicError(error) : renderEnvelope(error);
 }
 

@@ -1,8 +1,10 @@
 import type { Logger } from 'pino';
 import type { McpSettings } from '../config/mcp.ts';
 import type { Storage } from '../storage/storage.ts';
+import { MemoryEventStores, type SessionEventStores } from './event-store.ts';
 import { McpRegistry } from './mcp-registry.ts';
 import { McpSessions } from './mcp-sessions.ts';
+import { McpRequestGuard } from './request-guard.ts';
 import { UpstreamManager } from './upstream-manager.ts';
 import { defaultUpstreamTimings, type UpstreamTimings } from './upstream-timings.ts';
 
@@ -15,6 +17,8 @@ export interface McpGatewayOptions {
   timings?: UpstreamTimings;
   /** Starts every session id (a worker's `w<id>-` in a multi-worker gateway, so requests reach the session's worker). */
   sessionIdPrefix?: string;
+  /** The address the gateway listens on (HOST): which Host and Origin headers /mcp accepts by default. */
+  listenHost?: string;
 }
 
 const defaultReloadIntervalMs = 10_000;
@@ -24,16 +28,21 @@ export class McpGateway {
   readonly registry: McpRegistry;
   readonly upstreams: UpstreamManager;
   readonly sessions: McpSessions;
-  /** Browser origins allowed on /mcp (`*` allows every origin). */
-  readonly allowedOrigins: readonly string[];
+  /** Which Host and Origin headers /mcp accepts. */
+  readonly guard: McpRequestGuard;
   /** Prefix of the session ids this process issues (empty with one process). */
   readonly sessionIdPrefix: string;
   private readonly logger: Logger;
   private timer: NodeJS.Timeout | null = null;
 
-  private constructor(options: McpGatewayOptions) {
+  /** Where session streams keep their events for resumption (memory, or Redis shared by replicas). */
+  readonly events: SessionEventStores;
+
+  private constructor(options: McpGatewayOptions, events: SessionEventStores) {
+    this.events = events;
     this.logger = options.logger;
-    this.allowedOrigins = options.settings.allowedOrigins;
+    const { allowedOrigins, allowedHosts } = options.settings;
+    this.guard = new McpRequestGuard({ listenHost: options.listenHost ?? '127.0.0.1', allowedOrigins, allowedHosts });
     this.sessionIdPrefix = options.sessionIdPrefix ?? '';
     this.registry = new McpRegistry({
       serverStore: options.storage.mcpServers,
@@ -49,7 +58,12 @@ export class McpGateway {
 
   /** Loads the declarations and starts connecting to every server (in the background). */
   static async start(options: McpGatewayOptions): Promise<McpGateway> {
-    const gateway = new McpGateway(options);
+    const { eventStore, redisUrl } = options.settings;
+    const events =
+      eventStore === 'redis' && redisUrl !== null
+        ? await (await import('./redis-event-store.ts')).createRedisEventStores(redisUrl, options.logger)
+        : new MemoryEventStores();
+    const gateway = new McpGateway(options, events);
     gateway.registry.onServersChanged((servers) => gateway.upstreams.apply(servers));
     gateway.registry.onChanged(() => gateway.sessions.closeWhere((binding) => !gateway.registry.serves(binding.endpoint)));
     await gateway.registry.reload();
@@ -76,6 +90,7 @@ export class McpGateway {
     this.timer = null;
     await this.sessions.closeAll();
     await this.upstreams.close();
+    await this.events.close();
   }
 
   private logProblems(): void {

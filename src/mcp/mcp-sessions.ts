@@ -108,7 +108,7 @@ export class McpSessions {
   }
 }
 
-function sameBinding(left: SessionBinding, right: SessionBinding): boolean {
+export function sameBinding(left: SessionBinding, right: SessionBinding): boolean {
   return left.credential === right.credential && left.userPath === right.userPath && left.endpoint === right.endpoint;
 }
 

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { streamRetryMs } from './event-store.ts';
 import type { ToolDiscoveryMode } from './mcp-definitions.ts';
 import type { McpGateway } from './mcp-gateway.ts';
 import { endpointKey } from './mcp-registry.ts';
+import { withCursorCheck } from './list-cursor.ts';
 import type { SessionBinding } from './mcp-sessions.ts';
 import { withPlainErrorMessages } from './plain-error-messages.ts';
 import { createSessionServer } from './session-server.ts';
@@ -29,16 +31,28 @@ export async function openSession(
     visible: (slug) => mcp.registry.visibleTo(slug, binding.userPath),
     toolDiscovery,
   });
+  const id = `${mcp.sessionIdPrefix}${randomUUID()}`;
   const transport: StreamableHTTPServerTransport = withPlainErrorMessages(
     new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => `${mcp.sessionIdPrefix}${randomUUID()}`,
-      onsessioninitialized: (id) => mcp.sessions.add({ id, binding, transport, server, lastSeen: Date.now() }),
+      sessionIdGenerator: () => id,
+      // Resumable streams (ADR 0034): event ids, a `retry` hint, replay after Last-Event-ID.
+      eventStore: mcp.events.forSession(id),
+      retryInterval: streamRetryMs,
+      onsessioninitialized: () => {
+        mcp.sessions.add({ id, binding, transport, server, lastSeen: Date.now() });
+        void mcp.events.recordSession(id, binding);
+      },
+      // DELETE: the client is done, no replica replays the session any more.
+      onsessionclosed: () => mcp.events.forget(id),
     }),
   );
   transport.onclose = () => {
-    if (transport.sessionId !== undefined) mcp.sessions.forget(transport.sessionId);
+    mcp.sessions.forget(id);
+    // A shared store keeps a closed session's events until their TTL: a client may resume through another replica.
+    if (mcp.events.kind === 'memory') mcp.events.forget(id);
   };
   await server.connect(transport);
+  withCursorCheck(transport);
   return transport;
 }
 

@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { registerFeatureRoutes } from '../../admin/admin-errors.ts';
 import type { BudgetService } from '../../budgets/budget-service.ts';
-import { renderEnvelope, toGatewayError } from '../../errors/envelope.ts';
+import { toGatewayError } from '../../errors/envelope.ts';
 import { invalidRequest, notFound, permissionError } from '../../errors/gateway-error.ts';
 import type { ToolDiscoveryMode } from '../../mcp/mcp-definitions.ts';
+import { jsonRpcCodes, jsonRpcError, requestIdOf } from '../../mcp/jsonrpc-errors.ts';
 import type { McpGateway } from '../../mcp/mcp-gateway.ts';
 import { endpointKey } from '../../mcp/mcp-registry.ts';
 import type { McpSession, SessionBinding } from '../../mcp/mcp-sessions.ts';
@@ -64,6 +65,15 @@ async function serveMcp(
   let session: McpSession | null = null;
   if (sessionId !== undefined) {
     session = mcp.sessions.find(sessionId, binding) ?? null;
+    const lastEventId = headerValue(request, 'last-event-id');
+    if (session === null && request.method === 'GET' && lastEventId !== undefined) {
+      // Resuming a session another replica holds (ADR 0034).
+      const { heldElsewhere, replayForeignSession } = await import('../../mcp/foreign-replay.ts');
+      if (await heldElsewhere(mcp.events, sessionId, binding)) {
+        reply.hijack();
+        return replayForeignSession(mcp.events, sessionId, lastEventId, reply.raw);
+      }
+    }
     if (session === null) throw notFound('unknown MCP session', { code: 'mcp_session_not_found', param: 'Mcp-Session-Id' });
   } else if (request.method !== 'POST' || !startsSession(request.body)) {
     throw invalidRequest('an Mcp-Session-Id header is required: start a session with an initialize request', {
@@ -81,9 +91,11 @@ async function serveMcp(
   await transport.handleRequest(request.raw, reply.raw, request.body).catch((error: unknown) => {
     request.log.error({ request_id: request.id, err: error }, 'mcp request failed');
     if (reply.raw.headersSent) return void reply.raw.end();
+    // The request reached its session: the client expects a JSON-RPC answer.
     const gatewayError = toGatewayError(error);
+    const answer = jsonRpcError(requestIdOf(request.body), jsonRpcCodes.internalError, gatewayError.message);
     reply.raw.writeHead(gatewayError.status, { 'content-type': 'application/json; charset=utf-8' });
-    reply.raw.end(JSON.stringify(renderEnvelope(gatewayError)));
+    reply.raw.end(JSON.stringify(answer));
   });
 }
 
@@ -100,13 +112,16 @@ async function admit(dependencies: McpRouteDependencies, userPath: string): Prom
 }
 
 /**
- * A page in a browser must not drive the gateway's MCP sessions (DNS rebinding, a local gateway in
- * open mode): a request carrying an Origin that MCP_ALLOWED_ORIGINS does not list is refused.
+ * DNS rebinding protection (mcp/request-guard.ts): a Host the gateway is not reached by, or a browser
+ * Origin it does not accept, is refused before anything else.
  */
 function checkOrigin(mcp: McpGateway, request: FastifyRequest): void {
+  const host = headerValue(request, 'host');
+  if (!mcp.guard.hostAllowed(host)) {
+    throw permissionError(`host ${host ?? '(none)'} is not allowed to call /mcp (MCP_ALLOWED_HOSTS)`, { code: 'mcp_host_not_allowed' });
+  }
   const origin = headerValue(request, 'origin');
-  if (origin === undefined || mcp.allowedOrigins.includes('*')) return;
-  if (mcp.allowedOrigins.includes(origin.replace(/\/+$/, '').toLowerCase())) return;
+  if (origin === undefined || mcp.guard.originAllowed(origin)) return;
   throw permissionError(`origin ${origin} is not allowed to call /mcp (MCP_ALLOWED_ORIGINS)`, { code: 'origin_not_allowed' });
 }
 
