@@ -87,6 +87,8 @@ const scalarVariables: ReadonlyArray<readonly [variable: string, path: readonly 
   ['MCP_ENABLED', ['mcp', 'enabled']],
   ['MCP_TOOL_DISCOVERY', ['mcp', 'tool_discovery']],
   ['MCP_ALLOWED_ORIGINS', ['mcp', 'allowed_origins']],
+  ['MCP_MAX_UPSTREAM_SESSIONS_PER_SERVER', ['mcp', 'max_upstream_sessions_per_server']],
+  ['MCP_UPSTREAM_SESSION_IDLE_SECONDS', ['mcp', 'upstream_session_idle_seconds']],
   ['RESPONSES_RETENTION_DAYS', ['responses', 'retention_days']],
 ];
 

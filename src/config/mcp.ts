@@ -28,6 +28,12 @@ export interface McpSettings {
   readonly servers: readonly McpServerDefinition[];
   /** `mcp.virtual_servers` merged with `MCP_VIRTUAL_SERVERS` (the variable wins per name), by name. */
   readonly virtualServers: readonly McpVirtualServerDefinition[];
+  /**
+   * `MCP_MAX_UPSTREAM_SESSIONS_PER_SERVER` / `mcp.max_upstream_sessions_per_server` (default 100) and
+   * `MCP_UPSTREAM_SESSION_IDLE_SECONDS` / `mcp.upstream_session_idle_seconds` (default 300): the
+   * upstream sessions opened for downstream sessions (ADR 0033).
+   */
+  readonly upstreamSessions: { readonly maxPerServer: number; readonly idleSeconds: number };
 }
 
 export interface McpDocument {
@@ -36,6 +42,8 @@ export interface McpDocument {
   readonly tool_discovery?: unknown;
   readonly servers?: unknown;
   readonly virtual_servers?: unknown;
+  readonly max_upstream_sessions_per_server: number;
+  readonly upstream_session_idle_seconds: number;
 }
 
 /**
@@ -48,7 +56,8 @@ export function buildMcpSettings(document: McpDocument, env: Env, origins: Reado
     () => parseToolDiscovery(document.tool_discovery, origins.get('mcp.tool_discovery') ?? 'mcp.tool_discovery') || 'off',
   );
   const allowedOrigins = document.allowed_origins.map((origin) => (origin === '*' ? origin : origin.replace(/\/+$/, '').toLowerCase()));
-  if (!document.enabled) return { enabled: false, toolDiscovery, allowedOrigins, servers: [], virtualServers: [] };
+  const upstreamSessions = { maxPerServer: document.max_upstream_sessions_per_server, idleSeconds: document.upstream_session_idle_seconds };
+  if (!document.enabled) return { enabled: false, toolDiscovery, allowedOrigins, servers: [], virtualServers: [], upstreamSessions };
   const parseServer: Parse<McpServerDefinition> = (value, slug, key) => parseMcpServerFields(value, slug, key, { allowStdio: true });
   const servers = mergeDeclarations(
     declarationsOf(document.servers, 'mcp.servers', 'server slug', parseServer),
@@ -61,7 +70,7 @@ export function buildMcpSettings(document: McpDocument, env: Env, origins: Reado
     (server) => server.name,
   );
   checkVirtualMembers(servers, virtualServers, warnings);
-  return { enabled: true, toolDiscovery, allowedOrigins, servers, virtualServers };
+  return { enabled: true, toolDiscovery, allowedOrigins, servers, virtualServers, upstreamSessions };
 }
 
 type Parse<Definition> = (value: unknown, name: string, key: string) => Definition;

@@ -20,7 +20,10 @@ export interface McpFixture {
   readonly requests: Array<{ method: string; headers: IncomingHttpHeaders }>;
   /** Sessions currently open. */
   sessionCount(): number;
-  /** Registers one more tool on every open session (the SDK then sends `notifications/tools/list_changed`). */
+  /**
+   * Registers one more tool on every open session (the SDK then sends `notifications/tools/list_changed`)
+   * and on the sessions opened later.
+   */
   addTool(name: string): void;
   close(): Promise<void>;
 }
@@ -41,9 +44,10 @@ export async function startMcpFixture(options: McpFixtureOptions): Promise<McpFi
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const servers: McpServer[] = [];
   const requests: McpFixture['requests'] = [];
+  const added: string[] = [];
   const server = createServer((request, response) => {
     requests.push({ method: request.method ?? '', headers: request.headers });
-    void handle(request, sessions, options, servers).then(
+    void handle(request, sessions, options, servers, added).then(
       ({ transport, body }) => {
         if (transport === null) {
           response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"unknown session"}');
@@ -61,11 +65,8 @@ export async function startMcpFixture(options: McpFixtureOptions): Promise<McpFi
     requests,
     sessionCount: () => sessions.size,
     addTool: (name) => {
-      for (const mcp of servers) {
-        mcp.registerTool(name, { description: `Added later (${options.label}).` }, () => ({
-          content: [{ type: 'text', text: `${options.label}: ${name}` }],
-        }));
-      }
+      added.push(name);
+      for (const mcp of servers) addLateTool(mcp, name, options.label);
     },
     close: async () => {
       await Promise.all([...sessions.values()].map((transport) => transport.close()));
@@ -118,6 +119,7 @@ async function handle(
   sessions: Map<string, StreamableHTTPServerTransport>,
   options: McpFixtureOptions,
   servers: McpServer[],
+  added: readonly string[],
 ): Promise<{ transport: StreamableHTTPServerTransport | null; body: unknown }> {
   const body = request.method === 'POST' ? await readJson(request) : undefined;
   const sessionId = request.headers['mcp-session-id'];
@@ -131,6 +133,7 @@ async function handle(
     if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
   };
   const mcp = buildServer(options);
+  for (const name of added) addLateTool(mcp, name, options.label);
   servers.push(mcp);
   await mcp.connect(transport);
   return { transport, body };
@@ -193,6 +196,10 @@ function buildServer({ label, tools = defaultTools, instructions }: McpFixtureOp
     contents: [{ uri: uri.href, text: `readme of ${label}` }],
   }));
   return server;
+}
+
+function addLateTool(mcp: McpServer, name: string, label: string): void {
+  mcp.registerTool(name, { description: `Added later (${label}).` }, () => ({ content: [{ type: 'text', text: `${label}: ${name}` }] }));
 }
 
 async function readJson(request: IncomingMessage): Promise<unknown> {
