@@ -12,7 +12,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamConnection } from './upstream-connection.ts';
 import type { UpstreamManager } from './upstream-manager.ts';
-import type { DownstreamPeer, UpstreamSession, UpstreamSessionPool } from './upstream-sessions.ts';
+import { SharedChannel } from './shared-channel.ts';
+import type { DownstreamPeer, UpstreamChannel, UpstreamSessionPool } from './upstream-sessions.ts';
 import { describeUpstreamError } from './upstream-transport.ts';
 
 /**
@@ -23,7 +24,7 @@ import { describeUpstreamError } from './upstream-transport.ts';
 export class SessionUpstreams {
   private readonly server: Server;
   private readonly upstreams: UpstreamManager;
-  private readonly links = new Map<string, { pool: UpstreamSessionPool; session: UpstreamSession }>();
+  private readonly links = new Map<string, { pool: UpstreamSessionPool; session: UpstreamChannel }>();
   /** Downstream requests relayed upstream and not answered yet, oldest first. */
   private readonly inFlight: RequestId[] = [];
   private level: LoggingLevel | null = null;
@@ -108,14 +109,18 @@ export class SessionUpstreams {
     await Promise.all(links.map(({ session }) => session.close()));
   }
 
-  private link(slug: string): { connection: UpstreamConnection; session: UpstreamSession } {
+  private link(slug: string): { connection: UpstreamConnection; session: UpstreamChannel } {
     const connection = this.upstreams.get(slug);
     if (connection === undefined || this.closed) throw new McpError(ErrorCode.InternalError, `mcp server "${slug}" is not available`);
     let link = this.links.get(slug);
     if (link?.pool !== connection.sessions) {
       // The server was redialled (its declaration changed): the old upstream session went with it.
       if (link !== undefined) void link.session.close();
-      link = { pool: connection.sessions, session: connection.sessions.open(this.peer) };
+      const session =
+        connection.definition.transport === 'stdio'
+          ? new SharedChannel(connection, (notification) => this.peer.notify(notification))
+          : connection.sessions.open(this.peer);
+      link = { pool: connection.sessions, session };
       if (this.level !== null) link.session.keepLevel(this.level);
       this.links.set(slug, link);
     }

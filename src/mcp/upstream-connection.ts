@@ -2,11 +2,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { McpServerDefinition } from './mcp-definitions.ts';
+import { SharedSubscriptions } from './shared-channel.ts';
 import { changedLists, emptyCatalog, listCatalog, type CatalogList, type UpstreamCatalog } from './upstream-catalog.ts';
 import { endSession, gatewayClientInfo, isTransportFailure, notDelivered, pipeStderr } from './upstream-client.ts';
 import { defaultSessionLimits, UpstreamSessionPool, type UpstreamSessionLimits } from './upstream-sessions.ts';
@@ -44,6 +46,8 @@ export class UpstreamConnection {
   capabilities: ServerCapabilities = {};
   /** The upstream sessions of downstream sessions, bounded per server. */
   readonly sessions: UpstreamSessionPool;
+  /** Resource subscriptions made on the shared client (stdio servers), counted per URI. */
+  readonly subscriptions = new SharedSubscriptions();
   private readonly onCatalogChanged: (slug: string, lists: readonly CatalogList[]) => void;
   private readonly logger: Logger;
   private readonly timings: UpstreamTimings;
@@ -138,6 +142,8 @@ export class UpstreamConnection {
       const catalog = await listCatalog(client, this.timings.listTimeoutMs);
       if (this.closed) return void (await endSession(client));
       this.installListChangedHandlers(client);
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => this.subscriptions.updated(notification));
+      await this.subscriptions.restore(client, this.timings.listTimeoutMs);
       this.client = client;
       this.setCatalog(catalog);
       this.capabilities = client.getServerCapabilities() ?? {};

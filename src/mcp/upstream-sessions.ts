@@ -131,12 +131,23 @@ export class UpstreamSessionPool {
   }
 }
 
+/** A downstream session's way to one server: an upstream session of its own, or the shared client (stdio). */
+export interface UpstreamChannel {
+  use<Result>(operation: (client: Client) => Promise<Result>): Promise<Result>;
+  keepLevel(level: LoggingLevel): void;
+  setLevel(level: LoggingLevel): Promise<void>;
+  subscribe(uri: string, meta: Record<string, unknown> | undefined): Promise<void>;
+  unsubscribe(uri: string, meta: Record<string, unknown> | undefined): Promise<void>;
+  rootsChanged(): Promise<void>;
+  close(): Promise<void>;
+}
+
 /**
  * One downstream session's upstream session with one server. Its client declares only the
  * capabilities the downstream client declared, and relays the server's requests and notifications
  * to it. The logging level and resource subscriptions are kept and applied again after a reconnect.
  */
-export class UpstreamSession {
+export class UpstreamSession implements UpstreamChannel {
   lastUsed = Date.now();
   private readonly pool: UpstreamSessionPool;
   private readonly peer: DownstreamPeer;

@@ -182,6 +182,14 @@ mcp:
     for (const secret of ['MASTER_KEY', 'OPENAI_API_KEY', 'FIXTURE_TOKEN', 'PORT']) expect(names).not.toContain(secret);
   });
 
+  it('sessions share the one process of a stdio server (no process per session)', async () => {
+    const first = await connect('local');
+    const second = await connect('local');
+    const pid = textOf(await first.client.callTool({ name: 'pid', arguments: {} }));
+    expect(pid).toMatch(/^\d+$/);
+    expect(textOf(await second.client.callTool({ name: 'pid', arguments: {} }))).toBe(pid);
+  });
+
   it('relays to a server over the legacy SSE transport, with its headers', async () => {
     const { client } = await connect('legacy');
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['echo', 'whoami']);
