@@ -66,7 +66,8 @@ export class SessionUpstreams {
     } catch (error) {
       throw relayedError(slug, error);
     } finally {
-      this.inFlight.splice(this.inFlight.lastIndexOf(requestId), 1);
+      const index = this.inFlight.lastIndexOf(requestId);
+      if (index >= 0) this.inFlight.splice(index, 1);
     }
   }
 
@@ -74,7 +75,7 @@ export class SessionUpstreams {
   async setLevel(level: LoggingLevel, slugs: readonly string[]): Promise<void> {
     this.level = level;
     const logging = slugs.filter((slug) => this.upstreams.get(slug)?.capabilities.logging !== undefined);
-    const results = await Promise.allSettled(logging.map((slug) => this.link(slug).session.setLevel(level)));
+    const results = await Promise.allSettled(logging.map(async (slug) => this.link(slug).session.setLevel(level)));
     const failure = results.find((result) => result.status === 'rejected');
     if (failure !== undefined && results.every((result) => result.status === 'rejected')) {
       throw relayedError(logging[0] ?? '', failure.reason);
