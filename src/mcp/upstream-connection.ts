@@ -55,6 +55,7 @@ export class UpstreamConnection {
   private connecting: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private failures = 0;
+  private checking: Promise<void> | null = null;
   private closed = false;
 
   constructor(
@@ -67,15 +68,12 @@ export class UpstreamConnection {
     this.logger = logger;
     this.timings = timings;
     this.onCatalogChanged = options.onCatalogChanged ?? (() => undefined);
-    this.sessions = new UpstreamSessionPool(
-      () => this.definition,
-      logger,
-      timings,
-      options.limits ?? defaultSessionLimits,
-      () => {
-        void this.refresh();
-      },
-    );
+    // A session's call failed at the transport: re-list at once (one check at a time), so that the
+    // status reports a server that went away and the shared client reconnects.
+    const check = () => {
+      this.checking ??= this.refresh().finally(() => (this.checking = null));
+    };
+    this.sessions = new UpstreamSessionPool(() => this.definition, logger, timings, options.limits ?? defaultSessionLimits, check);
   }
 
   /** Starts connecting; the promise settles when this first attempt has connected or failed (never rejects). */
