@@ -31,8 +31,11 @@ export interface UpstreamSessionLimits {
 
 export const defaultSessionLimits: UpstreamSessionLimits = { maxSessions: 100, idleMs: 300_000 };
 
-/** The JSON-RPC error code of a request refused because its server has no upstream session left. */
-export const upstreamSessionsExhausted = -32001;
+/**
+ * The JSON-RPC error code of a request refused because its server has no upstream session left (in
+ * the implementation-defined range, clear of the SDK's -32000 connection closed and -32001 timeout).
+ */
+export const upstreamSessionsExhausted = -32029;
 
 /** What an upstream session needs of the downstream session it serves. */
 export interface DownstreamPeer {

@@ -274,7 +274,7 @@ describe('MCP upstream session bounds', () => {
     await waitUntil(() => fixture.sessionCount() === 2);
     const refused = await rejectionOf(second.callTool({ name: 'echo', arguments: { text: 'x' } }));
     expect(refused).toBeInstanceOf(McpError);
-    expect((refused as McpError).code).toBe(-32001);
+    expect((refused as McpError).code).toBe(-32029);
     expect((refused as McpError).message).toContain(
       'mcp server "slow" has all its 1 upstream sessions in use (mcp.max_upstream_sessions_per_server): try again later',
     );
