@@ -91,6 +91,8 @@ const scalarVariables: ReadonlyArray<readonly [variable: string, path: readonly 
   ['MCP_ALLOWED_ORIGINS', ['mcp', 'allowed_origins']],
   ['MCP_ALLOWED_HOSTS', ['mcp', 'allowed_hosts']],
   ['MCP_EVENT_STORE', ['mcp', 'event_store']],
+  ['MCP_MAX_UPSTREAM_SESSIONS_PER_SERVER', ['mcp', 'max_upstream_sessions_per_server']],
+  ['MCP_UPSTREAM_SESSION_IDLE_SECONDS', ['mcp', 'upstream_session_idle_seconds']],
   ['RESPONSES_RETENTION_DAYS', ['responses', 'retention_days']],
 ];
 

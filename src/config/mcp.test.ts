@@ -41,7 +41,19 @@ mcp:
 describe('MCP settings', () => {
   it('defaults to enabled, discovery off, nothing declared', () => {
     const transport = { allowedOrigins: [], allowedHosts: [], eventStore: 'memory', redisUrl: null };
-    expect(load().settings.mcp).toEqual({ enabled: true, toolDiscovery: 'off', ...transport, servers: [], virtualServers: [] });
+    const upstreamSessions = { maxPerServer: 100, idleSeconds: 300 };
+    expect(load().settings.mcp).toEqual({
+      enabled: true,
+      toolDiscovery: 'off',
+      ...transport,
+      servers: [],
+      virtualServers: [],
+      upstreamSessions,
+    });
+    expect(
+      load({ MCP_MAX_UPSTREAM_SESSIONS_PER_SERVER: '4', MCP_UPSTREAM_SESSION_IDLE_SECONDS: '60' }).settings.mcp.upstreamSessions,
+    ).toEqual({ maxPerServer: 4, idleSeconds: 60 });
+    expect(() => load({ MCP_MAX_UPSTREAM_SESSIONS_PER_SERVER: '0' })).toThrow('MCP_MAX_UPSTREAM_SESSIONS_PER_SERVER');
     expect(load({ MCP_ALLOWED_ORIGINS: 'https://App.example.com/, *' }).settings.mcp.allowedOrigins).toEqual([
       'https://app.example.com',
       '*',
@@ -53,6 +65,7 @@ describe('MCP settings', () => {
       ...transport,
       servers: [],
       virtualServers: [],
+      upstreamSessions: { maxPerServer: 100, idleSeconds: 300 },
     });
   });
 

@@ -36,6 +36,12 @@ export interface McpSettings {
   readonly servers: readonly McpServerDefinition[];
   /** `mcp.virtual_servers` merged with `MCP_VIRTUAL_SERVERS` (the variable wins per name), by name. */
   readonly virtualServers: readonly McpVirtualServerDefinition[];
+  /**
+   * `MCP_MAX_UPSTREAM_SESSIONS_PER_SERVER` / `mcp.max_upstream_sessions_per_server` (default 100) and
+   * `MCP_UPSTREAM_SESSION_IDLE_SECONDS` / `mcp.upstream_session_idle_seconds` (default 300): the
+   * upstream sessions opened for downstream sessions (ADR 0033).
+   */
+  readonly upstreamSessions: { readonly maxPerServer: number; readonly idleSeconds: number };
 }
 
 export interface McpDocument {
@@ -46,6 +52,8 @@ export interface McpDocument {
   readonly tool_discovery?: unknown;
   readonly servers?: unknown;
   readonly virtual_servers?: unknown;
+  readonly max_upstream_sessions_per_server: number;
+  readonly upstream_session_idle_seconds: number;
 }
 
 /**
@@ -69,8 +77,9 @@ export function buildMcpSettings(
   if (eventStore === 'redis' && redisUrl === null) {
     throw new ConfigError(origins.get('mcp.event_store') ?? 'mcp.event_store', 'the redis event store needs REDIS_URL (redis.url)');
   }
+  const upstreamSessions = { maxPerServer: document.max_upstream_sessions_per_server, idleSeconds: document.upstream_session_idle_seconds };
   const transport = { allowedOrigins, allowedHosts, eventStore, redisUrl: eventStore === 'redis' ? redisUrl : null };
-  if (!document.enabled) return { enabled: false, toolDiscovery, ...transport, servers: [], virtualServers: [] };
+  if (!document.enabled) return { enabled: false, toolDiscovery, ...transport, servers: [], virtualServers: [], upstreamSessions };
   const parseServer: Parse<McpServerDefinition> = (value, slug, key) => parseMcpServerFields(value, slug, key, { allowStdio: true });
   const servers = mergeDeclarations(
     declarationsOf(document.servers, 'mcp.servers', 'server slug', parseServer),
@@ -83,7 +92,7 @@ export function buildMcpSettings(
     (server) => server.name,
   );
   checkVirtualMembers(servers, virtualServers, warnings);
-  return { enabled: true, toolDiscovery, ...transport, servers, virtualServers };
+  return { enabled: true, toolDiscovery, ...transport, servers, virtualServers, upstreamSessions };
 }
 
 type Parse<Definition> = (value: unknown, name: string, key: string) => Definition;

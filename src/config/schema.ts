@@ -209,6 +209,9 @@ export const configSchema = z.object({
       event_store: z.enum(['memory', 'redis'], { error: 'expected memory or redis' }).optional(),
       servers: z.unknown().optional(),
       virtual_servers: z.unknown().optional(),
+      /** Upstream sessions of downstream sessions (ADR 0033): at most this many per server, closed after this long idle. */
+      max_upstream_sessions_per_server: integer(1, 100_000, 100),
+      upstream_session_idle_seconds: integer(1, 86_400, 300),
     })
     .prefault({}),
   /** JWT bearer tokens from trusted issuers (config/auth.ts). */

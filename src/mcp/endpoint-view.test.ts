@@ -12,15 +12,15 @@ const member = (slug: string, tools: string[], extra: Partial<MemberCatalog['cat
 
 describe('buildEndpointView', () => {
   it('keeps original names on a pinned endpoint, without aliases', () => {
-    const view = buildEndpointView([member('alpha', ['add', 'echo'])], false);
+    const view = buildEndpointView([member('alpha', ['add', 'echo'])], 'own');
     expect(view.tools.map((exposed) => exposed.name)).toEqual(['add', 'echo']);
-    expect(view.bareAliases.size).toBe(0);
+    expect(view.aliases.size).toBe(0);
   });
 
   it('namespaces tools and prompts; the first member keeps a colliding name', () => {
     const view = buildEndpointView(
       [member('a_b', ['c'], { prompts: [{ name: 'hello' }] }), member('a', ['b_c', 'x']), member('beta', ['x', 'a_b_c'])],
-      true,
+      'prefixed',
     );
     expect(view.tools.map((exposed) => `${exposed.name}<-${exposed.slug}`)).toEqual([
       'a_b_c<-a_b',
@@ -34,13 +34,13 @@ describe('buildEndpointView', () => {
   });
 
   it('accepts a bare name owned by one member unless an exposed name equals it; several owners are ambiguous', () => {
-    const view = buildEndpointView([member('alpha', ['add', 'echo', 'beta_ping']), member('beta', ['echo', 'ping'])], true);
-    expect(view.bareAliases.get('add')?.name).toBe('alpha_add');
-    expect(view.bareAliases.has('ping')).toBe(true);
-    expect(view.bareAliases.has('echo')).toBe(false);
+    const view = buildEndpointView([member('alpha', ['add', 'echo', 'beta_ping']), member('beta', ['echo', 'ping'])], 'prefixed');
+    expect(view.aliases.get('add')?.name).toBe('alpha_add');
+    expect(view.aliases.has('ping')).toBe(true);
+    expect(view.aliases.has('echo')).toBe(false);
     expect(view.ambiguous.get('echo')).toEqual(['alpha_echo', 'beta_echo']);
     // `alpha_beta_ping` owns the bare name `beta_ping`, but `beta_ping` is an exposed name already.
-    expect(view.bareAliases.get('beta_ping')).toBeUndefined();
+    expect(view.aliases.get('beta_ping')).toBeUndefined();
     expect(view.toolsByName.get('beta_ping')?.slug).toBe('beta');
   });
 
@@ -50,11 +50,38 @@ describe('buildEndpointView', () => {
         member('docs', [], { resources: [{ uri: 'docs://readme', name: 'readme' }] }),
         member('files', [], { templates: [{ uriTemplate: 'file:///{path}', name: 'file' }] }),
       ],
-      true,
+      'prefixed',
     );
     expect(resourceOwner(view, 'docs://readme', ['docs', 'files'])).toBe('docs');
     expect(resourceOwner(view, 'file:///etc/hosts', ['docs', 'files'])).toBe('files');
     expect(resourceOwner(view, 'other://x', ['docs', 'files'])).toBeUndefined();
-    expect(resourceOwner(buildEndpointView([member('solo', [])], false), 'other://x', ['solo'])).toBe('solo');
+    expect(resourceOwner(buildEndpointView([member('solo', [])], 'own'), 'other://x', ['solo'])).toBe('solo');
+  });
+});
+
+describe('buildEndpointView of a virtual server (bare names)', () => {
+  it('lists a name one member has bare, prefixes only names several members share, and accepts the prefixed names', () => {
+    const view = buildEndpointView(
+      [
+        member('alpha', ['add', 'echo'], { prompts: [{ name: 'greeting' }, { name: 'intro' }] }),
+        member('beta', ['echo', 'ping'], { prompts: [{ name: 'greeting' }] }),
+      ],
+      'bare',
+    );
+    expect(view.tools.map((exposed) => `${exposed.name}<-${exposed.slug}`)).toEqual([
+      'add<-alpha',
+      'alpha_echo<-alpha',
+      'beta_echo<-beta',
+      'ping<-beta',
+    ]);
+    expect(view.aliases.get('alpha_add')?.name).toBe('add');
+    expect(view.aliases.get('beta_ping')?.name).toBe('ping');
+    expect(view.ambiguous.get('echo')).toEqual(['alpha_echo', 'beta_echo']);
+    expect(view.prompts.map((exposed) => [exposed.name, exposed.originalName])).toEqual([
+      ['alpha_greeting', 'greeting'],
+      ['intro', 'intro'],
+      ['beta_greeting', 'greeting'],
+    ]);
+    expect(view.promptAliases.get('alpha_intro')?.name).toBe('intro');
   });
 });

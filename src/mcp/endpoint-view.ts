@@ -31,30 +31,43 @@ export interface EndpointView {
   /** By exposed name. */
   readonly toolsByName: ReadonlyMap<string, ExposedTool>;
   readonly promptsByName: ReadonlyMap<string, ExposedPrompt>;
-  /** Bare upstream names owned by exactly one member that no exposed name shadows (namespaced views). */
-  readonly bareAliases: ReadonlyMap<string, ExposedTool>;
+  /**
+   * Other names a call is accepted under, when no exposed name equals them: a bare name owned by
+   * exactly one member (prefixed views), or `<slug>_<name>` of a tool listed bare (bare views).
+   */
+  readonly aliases: ReadonlyMap<string, ExposedTool>;
+  readonly promptAliases: ReadonlyMap<string, ExposedPrompt>;
   /** Bare upstream names owned by several members: calling one of them is an error that lists the choices. */
   readonly ambiguous: ReadonlyMap<string, readonly string[]>;
 }
 
 /**
- * Builds the view of an endpoint. A pinned server keeps its names; a virtual (or aggregate)
- * endpoint namespaces tools and prompts as `<slug>_<name>`. On a name collision the first member in
- * order keeps the name. Resources and templates are never renamed: URIs are global.
+ * How an endpoint names its members' tools and prompts: `own` (a pinned server), `prefixed`
+ * (`<slug>_<name>`, the `/mcp` aggregate), or `bare` (a virtual server: the upstream name when one
+ * member has it, `<slug>_<name>` only for names several members share; ADR 0033).
  */
-export function buildEndpointView(members: readonly MemberCatalog[], namespaced: boolean): EndpointView {
+export type EndpointNaming = 'own' | 'prefixed' | 'bare';
+
+/**
+ * Builds the view of an endpoint. On a name collision the first member in order keeps the name.
+ * Resources and templates are never renamed: URIs are global.
+ */
+export function buildEndpointView(members: readonly MemberCatalog[], naming: EndpointNaming): EndpointView {
   const toolsByName = new Map<string, ExposedTool>();
   const promptsByName = new Map<string, ExposedPrompt>();
   const resourcesByUri = new Map<string, { slug: string; resource: Resource }>();
   const templatesByUri = new Map<string, { slug: string; template: ResourceTemplate }>();
-  const exposedName = (slug: string, name: string) => (namespaced ? `${slug}_${name}` : name);
+  const toolOwners = ownerCounts(members.map(({ catalog }) => catalog.tools));
+  const promptOwners = ownerCounts(members.map(({ catalog }) => catalog.prompts));
+  const exposedName = (slug: string, name: string, owners: ReadonlyMap<string, number>) =>
+    naming === 'own' || (naming === 'bare' && owners.get(name) === 1) ? name : `${slug}_${name}`;
   for (const { slug, catalog } of members) {
     for (const tool of catalog.tools) {
-      const name = exposedName(slug, tool.name);
+      const name = exposedName(slug, tool.name, toolOwners);
       if (!toolsByName.has(name)) toolsByName.set(name, { name, slug, tool });
     }
     for (const prompt of catalog.prompts) {
-      const name = exposedName(slug, prompt.name);
+      const name = exposedName(slug, prompt.name, promptOwners);
       if (!promptsByName.has(name)) promptsByName.set(name, { name, slug, originalName: prompt.name, prompt: { ...prompt, name } });
     }
     for (const resource of catalog.resources) if (!resourcesByUri.has(resource.uri)) resourcesByUri.set(resource.uri, { slug, resource });
@@ -62,7 +75,9 @@ export function buildEndpointView(members: readonly MemberCatalog[], namespaced:
       if (!templatesByUri.has(template.uriTemplate)) templatesByUri.set(template.uriTemplate, { slug, template });
     }
   }
-  const { aliases, ambiguous } = namespaced ? bareNames(toolsByName) : { aliases: new Map(), ambiguous: new Map() };
+  const tools = naming === 'own' ? { aliases: new Map(), ambiguous: new Map() } : otherNames(toolsByName, (tool) => tool.tool.name);
+  const prompts =
+    naming === 'own' ? { aliases: new Map(), ambiguous: new Map() } : otherNames(promptsByName, (prompt) => prompt.originalName);
   return {
     tools: [...toolsByName.values()],
     prompts: [...promptsByName.values()],
@@ -70,27 +85,43 @@ export function buildEndpointView(members: readonly MemberCatalog[], namespaced:
     templates: [...templatesByUri.values()],
     toolsByName,
     promptsByName,
-    bareAliases: aliases,
-    ambiguous,
+    aliases: tools.aliases,
+    promptAliases: prompts.aliases,
+    ambiguous: tools.ambiguous,
   };
 }
 
-function bareNames(toolsByName: ReadonlyMap<string, ExposedTool>): {
-  aliases: Map<string, ExposedTool>;
-  ambiguous: Map<string, string[]>;
-} {
-  const owners = new Map<string, ExposedTool[]>();
-  for (const exposed of toolsByName.values()) owners.set(exposed.tool.name, [...(owners.get(exposed.tool.name) ?? []), exposed]);
-  const aliases = new Map<string, ExposedTool>();
+function ownerCounts(lists: ReadonlyArray<ReadonlyArray<{ readonly name: string }>>): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const list of lists) for (const name of new Set(list.map((item) => item.name))) counts.set(name, (counts.get(name) ?? 0) + 1);
+  return counts;
+}
+
+/**
+ * The names a call is also accepted under: the prefixed name of an item listed bare, and the bare
+ * name of an item only one member has; a bare name several members have is ambiguous.
+ */
+function otherNames<Item extends { readonly name: string; readonly slug: string }>(
+  byName: ReadonlyMap<string, Item>,
+  originalOf: (item: Item) => string,
+): { aliases: Map<string, Item>; ambiguous: Map<string, string[]> } {
+  const owners = new Map<string, Item[]>();
+  const aliases = new Map<string, Item>();
+  for (const item of byName.values()) {
+    const original = originalOf(item);
+    owners.set(original, [...(owners.get(original) ?? []), item]);
+    const prefixed = `${item.slug}_${original}`;
+    if (item.name !== prefixed && !byName.has(prefixed)) aliases.set(prefixed, item);
+  }
   const ambiguous = new Map<string, string[]>();
-  for (const [bare, tools] of owners) {
-    if (toolsByName.has(bare)) continue;
-    const only = tools[0];
-    if (tools.length === 1 && only !== undefined) aliases.set(bare, only);
+  for (const [bare, items] of owners) {
+    if (byName.has(bare)) continue;
+    const only = items[0];
+    if (items.length === 1 && only !== undefined) aliases.set(bare, only);
     else
       ambiguous.set(
         bare,
-        tools.map((tool) => tool.name),
+        items.map((item) => item.name),
       );
   }
   return { aliases, ambiguous };

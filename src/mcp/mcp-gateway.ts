@@ -52,7 +52,11 @@ export class McpGateway {
       defaultToolDiscovery: options.settings.toolDiscovery,
       logger: options.logger,
     });
-    this.upstreams = new UpstreamManager(options.logger, options.timings ?? defaultUpstreamTimings);
+    const { maxPerServer, idleSeconds } = options.settings.upstreamSessions;
+    this.upstreams = new UpstreamManager(options.logger, options.timings ?? defaultUpstreamTimings, {
+      maxSessions: maxPerServer,
+      idleMs: idleSeconds * 1000,
+    });
     this.sessions = new McpSessions(options.logger);
   }
 

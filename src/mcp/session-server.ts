@@ -1,26 +1,23 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
-  ReadResourceRequestSchema,
   type CallToolResult,
+  type RequestId,
+  type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import { callToolName, discoveryTools, readCallTool, runSearchTools, searchToolName, toolError } from './discovery-tools.ts';
-import { buildEndpointView, resourceOwner, type EndpointView } from './endpoint-view.ts';
+import { buildEndpointView, type EndpointNaming, type EndpointView } from './endpoint-view.ts';
 import type { ToolDiscoveryMode } from './mcp-definitions.ts';
 import { plainErrorMessage } from './plain-error-messages.ts';
 import type { McpEndpoint } from './mcp-registry.ts';
 import { filterTools } from './mcp-server-fields.ts';
-import type { UpstreamConnection } from './upstream-connection.ts';
+import { progressRelay, registerSessionHandlers, type RelayExtra } from './session-handlers.ts';
+import { SessionUpstreams } from './session-upstreams.ts';
 import type { UpstreamManager } from './upstream-manager.ts';
-import { describeUpstreamError } from './upstream-transport.ts';
 
 export interface SessionServerContext {
   /** The endpoint as it is now (membership edits reach open sessions), or null when it is no longer served. */
@@ -34,37 +31,52 @@ export interface SessionServerContext {
 
 /**
  * The low-level SDK Server of one downstream session (ADR 0010). Every list is computed from the
- * members' current catalogs; every call is relayed to the owning upstream under its own name.
- * Tools, prompts and resources are always advertised, without `listChanged`.
+ * members' current catalogs; every call is relayed to the owning upstream under its own name, through
+ * this session's own upstream session with that server (ADR 0033), so that what the server sends back
+ * during the call reaches this session's client.
  */
 export function createSessionServer(context: SessionServerContext): Server {
   const view = (): Snapshot => snapshot(context);
+  const initial = view();
+  const capabilities = capabilitiesOf(initial, context);
   const server = new Server(
     { name: 'model-gateway', title: 'Model Gateway MCP', version: '0.1.0' },
-    { capabilities: { tools: {}, prompts: {}, resources: {} }, instructions: instructionsOf(view(), context) },
+    { capabilities, instructions: instructionsOf(initial, context) },
   );
+  const upstreams = new SessionUpstreams(server, context.upstreams);
   const search = context.toolDiscovery === 'search';
   server.setRequestHandler(ListToolsRequestSchema, () => {
     const { view: current } = view();
     return { tools: search ? discoveryTools(current) : current.tools.map((exposed) => ({ ...exposed.tool, name: exposed.name })) };
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const { name, arguments: args } = request.params;
+    const { name, arguments: args, _meta: meta } = request.params;
+    const call = { upstreams, requestId: extra.requestId, extra, meta };
     if (search && name === searchToolName) return runSearchTools(view().view, args);
     if (search && name === callToolName) {
       const target = readCallTool(args);
       if (typeof target === 'string') return toolError(target);
-      return callTool(context, view(), target.name, target.arguments, extra.signal).catch((error: unknown) =>
-        toolError(plainMessage(error)),
-      );
+      return callTool(context, view(), target.name, target.arguments, call).catch((error: unknown) => toolError(plainMessage(error)));
     }
-    return callTool(context, view(), name, args ?? {}, extra.signal);
+    return callTool(context, view(), name, args ?? {}, call);
   });
-  registerPromptAndResourceHandlers(server, context, view);
+  registerSessionHandlers(server, upstreams, view, capabilities);
+  const stopListening = context.upstreams.onCatalogChanged((slug, lists) => {
+    const endpoint = context.endpoint();
+    if (endpoint === null || !context.visible(slug)) return;
+    if (endpoint.kind === 'server' ? endpoint.name !== slug : !endpoint.members.includes(slug)) return;
+    if (lists.includes('tools')) void server.sendToolListChanged().catch(() => undefined);
+    if (lists.includes('prompts')) void server.sendPromptListChanged().catch(() => undefined);
+    if (lists.includes('resources')) void server.sendResourceListChanged().catch(() => undefined);
+  });
+  server.onclose = () => {
+    stopListening();
+    void upstreams.close();
+  };
   return server;
 }
 
-interface Snapshot {
+export interface Snapshot {
   readonly endpoint: McpEndpoint;
   readonly members: readonly string[];
   readonly view: EndpointView;
@@ -79,28 +91,38 @@ interface Snapshot {
 function snapshot(context: SessionServerContext): Snapshot {
   const endpoint = context.endpoint();
   if (endpoint === null) throw new McpError(ErrorCode.InvalidRequest, 'this MCP endpoint is no longer served');
-  const namespaced = endpoint.kind !== 'server';
+  const naming: EndpointNaming = endpoint.kind === 'server' ? 'own' : endpoint.kind === 'virtual' ? 'bare' : 'prefixed';
   const slugs = (endpoint.kind === 'server' ? [endpoint.name] : endpoint.members).filter((slug) => context.visible(slug));
   const excluded = new Set<string>();
   const members = slugs.flatMap((slug) => {
     const connection = context.upstreams.get(slug);
     if (connection === undefined) return [];
     const { exposed, excluded: hidden } = filterTools(connection.definition, connection.catalog.tools);
-    for (const tool of hidden) excluded.add(namespaced ? `${slug}_${tool.name}` : tool.name).add(tool.name);
+    for (const tool of hidden) excluded.add(naming === 'own' ? tool.name : `${slug}_${tool.name}`).add(tool.name);
     return [{ slug, catalog: { ...connection.catalog, tools: exposed } }];
   });
-  return { endpoint, members: members.map((member) => member.slug), view: buildEndpointView(members, namespaced), excluded };
+  return { endpoint, members: members.map((member) => member.slug), view: buildEndpointView(members, naming), excluded };
 }
 
-/** Relays a call to the owning upstream under its own name, bounded by that server's `tool_timeout_seconds`. */
+interface ToolCall {
+  readonly upstreams: SessionUpstreams;
+  readonly requestId: RequestId;
+  readonly extra: RelayExtra;
+  readonly meta: Record<string, unknown> | undefined;
+}
+
+/**
+ * Relays a call to the owning upstream under its own name, with the request's `_meta`, bounded by
+ * that server's `tool_timeout_seconds` (which each progress notification starts again).
+ */
 async function callTool(
   context: SessionServerContext,
   { view, excluded }: Snapshot,
   name: string,
   args: Record<string, unknown>,
-  signal: AbortSignal,
+  call: ToolCall,
 ): Promise<CallToolResult> {
-  const exposed = view.toolsByName.get(name) ?? view.bareAliases.get(name);
+  const exposed = view.toolsByName.get(name) ?? view.aliases.get(name);
   if (exposed === undefined) {
     const choices = view.ambiguous.get(name);
     if (choices !== undefined) {
@@ -112,47 +134,33 @@ async function callTool(
       `unknown tool "${name}"${context.toolDiscovery === 'search' ? '; use search_tools to find tool names' : ''}`,
     );
   }
-  const result = await relay(context, exposed.slug, (client, connection) => {
-    const timeout = connection.definition.toolTimeoutSeconds * 1000;
-    return client.callTool({ name: exposed.tool.name, arguments: args }, undefined, { signal, timeout });
+  const params = { name: exposed.tool.name, arguments: args, ...(call.meta === undefined ? {} : { _meta: call.meta }) };
+  const result = await call.upstreams.use(exposed.slug, call.requestId, (client, connection) => {
+    const options: RequestOptions = {
+      signal: call.extra.signal,
+      timeout: connection.definition.toolTimeoutSeconds * 1000,
+      ...progressRelay(call.meta, call.extra),
+    };
+    return client.callTool(params, undefined, options);
   });
   return result as CallToolResult;
 }
 
-function registerPromptAndResourceHandlers(server: Server, context: SessionServerContext, view: () => Snapshot): void {
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: view().view.prompts.map((exposed) => exposed.prompt) }));
-  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
-    const exposed = view().view.promptsByName.get(request.params.name);
-    if (exposed === undefined) throw new McpError(ErrorCode.InvalidParams, `unknown prompt "${request.params.name}"`);
-    const params = { ...request.params, name: exposed.originalName };
-    return relay(context, exposed.slug, (client) => client.getPrompt(params, { signal: extra.signal }));
-  });
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: view().view.resources.map((entry) => entry.resource) }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
-    resourceTemplates: view().view.templates.map((entry) => entry.template),
-  }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
-    const current = view();
-    const slug = resourceOwner(current.view, request.params.uri, current.members);
-    if (slug === undefined) throw new McpError(ErrorCode.InvalidParams, `unknown resource "${request.params.uri}"`);
-    return relay(context, slug, (client) => client.readResource(request.params, { signal: extra.signal }));
-  });
-}
-
-/** Runs an operation on a member's upstream; its failures (not its answers) become `mcp server "X": ...`. */
-async function relay<Result>(
-  context: SessionServerContext,
-  slug: string,
-  operation: (client: Client, connection: UpstreamConnection) => Promise<Result>,
-): Promise<Result> {
-  const connection = context.upstreams.get(slug);
-  if (connection === undefined) throw new McpError(ErrorCode.InternalError, `mcp server "${slug}" is not available`);
-  try {
-    return await connection.use((client) => operation(client, connection));
-  } catch (error) {
-    if (error instanceof McpError) throw error;
-    throw new McpError(ErrorCode.InternalError, `mcp server "${slug}": ${describeUpstreamError(error)}`);
-  }
+/**
+ * What the session advertises: tools, prompts and resources with `listChanged` (changes of any member
+ * are announced), and `resources.subscribe`, `logging` and `completions` when a member it can see
+ * advertised them (members not connected yet count once they are, in later sessions).
+ */
+function capabilitiesOf({ members }: Snapshot, context: SessionServerContext): ServerCapabilities {
+  const upstream = members.map((slug) => context.upstreams.get(slug)?.capabilities ?? {});
+  const subscribe = upstream.some((capabilities) => capabilities.resources?.subscribe === true);
+  return {
+    tools: { listChanged: true },
+    prompts: { listChanged: true },
+    resources: { listChanged: true, ...(subscribe ? { subscribe: true } : {}) },
+    ...(upstream.some((capabilities) => capabilities.logging !== undefined) ? { logging: {} } : {}),
+    ...(upstream.some((capabilities) => capabilities.completions !== undefined) ? { completions: {} } : {}),
+  };
 }
 
 /** An error's message without the SDK's `MCP error <code>: ` prefixes (call_tool reports it as a tool error). */
@@ -175,9 +183,11 @@ function instructionsOf({ endpoint, members }: Snapshot, context: SessionServerC
   if (endpoint.kind === 'server') return upstream[0]?.text ?? '';
   const head =
     endpoint.kind === 'virtual'
-      ? `Model Gateway MCP virtual server "${endpoint.name}" aggregating ${members.length} server(s): ${members.join(', ')}.`
-      : `Model Gateway MCP gateway aggregating ${members.length} server(s): ${members.join(', ')}.`;
-  const parts = [`${head} Tools and prompts are namespaced as {server}_{name}.`];
+      ? `Model Gateway MCP virtual server "${endpoint.name}" aggregating ${members.length} server(s): ${members.join(', ')}. ` +
+        'Tools and prompts keep their own names; a name several servers share is namespaced as {server}_{name}.'
+      : `Model Gateway MCP gateway aggregating ${members.length} server(s): ${members.join(', ')}. ` +
+        'Tools and prompts are namespaced as {server}_{name}.';
+  const parts = [head];
   if (members.length === 0) parts.push('None of its member servers is available.');
   if (context.toolDiscovery === 'search')
     parts.push('Tools are not listed directly: find them with search_tools and run them with call_tool.');

@@ -92,3 +92,15 @@ function byKey<Item>(key: (item: Item) => string): (left: Item, right: Item) => 
     return a < b ? -1 : a > b ? 1 : 0;
   };
 }
+
+export type CatalogList = 'tools' | 'prompts' | 'resources';
+
+/** The lists that differ between two listings (resource templates count as resources). */
+export function changedLists(before: UpstreamCatalog, after: UpstreamCatalog): CatalogList[] {
+  const same = (left: unknown, right: unknown) => JSON.stringify(left) === JSON.stringify(right);
+  const lists: CatalogList[] = [];
+  if (!same(before.tools, after.tools)) lists.push('tools');
+  if (!same(before.prompts, after.prompts)) lists.push('prompts');
+  if (!same(before.resources, after.resources) || !same(before.templates, after.templates)) lists.push('resources');
+  return lists;
+}

@@ -1,17 +1,17 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  ErrorCode,
-  McpError,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
+  type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { McpServerDefinition } from './mcp-definitions.ts';
-import { emptyCatalog, listCatalog, type UpstreamCatalog } from './upstream-catalog.ts';
+import { SharedSubscriptions } from './shared-channel.ts';
+import { changedLists, emptyCatalog, listCatalog, type CatalogList, type UpstreamCatalog } from './upstream-catalog.ts';
+import { endSession, gatewayClientInfo, isTransportFailure, notDelivered, pipeStderr } from './upstream-client.ts';
+import { defaultSessionLimits, UpstreamSessionPool, type UpstreamSessionLimits } from './upstream-sessions.ts';
 import { createUpstreamTransport, describeUpstreamError } from './upstream-transport.ts';
 import { defaultUpstreamTimings, type UpstreamTimings } from './upstream-timings.ts';
 
@@ -20,11 +20,17 @@ export { defaultUpstreamTimings, type UpstreamTimings };
 export type UpstreamStatus = 'connecting' | 'connected' | 'error';
 
 const listChangedDebounceMs = 100;
-/** How long a closing connection waits for the upstream to acknowledge the end of its session. */
-const terminateTimeoutMs = 2_000;
+
+export interface UpstreamConnectionOptions {
+  /** Bounds of the per-session upstream clients (ADR 0033). */
+  limits?: UpstreamSessionLimits;
+  /** Called when a re-listing finds a list changed (tools, prompts, resources). */
+  onCatalogChanged?: (slug: string, lists: readonly CatalogList[]) => void;
+}
 
 /**
- * One upstream MCP server behind one shared SDK Client. It connects in the background, keeps its
+ * One upstream MCP server behind one shared SDK Client, which lists its catalog (ADR 0010); calls of
+ * downstream sessions go through their own upstream sessions from `sessions` (ADR 0033). It connects in the background, keeps its
  * status and last catalog (a failed listing keeps the previous one and reports the error), re-lists
  * on a timer and on `list_changed`, and reconnects with exponential backoff. A call that fails at the
  * transport (the upstream restarted and forgot our session, the socket dropped) reconnects and is
@@ -36,18 +42,38 @@ export class UpstreamConnection {
   lastError: string | null = null;
   connectedAt: number | null = null;
   catalog: UpstreamCatalog = emptyCatalog;
+  /** What the server advertised at its last initialize (empty until connected). */
+  capabilities: ServerCapabilities = {};
+  /** The upstream sessions of downstream sessions, bounded per server. */
+  readonly sessions: UpstreamSessionPool;
+  /** Resource subscriptions made on the shared client (stdio servers), counted per URI. */
+  readonly subscriptions = new SharedSubscriptions();
+  private readonly onCatalogChanged: (slug: string, lists: readonly CatalogList[]) => void;
   private readonly logger: Logger;
   private readonly timings: UpstreamTimings;
   private client: Client | null = null;
   private connecting: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private failures = 0;
+  private checking: Promise<void> | null = null;
   private closed = false;
 
-  constructor(definition: McpServerDefinition, logger: Logger, timings: UpstreamTimings = defaultUpstreamTimings) {
+  constructor(
+    definition: McpServerDefinition,
+    logger: Logger,
+    timings: UpstreamTimings = defaultUpstreamTimings,
+    options: UpstreamConnectionOptions = {},
+  ) {
     this.definition = definition;
     this.logger = logger;
     this.timings = timings;
+    this.onCatalogChanged = options.onCatalogChanged ?? (() => undefined);
+    // A session's call failed at the transport: re-list at once (one check at a time), so that the
+    // status reports a server that went away and the shared client reconnects.
+    const check = () => {
+      this.checking ??= this.refresh().finally(() => (this.checking = null));
+    };
+    this.sessions = new UpstreamSessionPool(() => this.definition, logger, timings, options.limits ?? defaultSessionLimits, check);
   }
 
   /** Starts connecting; the promise settles when this first attempt has connected or failed (never rejects). */
@@ -81,7 +107,7 @@ export class UpstreamConnection {
     this.clearTimer();
     const client = this.client;
     this.client = null;
-    if (client !== null) await endSession(client);
+    await Promise.all([this.sessions.close(), client === null ? undefined : endSession(client)]);
   }
 
   private async connectedClient(): Promise<Client> {
@@ -101,7 +127,7 @@ export class UpstreamConnection {
     if (this.closed || this.client !== null) return;
     this.clearTimer();
     if (this.status !== 'error') this.status = 'connecting';
-    const client = new Client({ name: 'model-gateway', version: '0.1.0' }, { capabilities: {} });
+    const client = new Client(gatewayClientInfo, { capabilities: {} });
     client.onclose = () => {
       if (this.client === client) this.lost(client, 'the connection closed');
     };
@@ -109,13 +135,16 @@ export class UpstreamConnection {
       this.logger.debug({ mcp_server: this.definition.slug, reason: describeUpstreamError(error) }, 'mcp upstream error');
     try {
       const transport = createUpstreamTransport(this.definition);
-      this.pipeStderr(transport);
+      pipeStderr(transport, this.logger, this.definition.slug);
       await client.connect(transport, { timeout: this.timings.connectTimeoutMs });
       const catalog = await listCatalog(client, this.timings.listTimeoutMs);
       if (this.closed) return void (await endSession(client));
       this.installListChangedHandlers(client);
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => this.subscriptions.updated(notification));
+      await this.subscriptions.restore(client, this.timings.listTimeoutMs);
       this.client = client;
-      this.catalog = catalog;
+      this.setCatalog(catalog);
+      this.capabilities = client.getServerCapabilities() ?? {};
       this.status = 'connected';
       this.lastError = null;
       this.connectedAt = Date.now();
@@ -133,13 +162,21 @@ export class UpstreamConnection {
     const client = this.client;
     if (client === null || this.closed) return;
     try {
-      this.catalog = await listCatalog(client, this.timings.listTimeoutMs);
+      this.setCatalog(await listCatalog(client, this.timings.listTimeoutMs));
       this.schedule(this.timings.refreshIntervalMs, () => this.refresh());
     } catch (error) {
       if (this.client !== client) return;
       this.dropClient(client);
       this.failed(error, 'mcp server listing failed');
     }
+  }
+
+  /** Keeps a new listing and tells the open sessions which lists changed (the first listing announces nothing). */
+  private setCatalog(catalog: UpstreamCatalog): void {
+    const previous = this.catalog;
+    this.catalog = catalog;
+    const lists = previous === emptyCatalog ? [] : changedLists(previous, catalog);
+    if (lists.length > 0) this.onCatalogChanged(this.definition.slug, lists);
   }
 
   private lost(client: Client, reason: string): void {
@@ -177,17 +214,6 @@ export class UpstreamConnection {
     client.setNotificationHandler(ResourceListChangedNotificationSchema, relist);
   }
 
-  private pipeStderr(transport: Transport): void {
-    const stderr = 'stderr' in transport ? (transport.stderr as Readable | null) : null;
-    if (stderr === null) return;
-    stderr.setEncoding('utf8');
-    stderr.on('data', (chunk: string) => {
-      for (const line of chunk.split('\n')) {
-        if (line.trim() !== '') this.logger.info({ mcp_server: this.definition.slug, stderr: line.slice(0, 1000) }, 'mcp server stderr');
-      }
-    });
-  }
-
   private schedule(delayMs: number, action: () => Promise<void>): void {
     this.clearTimer();
     if (this.closed) return;
@@ -199,33 +225,4 @@ export class UpstreamConnection {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
   }
-}
-
-/**
- * Closes a client for good. A Streamable HTTP upstream is first told that our session ended (DELETE,
- * bounded in time), so that it does not keep the session until its own idle timeout.
- */
-async function endSession(client: Client): Promise<void> {
-  const { transport } = client;
-  if (transport instanceof StreamableHTTPClientTransport) {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, terminateTimeoutMs)));
-    await Promise.race([transport.terminateSession().catch(() => undefined), timeout]);
-    clearTimeout(timer);
-  }
-  await client.close().catch(() => undefined);
-}
-
-/** The upstream never processed the request: its session was unknown (404) or nobody listened. */
-function notDelivered(error: unknown): boolean {
-  if (error instanceof StreamableHTTPError) return error.code === 404;
-  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
-  if (cause?.code === 'ECONNREFUSED') return true;
-  return error instanceof Error && /\(HTTP 404\)/.test(error.message);
-}
-
-/** Not an answer of the upstream server (those are McpErrors with a JSON-RPC code) but a broken channel. */
-function isTransportFailure(error: unknown): boolean {
-  if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed;
-  return error instanceof Error && error.name !== 'AbortError';
 }

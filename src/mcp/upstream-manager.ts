@@ -1,7 +1,11 @@
 import type { Logger } from 'pino';
 import { sameConnection, type McpServerDefinition } from './mcp-definitions.ts';
+import type { CatalogList } from './upstream-catalog.ts';
 import type { UpstreamConnection } from './upstream-connection.ts';
+import { defaultSessionLimits, type UpstreamSessionLimits } from './upstream-sessions.ts';
 import { defaultUpstreamTimings, type UpstreamTimings } from './upstream-timings.ts';
+
+export type CatalogListener = (slug: string, lists: readonly CatalogList[]) => void;
 
 /**
  * The connection class, and with it the MCP client SDK: loaded when the first enabled server is
@@ -23,6 +27,8 @@ export class UpstreamManager {
   private readonly connections = new Map<string, UpstreamConnection>();
   private readonly logger: Logger;
   private readonly timings: UpstreamTimings;
+  private readonly limits: UpstreamSessionLimits;
+  private readonly catalogListeners = new Set<CatalogListener>();
   private closed = false;
   /** Set once the connection class is loaded. */
   private Connection: typeof UpstreamConnection | null = null;
@@ -30,9 +36,16 @@ export class UpstreamManager {
   private declared: readonly McpServerDefinition[] = [];
   private loading: Promise<void> | null = null;
 
-  constructor(logger: Logger, timings: UpstreamTimings = defaultUpstreamTimings) {
+  constructor(logger: Logger, timings: UpstreamTimings = defaultUpstreamTimings, limits: UpstreamSessionLimits = defaultSessionLimits) {
     this.logger = logger;
     this.timings = timings;
+    this.limits = limits;
+  }
+
+  /** Calls `listener` when a server's re-listing finds lists changed; returns the function that stops it. */
+  onCatalogChanged(listener: CatalogListener): () => void {
+    this.catalogListeners.add(listener);
+    return () => this.catalogListeners.delete(listener);
   }
 
   apply(declared: readonly McpServerDefinition[]): void {
@@ -61,7 +74,7 @@ export class UpstreamManager {
     }
     for (const definition of definitions) {
       if (this.connections.has(definition.slug)) continue;
-      const connection = new Connection(definition, this.logger, this.timings);
+      const connection = this.create(Connection, definition);
       this.connections.set(definition.slug, connection);
       void connection.start();
     }
@@ -76,7 +89,7 @@ export class UpstreamManager {
     const Connection = await this.load();
     if (this.closed) return;
     const previous = this.connections.get(definition.slug);
-    const connection = new Connection(definition, this.logger, this.timings);
+    const connection = this.create(Connection, definition);
     this.connections.set(definition.slug, connection);
     if (previous !== undefined) await previous.close();
     await connection.start();
@@ -85,6 +98,15 @@ export class UpstreamManager {
   /** Resolves once the declarations given to `apply` so far have connections (started, not connected). */
   async loaded(): Promise<void> {
     await this.loading;
+  }
+
+  private create(Connection: typeof UpstreamConnection, definition: McpServerDefinition): UpstreamConnection {
+    return new Connection(definition, this.logger, this.timings, {
+      limits: this.limits,
+      onCatalogChanged: (slug, lists) => {
+        for (const listener of this.catalogListeners) listener(slug, lists);
+      },
+    });
   }
 
   private async load(): Promise<typeof UpstreamConnection> {

@@ -160,7 +160,7 @@ mcp:
     expect(again.status, again.text).toBe(200);
     expect(JSON.parse(again.text)).toEqual(view);
     const { client } = await connectMcp(gateway, 'roundtrip');
-    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['alpha_add', 'alpha_echo']);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['add', 'echo']);
     const deleted = await call(gateway, '/admin/mcp-virtual-servers/roundtrip', { method: 'DELETE' });
     expect(deleted.status).toBe(204);
     expect((await putVirtual(gateway, { name: 'by-body', servers: ['alpha'] })).status).toBe(200);

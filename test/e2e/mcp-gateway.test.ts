@@ -111,23 +111,16 @@ mcp:
     expect(alpha.requests.every((request) => request.headers['authorization'] === undefined)).toBe(true);
   });
 
-  it('a virtual server lists its members namespaced, skips a missing member and relays namespaced and unique bare names', async () => {
+  it('a virtual server lists unique names bare and shared ones namespaced, skips a missing member and relays both forms', async () => {
     const { client } = await connect('coding');
     expect(client.getInstructions()).toContain('virtual server "coding" aggregating 2 server(s): alpha, beta.');
     expect(client.getInstructions()).toContain('## alpha\nAlpha does arithmetic.');
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual([
-      'alpha_add',
-      'alpha_echo',
-      'alpha_fail',
-      'alpha_whoami',
-      'beta_create_issue',
-      'beta_echo',
-      'beta_list_issues',
-    ]);
+    expect(tools.map((tool) => tool.name)).toEqual(['add', 'alpha_echo', 'fail', 'whoami', 'create_issue', 'beta_echo', 'list_issues']);
     expect(textOf(await client.callTool({ name: 'beta_echo', arguments: { text: 'hi' } }))).toBe('beta: hi');
     expect(textOf(await client.callTool({ name: 'alpha_echo', arguments: { text: 'hi' } }))).toBe('alpha: hi');
     expect(textOf(await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } }))).toBe('alpha: 3');
+    expect(textOf(await client.callTool({ name: 'alpha_add', arguments: { a: 2, b: 2 } }))).toBe('alpha: 4');
     expect(textOf(await client.callTool({ name: 'create_issue', arguments: { title: 'Bug' } }))).toBe('beta: created issue "Bug"');
     const prompts = await client.listPrompts();
     expect(prompts.prompts.map((prompt) => prompt.name)).toEqual(['alpha_greeting', 'beta_greeting']);
@@ -155,7 +148,7 @@ mcp:
     const found = JSON.parse(textOf(await client.callTool({ name: 'search_tools', arguments: { query: 'create issue' } }))) as {
       tools: Array<{ name: string; inputSchema: unknown }>;
     };
-    expect(found.tools[0]?.name).toBe('beta_create_issue');
+    expect(found.tools[0]?.name).toBe('create_issue');
     expect(found.tools[0]?.inputSchema).toMatchObject({ type: 'object', properties: { title: { type: 'string' } } });
     const created = await client.callTool({ name: 'call_tool', arguments: { name: 'beta_create_issue', arguments: { title: 'Found' } } });
     expect(textOf(created)).toBe('beta: created issue "Found"');
@@ -187,6 +180,14 @@ mcp:
     expect(names).toContain('FIXTURE_MODE');
     expect(names).toContain('PATH');
     for (const secret of ['MASTER_KEY', 'OPENAI_API_KEY', 'FIXTURE_TOKEN', 'PORT']) expect(names).not.toContain(secret);
+  });
+
+  it('sessions share the one process of a stdio server (no process per session)', async () => {
+    const first = await connect('local');
+    const second = await connect('local');
+    const pid = textOf(await first.client.callTool({ name: 'pid', arguments: {} }));
+    expect(pid).toMatch(/^\d+$/);
+    expect(textOf(await second.client.callTool({ name: 'pid', arguments: {} }))).toBe(pid);
   });
 
   it('relays to a server over the legacy SSE transport, with its headers', async () => {

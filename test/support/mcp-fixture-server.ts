@@ -6,6 +6,7 @@ import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { flowCapabilities, flowTools, registerFlows, type FlowTool, type SubscriptionBook } from './mcp-fixture-flows.ts';
 
 /**
  * A real MCP server for the end-to-end tests: the SDK's McpServer over Streamable HTTP on loopback
@@ -20,7 +21,12 @@ export interface McpFixture {
   readonly requests: Array<{ method: string; headers: IncomingHttpHeaders }>;
   /** Sessions currently open. */
   sessionCount(): number;
-  /** Registers one more tool on every open session (the SDK then sends `notifications/tools/list_changed`). */
+  /** Resource subscriptions held, over every session (with `flows`). */
+  subscriptionCount(): number;
+  /**
+   * Registers one more tool on every open session (the SDK then sends `notifications/tools/list_changed`)
+   * and on the sessions opened later.
+   */
   addTool(name: string): void;
   close(): Promise<void>;
 }
@@ -33,6 +39,12 @@ export interface McpFixtureOptions {
   instructions?: string;
   /** Listen on this port (to restart a fixture where it was); a free one when absent. */
   port?: number;
+  /**
+   * Server-to-client flows (mcp-fixture-flows.ts): tools `progress`, `log`, `sample`, `elicit`,
+   * `roots`, `meta`, `touch` and `caps` (all, or those listed), logging, resource subscriptions,
+   * and completions of a prompt `pick` and a template `fixture://<label>/items/{id}`.
+   */
+  flows?: boolean | readonly FlowTool[];
 }
 
 const defaultTools: readonly FixtureTool[] = ['echo', 'add', 'whoami', 'fail'];
@@ -41,9 +53,11 @@ export async function startMcpFixture(options: McpFixtureOptions): Promise<McpFi
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const servers: McpServer[] = [];
   const requests: McpFixture['requests'] = [];
+  const added: string[] = [];
+  const subscriptions: SubscriptionBook = new Map();
   const server = createServer((request, response) => {
     requests.push({ method: request.method ?? '', headers: request.headers });
-    void handle(request, sessions, options, servers).then(
+    void handle(request, sessions, options, servers, added, subscriptions).then(
       ({ transport, body }) => {
         if (transport === null) {
           response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"unknown session"}');
@@ -60,12 +74,10 @@ export async function startMcpFixture(options: McpFixtureOptions): Promise<McpFi
     label: options.label,
     requests,
     sessionCount: () => sessions.size,
+    subscriptionCount: () => [...subscriptions.values()].reduce((count, entry) => count + entry.uris.size, 0),
     addTool: (name) => {
-      for (const mcp of servers) {
-        mcp.registerTool(name, { description: `Added later (${options.label}).` }, () => ({
-          content: [{ type: 'text', text: `${options.label}: ${name}` }],
-        }));
-      }
+      added.push(name);
+      for (const mcp of servers) addLateTool(mcp, name, options.label);
     },
     close: async () => {
       await Promise.all([...sessions.values()].map((transport) => transport.close()));
@@ -102,6 +114,7 @@ export async function startMcpSseFixture(options: McpFixtureOptions): Promise<Mc
     label: options.label,
     requests,
     sessionCount: () => sessions.size,
+    subscriptionCount: () => 0,
     addTool: () => {
       throw new Error('not supported over SSE');
     },
@@ -118,6 +131,8 @@ async function handle(
   sessions: Map<string, StreamableHTTPServerTransport>,
   options: McpFixtureOptions,
   servers: McpServer[],
+  added: readonly string[],
+  subscriptions: SubscriptionBook,
 ): Promise<{ transport: StreamableHTTPServerTransport | null; body: unknown }> {
   const body = request.method === 'POST' ? await readJson(request) : undefined;
   const sessionId = request.headers['mcp-session-id'];
@@ -131,13 +146,22 @@ async function handle(
     if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
   };
   const mcp = buildServer(options);
+  const { flows } = options;
+  if (flows !== undefined && flows !== false) registerFlows(mcp, options.label, subscriptions, flows === true ? flowTools : flows);
+  for (const name of added) addLateTool(mcp, name, options.label);
   servers.push(mcp);
   await mcp.connect(transport);
   return { transport, body };
 }
 
-function buildServer({ label, tools = defaultTools, instructions }: McpFixtureOptions): McpServer {
-  const server = new McpServer({ name: `fixture-${label}`, version: '1.0.0' }, instructions === undefined ? {} : { instructions });
+function buildServer({ label, tools = defaultTools, instructions, flows }: McpFixtureOptions): McpServer {
+  const server = new McpServer(
+    { name: `fixture-${label}`, version: '1.0.0' },
+    {
+      ...(instructions === undefined ? {} : { instructions }),
+      ...(flows === undefined || flows === false ? {} : { capabilities: flowCapabilities }),
+    },
+  );
   const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
   const definitions: Record<FixtureTool, () => void> = {
     echo: () =>
@@ -193,6 +217,10 @@ function buildServer({ label, tools = defaultTools, instructions }: McpFixtureOp
     contents: [{ uri: uri.href, text: `readme of ${label}` }],
   }));
   return server;
+}
+
+function addLateTool(mcp: McpServer, name: string, label: string): void {
+  mcp.registerTool(name, { description: `Added later (${label}).` }, () => ({ content: [{ type: 'text', text: `${label}: ${name}` }] }));
 }
 
 async function readJson(request: IncomingMessage): Promise<unknown> {

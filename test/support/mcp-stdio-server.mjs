@@ -16,5 +16,10 @@ server.registerTool('environment', { description: 'List the names of the environ
   content: [{ type: 'text', text: JSON.stringify(Object.keys(process.env).sort()) }],
 }));
 
+// Which process served the call: sessions share the one process of a stdio server (ADR 0033).
+server.registerTool('pid', { description: 'The process id of the server.' }, () => ({
+  content: [{ type: 'text', text: String(process.pid) }],
+}));
+
 process.stderr.write('stdio fixture ready\n');
 await server.connect(new StdioServerTransport());
