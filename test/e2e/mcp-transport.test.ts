@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
 import { startMcpFixture, type McpFixture } from '../support/mcp-fixture-server.ts';
-import { rejectionOf } from './helpers.ts';
+import { bearer, MASTER_KEY, rejectionOf } from './helpers.ts';
 import { rawRequest } from './mcp-raw.ts';
 
 // The MCP transport edges of ADR 0034: Host and Origin checks on a loopback gateway, and errors in
@@ -17,16 +17,17 @@ const initialize = JSON.stringify({
   method: 'initialize',
   params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'e2e', version: '1.0.0' } },
 });
-const postHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const postHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...bearer() };
 
-describe('MCP transport: Host, Origin and JSON-RPC errors (loopback gateway, open mode)', () => {
+// A master key: in open mode the gateway-wide loopback-Host rule (host_not_allowed) answers first.
+describe('MCP transport: Host, Origin and JSON-RPC errors (loopback gateway)', () => {
   let upstream: McpFixture;
   let gateway: GatewayProcess;
 
   beforeAll(async () => {
     upstream = await startMcpFixture({ label: 'alpha' });
     gateway = await startGateway({
-      env: { HOST: '127.0.0.1', MCP_ALLOWED_HOSTS: 'gateway.test', MCP_SERVERS: JSON.stringify({ alpha: { url: upstream.url } }) },
+      env: { HOST: '127.0.0.1', MASTER_KEY, MCP_ALLOWED_HOSTS: 'gateway.test', MCP_SERVERS: JSON.stringify({ alpha: { url: upstream.url } }) },
     });
   });
 
@@ -69,9 +70,10 @@ describe('MCP transport: Host, Origin and JSON-RPC errors (loopback gateway, ope
 
   it('answers a list cursor it never issued with -32602, and lists without one', async () => {
     const client = new Client({ name: 'e2e', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(endpoint())));
+    await client.connect(new StreamableHTTPClientTransport(new URL(endpoint()), { requestInit: { headers: bearer() } }));
     try {
-      expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+      // The upstream's catalog is listed in the background after start-up.
+      await expect.poll(async () => (await client.listTools()).tools.length, { timeout: 10_000 }).toBeGreaterThan(0);
       for (const list of [() => client.listTools({ cursor: 'bogus' }), () => client.listPrompts({ cursor: 'bogus' })]) {
         const refused = await rejectionOf(list());
         expect(refused).toBeInstanceOf(McpError);
