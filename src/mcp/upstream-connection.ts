@@ -11,9 +11,9 @@ import type { McpServerDefinition } from './mcp-definitions.ts';
 import { SharedSubscriptions } from './shared-channel.ts';
 import { changedLists, emptyCatalog, listCatalog, type CatalogList, type UpstreamCatalog } from './upstream-catalog.ts';
 import { endSession, gatewayClientInfo, isTransportFailure, notDelivered, pipeStderr } from './upstream-client.ts';
-import { defaultSessionLimits, UpstreamSessionPool, type UpstreamSessionLimits } from './upstream-sessions.ts';
+import { UpstreamSessionPool } from './upstream-sessions.ts';
 import { createUpstreamTransport, describeUpstreamError } from './upstream-transport.ts';
-import { defaultUpstreamTimings, type UpstreamTimings } from './upstream-timings.ts';
+import { defaultSessionLimits, defaultUpstreamTimings, type UpstreamSessionLimits, type UpstreamTimings } from './upstream-timings.ts';
 
 export { defaultUpstreamTimings, type UpstreamTimings };
 

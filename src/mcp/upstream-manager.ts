@@ -2,8 +2,7 @@ import type { Logger } from 'pino';
 import { sameConnection, type McpServerDefinition } from './mcp-definitions.ts';
 import type { CatalogList } from './upstream-catalog.ts';
 import type { UpstreamConnection } from './upstream-connection.ts';
-import { defaultSessionLimits, type UpstreamSessionLimits } from './upstream-sessions.ts';
-import { defaultUpstreamTimings, type UpstreamTimings } from './upstream-timings.ts';
+import { defaultSessionLimits, defaultUpstreamTimings, type UpstreamSessionLimits, type UpstreamTimings } from './upstream-timings.ts';
 
 export type CatalogListener = (slug: string, lists: readonly CatalogList[]) => void;
 

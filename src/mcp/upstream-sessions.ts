@@ -21,15 +21,7 @@ import type { Logger } from 'pino';
 import type { McpServerDefinition } from './mcp-definitions.ts';
 import { endSession, gatewayClientInfo, isTransportFailure, notDelivered, pipeStderr } from './upstream-client.ts';
 import { createUpstreamTransport, describeUpstreamError } from './upstream-transport.ts';
-import type { UpstreamTimings } from './upstream-timings.ts';
-
-/** `mcp.max_upstream_sessions_per_server` and `mcp.upstream_session_idle_seconds` (ADR 0033). */
-export interface UpstreamSessionLimits {
-  readonly maxSessions: number;
-  readonly idleMs: number;
-}
-
-export const defaultSessionLimits: UpstreamSessionLimits = { maxSessions: 100, idleMs: 300_000 };
+import type { UpstreamSessionLimits, UpstreamTimings } from './upstream-timings.ts';
 
 /**
  * The JSON-RPC error code of a request refused because its server has no upstream session left (in

@@ -15,3 +15,12 @@ export const defaultUpstreamTimings: UpstreamTimings = {
   refreshIntervalMs: 5 * 60_000,
   maxBackoffMs: 60_000,
 };
+
+/** `mcp.max_upstream_sessions_per_server` and `mcp.upstream_session_idle_seconds` (ADR 0033). Here, beside the timings,
+ * because the manager is loaded at every start and the session pool loads the MCP SDK. */
+export interface UpstreamSessionLimits {
+  readonly maxSessions: number;
+  readonly idleMs: number;
+}
+
+export const defaultSessionLimits: UpstreamSessionLimits = { maxSessions: 100, idleMs: 300_000 };

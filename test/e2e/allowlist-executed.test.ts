@@ -152,8 +152,9 @@ virtual_models:
     const chat = await call(gateway, '/p/openai/chat/completions', { token: passthroughOnly, body: chatBody('mock-model') });
     expect(chat.status, chat.text).toBe(200);
     const withFiles = await key({ allowed_endpoints: ['/p', '/v1/files'] });
-    const files = await call(gateway, '/p/openai/v1/files', { token: withFiles });
-    expect(files.status, files.text).not.toBe(403);
+    // Past the endpoint allowlist, the owner rule answers (ADR 28): an id the tenant does not own is unknown.
+    const files = await call(gateway, '/p/openai/v1/files/file-unknown', { token: withFiles });
+    expectEnvelope(files, { status: 404, type: 'not_found_error', code: 'file_not_found' });
     expectEnvelope(await call(gateway, '/p/openai/v1/batches', { token: withFiles }), endpointRefused);
   });
 });
