@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
+import { userPathCovers } from '../core/user-path.ts';
 import type { GuardrailSettings } from '../config/guardrails.ts';
 import type { ChatRequestBody } from '../providers/provider.ts';
 import type { RequestTrail } from '../request-log/request-trail.ts';
@@ -132,7 +133,7 @@ function inScope(scope: GuardrailScope, userPath: string, model: string, endpoin
   return (
     (scope.endpoints.length === 0 || scope.endpoints.includes(endpoint)) &&
     (scope.models.length === 0 || scope.models.includes(model)) &&
-    (scope.userPaths.length === 0 || scope.userPaths.some((path) => path === '/' || userPath === path || userPath.startsWith(`${path}/`)))
+    (scope.userPaths.length === 0 || scope.userPaths.some((path) => userPathCovers(path, userPath)))
   );
 }
 
