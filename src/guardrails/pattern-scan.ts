@@ -1,4 +1,5 @@
-import { RE2 } from 're2-wasm';
+import { createRequire } from 'node:module';
+import type { RE2 } from 're2-wasm';
 import type { Span } from './types.ts';
 
 /**
@@ -20,22 +21,47 @@ export const maxMatchLength = maxWindow / 2;
 /** Matches searched for in one text; past this, the rest of the text counts as one match. */
 export const maxPatternMatches = 1000;
 
+let engine: typeof RE2 | null = null;
+
+/**
+ * re2-wasm, loaded on first use (it instantiates its WASM module, about 40 ms) and kept out of
+ * the start-up bundle (it reads re2.wasm beside itself): only a configuration with patterns pays.
+ */
+function re2(): typeof RE2 {
+  engine ??= (createRequire(import.meta.url)('re2-wasm') as { RE2: typeof RE2 }).RE2;
+  return engine;
+}
+
+/** Compiled patterns by source: re2-wasm never frees one, so each source is compiled once. */
+const compiled = new Map<string, RE2>();
+
+function compile(source: string): RE2 {
+  let pattern = compiled.get(source);
+  if (pattern === undefined) {
+    const RE2 = re2();
+    pattern = new RE2(source, 'giu');
+    compiled.set(source, pattern);
+  }
+  return pattern;
+}
+
 /** Why RE2 cannot run `source` (a backreference, a lookaround, bad syntax), or null. */
 export function patternError(source: string): string | null {
-  let compiled: RE2;
+  let pattern: RE2;
   try {
-    compiled = new RE2(source, 'iu');
+    pattern = compile(source);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return `RE2 cannot run it (${message.replace(/^Invalid regular expression: \/.*\/\w*: /s, '')}); backreferences and lookarounds are not supported`;
   }
-  if (compiled.test('')) return 'it matches the empty text';
+  pattern.lastIndex = 0;
+  if (pattern.test('')) return 'it matches the empty text';
   return null;
 }
 
 /** A finder of `source`'s matches (case-insensitive), bounded as described above. */
 export function patternFinder(source: string, entity: string): (text: string, spans: Span[]) => void {
-  const pattern = new RE2(source, 'giu'); // one per guardrail build, outside the frozen configuration
+  const pattern = compile(source); // outside the frozen configuration: `lastIndex` is set on each search
   return (text, spans) => findAll(pattern, text, entity, spans);
 }
 
