@@ -42,7 +42,8 @@ export function buildGuardrail(
     return { ...base, kind: 'request', check: moderationCheck(adapter, settings) };
   }
   if (settings.type === 'webhook') return { ...base, kind: 'request', check: webhookCheck(settings.name, settings) };
-  const find = settings.type === 'custom' ? custom.get(settings.module) : finderOf(settings);
+  const denyList = settings.type === 'deny_list' ? compileDenyList(settings.terms, settings.patterns) : null;
+  const find = settings.type === 'custom' ? custom.get(settings.module) : (denyList?.find ?? finderOf(settings));
   if (find === undefined) throw new Error(`guardrail "${settings.name}": its module is not loaded`);
   const { action, input, output } = settings;
   return {
@@ -53,6 +54,7 @@ export function buildGuardrail(
     output,
     holdBack: defaultHoldBack,
     find,
+    ...(denyList === null ? {} : { findAsync: denyList.findAsync }),
     replacement: replacementOf(settings.replacement),
   };
 }
@@ -75,8 +77,8 @@ function replacementOf(template: string): (entity: string) => string {
 
 function finderOf(
   settings: Exclude<GuardrailSettings, { type: 'max_input_tokens' | 'webhook' | 'custom' | 'moderation' | 'json_schema' }>,
-): (text: string) => Span[] {
+): ((text: string) => Span[]) | undefined {
   if (settings.type === 'pii') return piiFinder(settings.entities);
   if (settings.type === 'secrets') return findSecrets;
-  return compileDenyList(settings.terms, settings.patterns);
+  return undefined;
 }

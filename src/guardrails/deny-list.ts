@@ -52,16 +52,33 @@ function isQuantifier(source: string, index: number): boolean {
  * engine scans them in linear time) and patterns, on RE2 (pattern-scan.ts). Compiled here, per
  * build, never in the frozen configuration: a global RegExp's `lastIndex` must stay writable.
  */
-export function compileDenyList(terms: readonly string[], patterns: readonly string[]): (text: string) => Span[] {
+export function compileDenyList(terms: readonly string[], patterns: readonly string[]): DenyListFinder {
   const literal = terms.filter((term) => term !== '').map((term) => term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   const termPattern = literal.length === 0 ? null : new RegExp(literal.join('|'), 'gi');
   const finders = patterns.map((source) => patternFinder(source, 'pattern'));
-  return (text) => {
+  const termSpans = (text: string): Span[] => {
     const spans: Span[] = [];
     if (termPattern !== null) collect(termPattern, text, 'term', spans);
-    for (const find of finders) find(text, spans);
     return spans;
   };
+  return {
+    find: (text) => {
+      const spans = termSpans(text);
+      for (const finder of finders) finder.find(text, spans);
+      return spans;
+    },
+    findAsync: async (text) => {
+      const spans = termSpans(text);
+      for (const finder of finders) await finder.findAsync(text, spans);
+      return spans;
+    },
+  };
+}
+
+/** A deny list's finder, and the same letting the event loop run (request texts: pipeline.ts). */
+export interface DenyListFinder {
+  find(text: string): Span[];
+  findAsync(text: string): Promise<Span[]>;
 }
 
 function collect(pattern: RegExp, text: string, entity: string, spans: Span[]): void {

@@ -4,7 +4,7 @@ import type { Span } from './types.ts';
 
 const spansOf = (source: string, text: string): Span[] => {
   const spans: Span[] = [];
-  patternFinder(source, 'pattern')(text, spans);
+  patternFinder(source, 'pattern').find(text, spans);
   return spans;
 };
 
@@ -61,6 +61,20 @@ describe('deny_list patterns on RE2', () => {
     expect(spans).toHaveLength(maxPatternMatches + 1);
     expect(spans.at(-2)).toEqual({ start: (maxPatternMatches - 1) * 2, end: (maxPatternMatches - 1) * 2 + 1, entity: 'pattern' });
     expect(spans.at(-1)).toEqual({ start: (maxPatternMatches - 1) * 2 + 1, end: text.length, entity: 'pattern' });
+  });
+
+  it('searches asynchronously with the same result, letting the event loop run', async () => {
+    let turns = 0;
+    const tick = (): void => {
+      turns++;
+      if (turns < 10_000) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const text = `${'a'.repeat(1 << 20)}@x.com ${mixedText(20_000, 4)}`;
+    const spans: Span[] = [];
+    await patternFinder('\\S+@\\S+\\.com', 'pattern').findAsync(text, spans);
+    expect(spans).toEqual(spansOf('\\S+@\\S+\\.com', text));
+    expect(turns).toBeGreaterThan(1);
   });
 
   it('refuses what RE2 cannot run and patterns that match the empty text, with a reason', () => {

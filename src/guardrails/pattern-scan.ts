@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { RE2 } from 're2-wasm';
 import type { Span } from './types.ts';
 
@@ -59,19 +60,43 @@ export function patternError(source: string): string | null {
   return null;
 }
 
-/** A finder of `source`'s matches (case-insensitive), bounded as described above. */
-export function patternFinder(source: string, entity: string): (text: string, spans: Span[]) => void {
-  const pattern = compile(source); // outside the frozen configuration: `lastIndex` is set on each search
-  return (text, spans) => findAll(pattern, text, entity, spans);
+/** Finds the matches of one pattern in a text, into `spans`; `findAsync` lets the event loop run between windows. */
+export interface PatternFinder {
+  find(text: string, spans: Span[]): void;
+  findAsync(text: string, spans: Span[]): Promise<void>;
 }
 
-function findAll(pattern: RE2, text: string, entity: string, spans: Span[]): void {
+/** Event-loop time an asynchronous search takes before it lets other work run. */
+const sliceMilliseconds = 4;
+
+/** A finder of `source`'s matches (case-insensitive), bounded as described above. */
+export function patternFinder(source: string, entity: string): PatternFinder {
+  const pattern = compile(source); // outside the frozen configuration: `lastIndex` is set on each search
+  return {
+    find: (text, spans) => {
+      for (const step of findAll(pattern, text, entity, spans)) void step;
+    },
+    findAsync: async (text, spans) => {
+      let sliceStart = performance.now();
+      for (const step of findAll(pattern, text, entity, spans)) {
+        void step;
+        if (performance.now() - sliceStart < sliceMilliseconds) continue;
+        await nextTurn();
+        sliceStart = performance.now();
+      }
+    },
+  };
+}
+
+/** The search, one window a step (the caller may pause between steps). */
+function* findAll(pattern: RE2, text: string, entity: string, spans: Span[]): Generator<void> {
   let position = 0;
   let window = firstWindow;
   // Each turn widens the window (at most 5 times in a row) or moves `position` forward.
   while (position < text.length) {
     const end = Math.min(text.length, position + window);
     const found = search(pattern, text, position, end);
+    yield;
     if (found === null) {
       if (end === text.length) return;
       if (window < maxWindow) window *= 2;
