@@ -180,9 +180,10 @@ function toSettings(parsed: Parsed, itemKey: string, configFile: string | null):
  */
 function checkedPattern(source: string, patternKey: string): string {
   const unsafe = unsafePattern(source);
-  if (unsafe !== null) throw new ConfigError(patternKey, `${unsafe} (they can take exponential time)`);
+  const named = JSON.stringify(source);
+  if (unsafe !== null) throw new ConfigError(patternKey, `${unsafe} (they can take exponential time): ${named}`);
   const error = patternError(source);
-  if (error !== null) throw new ConfigError(patternKey, `not a usable regular expression: ${error}`);
+  if (error !== null) throw new ConfigError(patternKey, `${named} is not a usable regular expression: ${error}`);
   return source;
 }
 
