@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,6 +16,8 @@ import { stopChild } from './processes.ts';
 
 const SECONDS = Number(process.env.BENCH_ADVERSARIAL_SECONDS ?? 5);
 const HEALTH_GAP_MS = 5;
+/** Distinct bodies a row cycles through (random CJK differs in each; the tokenizer caches pieces it saw). */
+const BODIES = 32;
 export const HEALTH_P99_LIMIT_MS = 100;
 
 const CONFIG = `guardrails:
@@ -36,16 +39,11 @@ export interface AdversarialRow {
   health_max_ms: number;
 }
 
-let cjkSeed = 7;
-
 /** Random CJK, different on every call (the tokenizer caches the pieces it has seen). */
 function cjk(length: number): string {
-  let seed = cjkSeed++;
+  const bytes = randomBytes(length * 2);
   let text = '';
-  while (text.length < length) {
-    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-    text += String.fromCharCode(0x4e00 + (seed % 20_000));
-  }
+  for (let index = 0; index < length; index++) text += String.fromCharCode(0x4e00 + (bytes.readUInt16LE(index * 2) % 20_000));
   return text;
 }
 
@@ -59,7 +57,7 @@ const ROWS: ReadonlyArray<{ name: string; path: string; body: () => unknown }> =
   {
     name: 'count_tokens, 1 MB of random CJK',
     path: '/v1/messages/count_tokens',
-    body: () => ({ model: 'mock-model', messages: [{ role: 'user', content: cjk(megabyte / 3) }] }),
+    body: () => ({ model: 'mock-model', messages: [{ role: 'user', content: cjk(Math.floor(megabyte / 3)) }] }),
   },
   {
     name: 'deny_list near miss (\\S+@\\S+\\.com), 1 MB word',
@@ -76,9 +74,9 @@ function percentile(sorted: readonly number[], share: number): number {
 async function measureRow(baseUrl: string, row: (typeof ROWS)[number]): Promise<AdversarialRow> {
   const headers = { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json' };
   // Bodies made before the clock runs (making them would delay this process's own /health probes).
-  const bodies = Array.from({ length: 8 }, () => JSON.stringify(row.body()));
+  const bodies = Array.from({ length: BODIES }, () => JSON.stringify(row.body()));
   // One request first: the tokenizer and RE2 load on first use (once per process, not per request).
-  await (await request(`${baseUrl}${row.path}`, { method: 'POST', headers, body: bodies[7] })).body.text();
+  await (await request(`${baseUrl}${row.path}`, { method: 'POST', headers, body: bodies[BODIES - 1] })).body.text();
   const statuses: Record<string, number> = {};
   const durations: number[] = [];
   const health: number[] = [];
@@ -87,7 +85,7 @@ async function measureRow(baseUrl: string, row: (typeof ROWS)[number]): Promise<
   const deadline = performance.now() + SECONDS * 1000;
   const adversary = (async () => {
     while (performance.now() < deadline) {
-      const body = bodies[durations.length % 7];
+      const body = bodies[durations.length % (BODIES - 1)];
       inFlight = true;
       const start = performance.now();
       const response = await request(`${baseUrl}${row.path}`, { method: 'POST', headers, body });
