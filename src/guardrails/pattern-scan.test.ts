@@ -77,6 +77,25 @@ describe('deny_list patterns on RE2', () => {
     expect(turns).toBeGreaterThan(1);
   });
 
+  it('survives expressions that exhaust re2-wasm heap: that search fails closed, the next ones run', () => {
+    let text = '';
+    let seed = 1;
+    for (let index = 0; index < 40_000; index++) {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      text += (seed >>> 16) & 1 ? 'a' : 'b';
+    }
+    // Many DFA states each (ADR 29): together they outgrow the fixed 16 MB heap.
+    const finders = Array.from({ length: 16 }, (_, index) => patternFinder(`(?:a|b)*a(?:a|b){${20 + index}}c`, 'pattern'));
+    const found = finders.map((finder) => {
+      const spans: Span[] = [];
+      finder.find(text, spans); // no "c": nothing to find, unless the search failed closed
+      return spans;
+    });
+    for (const spans of found) expect(spans.length === 0 || (spans.length === 1 && spans[0]?.end === text.length)).toBe(true);
+    expect(spansOf('b{3}c', 'xxbbbc')).toEqual([{ start: 2, end: 6, entity: 'pattern' }]);
+    expect(spansOf('a', 'ba')).toEqual([{ start: 1, end: 2, entity: 'pattern' }]);
+  }, 60_000);
+
   it('refuses what RE2 cannot run and patterns that match the empty text, with a reason', () => {
     expect(patternError('(a)\\1')).toMatch(/RE2 cannot run it.*backreferences and lookarounds/);
     expect(patternError('(?<=a)b')).toMatch(/RE2 cannot run it/);

@@ -29,8 +29,21 @@ let engine: typeof RE2 | null = null;
  * the start-up bundle (it reads re2.wasm beside itself): only a configuration with patterns pays.
  */
 function re2(): typeof RE2 {
-  engine ??= (createRequire(import.meta.url)('re2-wasm') as { RE2: typeof RE2 }).RE2;
+  engine ??= (load('re2-wasm') as { RE2: typeof RE2 }).RE2;
   return engine;
+}
+
+const load = createRequire(import.meta.url);
+
+/**
+ * A fresh re2-wasm module, every expression compiled again on its next use. Its heap is fixed
+ * at 16 MB: when expressions with many DFA states exhaust it, the module aborts and fails every
+ * later call (ADR 29); the search that hit it fails closed and the next one starts over.
+ */
+export function resetPatternEngine(): void {
+  engine = null;
+  compiled.clear();
+  for (const key of Object.keys(load.cache)) if (/[\\/]re2-wasm[\\/]/.test(key)) delete load.cache[key];
 }
 
 /** Compiled patterns by source: re2-wasm never frees one, so each source is compiled once. */
@@ -71,14 +84,14 @@ const sliceMilliseconds = 4;
 
 /** A finder of `source`'s matches (case-insensitive), bounded as described above. */
 export function patternFinder(source: string, entity: string): PatternFinder {
-  const pattern = compile(source); // outside the frozen configuration: `lastIndex` is set on each search
+  compile(source); // outside the frozen configuration: `lastIndex` is set on each search
   return {
     find: (text, spans) => {
-      for (const step of findAll(pattern, text, entity, spans)) void step;
+      for (const step of findAll(source, text, entity, spans)) void step;
     },
     findAsync: async (text, spans) => {
       let sliceStart = performance.now();
-      for (const step of findAll(pattern, text, entity, spans)) {
+      for (const step of findAll(source, text, entity, spans)) {
         void step;
         if (performance.now() - sliceStart < sliceMilliseconds) continue;
         await nextTurn();
@@ -89,13 +102,20 @@ export function patternFinder(source: string, entity: string): PatternFinder {
 }
 
 /** The search, one window a step (the caller may pause between steps). */
-function* findAll(pattern: RE2, text: string, entity: string, spans: Span[]): Generator<void> {
+function* findAll(source: string, text: string, entity: string, spans: Span[]): Generator<void> {
   let position = 0;
   let window = firstWindow;
   // Each turn widens the window (at most 5 times in a row) or moves `position` forward.
   while (position < text.length) {
     const end = Math.min(text.length, position + window);
-    const found = search(pattern, text, position, end);
+    let found: [number, number] | null;
+    try {
+      found = search(compile(source), text, position, end); // the current compiled one: see resetPatternEngine
+    } catch {
+      resetPatternEngine();
+      spans.push({ start: position, end: text.length, entity }); // fails closed: the rest is one match
+      return;
+    }
     yield;
     if (found === null) {
       if (end === text.length) return;
