@@ -5,6 +5,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+import { HEALTH_P99_LIMIT_MS, measureAdversarial, printAdversarial } from './adversarial.ts';
 import { compareCounterStores, printCounterStores, type CounterStoreComparison } from './counter-stores.ts';
 import { goalRows, printGoalRows, type LoadRow, type Memory } from './goals.ts';
 import { measureLoad, round, startGateway, startMock, type MeasuredLoad } from './harness.ts';
@@ -247,6 +248,17 @@ async function main(): Promise<number> {
     if (counterStores !== null) budgets.push(counterStoreBudget(counterStores));
     printReport(results, budgets, memory, printGoalRows(goals, startup.start, startup.floor));
     if (counterStores !== null) process.stdout.write(`${printCounterStores(counterStores).join('\n')}\n`);
+    const adversarial = await measureAdversarial(settings.gatewayEntry, mock.url, workDirectory);
+    for (const row of adversarial) {
+      const value = row.health_p99_ms;
+      budgets.push({
+        name: `/health p99 under ${HEALTH_P99_LIMIT_MS} ms during ${row.name}`,
+        value,
+        limit: HEALTH_P99_LIMIT_MS,
+        pass: value < HEALTH_P99_LIMIT_MS,
+      });
+    }
+    process.stdout.write(`${printAdversarial(adversarial).join('\n')}\n`);
     const path = await writeResults(settings, {
       scenarios: results,
       budgets,
@@ -254,6 +266,7 @@ async function main(): Promise<number> {
       issue18_goals: goals,
       startup: startup,
       counter_stores: counterStores,
+      adversarial,
     });
     process.stderr.write(`bench: wrote ${path}\n`);
     return results.some((result) => errorShare(result) > 0.01) ? 1 : 0;

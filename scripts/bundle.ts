@@ -17,10 +17,10 @@ const dist = join(root, 'dist');
 const chunks = join(dist, 'chunks');
 
 /**
- * Native addons and optional drivers stay in node_modules, loaded by Node's own require; so do
+ * Native addons, WASM packages (re2-wasm reads re2.wasm beside itself) and optional drivers stay in node_modules, loaded by Node's own require; so do
  * fastify's schema compilers, which no route uses (src/http/schema-compilers.ts, ADR 0025).
  */
-const external = ['better-sqlite3', 'pg-native', '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler'];
+const external = ['better-sqlite3', 'pg-native', 're2-wasm', '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler'];
 
 /** The bundle is ESM; the CommonJS packages inside it call `require` for Node's built-ins. */
 const banner = "import { createRequire as __gatewayRequire } from 'node:module'; const require = __gatewayRequire(import.meta.url);";

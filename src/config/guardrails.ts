@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { normalizeUserPath } from '../core/user-path.ts';
 import { unsafePattern } from '../guardrails/deny-list.ts';
+import { patternError } from '../guardrails/pattern-scan.ts';
 import { piiEntities, type PiiEntity } from '../guardrails/pii.ts';
 import type { GuardrailMode, GuardrailScope } from '../guardrails/types.ts';
 import type { WebhookOptions } from '../guardrails/webhook.ts';
@@ -32,7 +33,7 @@ export type GuardrailSettings =
   | (TextCommon & { readonly type: 'secrets' })
   /** `module`: the absolute path of a JavaScript module exporting `find(text)` (README "Guardrails"). */
   | (TextCommon & { readonly type: 'custom'; readonly module: string })
-  | (TextCommon & { readonly type: 'deny_list'; readonly terms: readonly string[]; readonly patterns: readonly RegExp[] })
+  | (TextCommon & { readonly type: 'deny_list'; readonly terms: readonly string[]; readonly patterns: readonly string[] })
   | (Common & { readonly type: 'max_input_tokens'; readonly maxTokens: number })
   | (Common & { readonly type: 'webhook' } & WebhookOptions)
   | (Common & { readonly type: 'moderation' } & ModerationOptions)
@@ -168,18 +169,22 @@ function toSettings(parsed: Parsed, itemKey: string, configFile: string | null):
     ...textBase,
     type: 'deny_list',
     terms: parsed.terms,
-    patterns: parsed.patterns.map((source, index) => compile(source, at(`patterns.${index}`))),
+    patterns: parsed.patterns.map((source, index) => checkedPattern(source, at(`patterns.${index}`))),
   };
 }
 
-function compile(source: string, patternKey: string): RegExp {
+/**
+ * A `deny_list` pattern as its source: refused (naming the key) when RE2 cannot run it or it
+ * holds nested quantifiers. It is compiled by the guardrail's build, outside the frozen
+ * configuration (a compiled expression keeps mutable state).
+ */
+function checkedPattern(source: string, patternKey: string): string {
   const unsafe = unsafePattern(source);
-  if (unsafe !== null) throw new ConfigError(patternKey, `${unsafe} (they can take exponential time)`);
-  try {
-    return new RegExp(source, 'giu');
-  } catch (error) {
-    throw new ConfigError(patternKey, `not a valid regular expression: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  const named = JSON.stringify(source);
+  if (unsafe !== null) throw new ConfigError(patternKey, `${unsafe} (they can take exponential time): ${named}`);
+  const error = patternError(source);
+  if (error !== null) throw new ConfigError(patternKey, `${named} is not a usable regular expression: ${error}`);
+  return source;
 }
 
 function scopeOf(scope: { user_paths: string[]; models: string[]; endpoints: string[] }, pathsKey: string): GuardrailScope {

@@ -1,6 +1,6 @@
-import { loadTokenCounter } from '../core/tokenizer.ts';
+import { countTokens, loadTokenCounter } from '../core/tokenizer.ts';
 import type { GuardrailSettings } from '../config/guardrails.ts';
-import type { ChatRequestBody, ProviderAdapter } from '../providers/provider.ts';
+import type { ProviderAdapter } from '../providers/provider.ts';
 import { moderationCheck } from './moderation.ts';
 import { compileDenyList } from './deny-list.ts';
 import { chatTexts } from './chat-texts.ts';
@@ -31,7 +31,7 @@ export function buildGuardrail(
     return {
       ...base,
       kind: 'request',
-      check: async (body) => ((await countTokens(body)) > limit ? `more than ${limit} input tokens` : null),
+      check: async (body) => ((await countTokens(chatTexts(body), limit)) > limit ? `more than ${limit} input tokens` : null),
     };
   }
   if (settings.type === 'json_schema') return { ...base, kind: 'schema' };
@@ -42,7 +42,8 @@ export function buildGuardrail(
     return { ...base, kind: 'request', check: moderationCheck(adapter, settings) };
   }
   if (settings.type === 'webhook') return { ...base, kind: 'request', check: webhookCheck(settings.name, settings) };
-  const find = settings.type === 'custom' ? custom.get(settings.module) : finderOf(settings);
+  const denyList = settings.type === 'deny_list' ? compileDenyList(settings.terms, settings.patterns) : null;
+  const find = settings.type === 'custom' ? custom.get(settings.module) : (denyList?.find ?? finderOf(settings));
   if (find === undefined) throw new Error(`guardrail "${settings.name}": its module is not loaded`);
   const { action, input, output } = settings;
   return {
@@ -53,6 +54,7 @@ export function buildGuardrail(
     output,
     holdBack: defaultHoldBack,
     find,
+    ...(denyList === null ? {} : { findAsync: denyList.findAsync }),
     replacement: replacementOf(settings.replacement),
   };
 }
@@ -75,16 +77,8 @@ function replacementOf(template: string): (entity: string) => string {
 
 function finderOf(
   settings: Exclude<GuardrailSettings, { type: 'max_input_tokens' | 'webhook' | 'custom' | 'moderation' | 'json_schema' }>,
-): (text: string) => Span[] {
+): ((text: string) => Span[]) | undefined {
   if (settings.type === 'pii') return piiFinder(settings.entities);
   if (settings.type === 'secrets') return findSecrets;
-  return compileDenyList(settings.terms, settings.patterns);
-}
-
-/** Tokens of every text of the request (o200k_base, loaded on first use). */
-async function countTokens(body: ChatRequestBody): Promise<number> {
-  const count = await loadTokenCounter();
-  let total = 0;
-  for (const text of chatTexts(body)) total += count(text);
-  return total;
+  return undefined;
 }

@@ -1,6 +1,10 @@
+import { patternFinder } from './pattern-scan.ts';
 import type { Span } from './types.ts';
 
-/** Why a user pattern is refused at start-up (it could backtrack catastrophically), or null. */
+/**
+ * Why a user pattern is refused at start-up or at PUT, or null: what RE2 cannot run (pattern-scan.ts),
+ * and nested quantifiers, refused since before RE2 (kept so a configuration stays portable).
+ */
 export function unsafePattern(source: string): string | null {
   if (/\\[1-9]|\\k</.test(source)) return 'backreferences are not allowed';
   if (/\(\?<?[=!]/.test(source)) return 'lookarounds are not allowed';
@@ -43,16 +47,38 @@ function isQuantifier(source: string, index: number): boolean {
   return char === '*' || char === '+' || char === '?' || (char === '{' && /^\{\d+(,\d*)?\}/.test(source.slice(index, index + 16)));
 }
 
-/** Terms (case-insensitive, on the look-alike-folded text) and safe regexes. */
-export function compileDenyList(terms: readonly string[], patterns: readonly RegExp[]): (text: string) => Span[] {
+/**
+ * Terms (case-insensitive, on the look-alike-folded text; escaped literals, so the built-in
+ * engine scans them in linear time) and patterns, on RE2 (pattern-scan.ts). Compiled here, per
+ * build, never in the frozen configuration: a global RegExp's `lastIndex` must stay writable.
+ */
+export function compileDenyList(terms: readonly string[], patterns: readonly string[]): DenyListFinder {
   const literal = terms.filter((term) => term !== '').map((term) => term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   const termPattern = literal.length === 0 ? null : new RegExp(literal.join('|'), 'gi');
-  return (text) => {
+  const finders = patterns.map((source) => patternFinder(source, 'pattern'));
+  const termSpans = (text: string): Span[] => {
     const spans: Span[] = [];
     if (termPattern !== null) collect(termPattern, text, 'term', spans);
-    for (const pattern of patterns) collect(pattern, text, 'pattern', spans);
     return spans;
   };
+  return {
+    find: (text) => {
+      const spans = termSpans(text);
+      for (const finder of finders) finder.find(text, spans);
+      return spans;
+    },
+    findAsync: async (text) => {
+      const spans = termSpans(text);
+      for (const finder of finders) await finder.findAsync(text, spans);
+      return spans;
+    },
+  };
+}
+
+/** A deny list's finder, and the same letting the event loop run (request texts: pipeline.ts). */
+export interface DenyListFinder {
+  find(text: string): Span[];
+  findAsync(text: string): Promise<Span[]>;
 }
 
 function collect(pattern: RegExp, text: string, entity: string, spans: Span[]): void {

@@ -32,8 +32,7 @@ export function guardrailSpec(settings: GuardrailSettings, view: 'stored' | 'sho
       const text = { ...base, action: settings.action, on, replacement: settings.replacement };
       if (settings.type === 'pii') return { ...text, entities: [...settings.entities] };
       if (settings.type === 'custom') return { ...text, module: settings.module };
-      if (settings.type === 'deny_list')
-        return { ...text, terms: [...settings.terms], patterns: settings.patterns.map((pattern) => pattern.source) };
+      if (settings.type === 'deny_list') return { ...text, terms: [...settings.terms], patterns: [...settings.patterns] };
       return text;
     }
   }

@@ -1,16 +1,17 @@
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
+import { userPathCovers } from '../core/user-path.ts';
 import type { GuardrailSettings } from '../config/guardrails.ts';
 import type { ChatRequestBody } from '../providers/provider.ts';
 import type { RequestTrail } from '../request-log/request-trail.ts';
 import { guardrailBlocked } from './blocked.ts';
 import { buildGuardrail, type CustomFinders, type Instances } from './build.ts';
-import { mapAnswerTexts, mapChatTexts } from './chat-texts.ts';
+import { chatTexts, mapAnswerTexts, mapChatTexts } from './chat-texts.ts';
 import { loadCustomFinders } from './custom.ts';
 import { requestedSchema, schemaViolation } from './json-schema.ts';
 import { guardStream } from './stream-guard.ts';
-import { redact, scan } from './text-scan.ts';
-import type { Guardrail, GuardrailScope, TextGuardrail } from './types.ts';
+import { redact, scan, scanAsync } from './text-scan.ts';
+import type { Guardrail, GuardrailScope, Span, TextGuardrail } from './types.ts';
 
 export type Stage = 'input' | 'output';
 
@@ -132,7 +133,7 @@ function inScope(scope: GuardrailScope, userPath: string, model: string, endpoin
   return (
     (scope.endpoints.length === 0 || scope.endpoints.includes(endpoint)) &&
     (scope.models.length === 0 || scope.models.includes(model)) &&
-    (scope.userPaths.length === 0 || scope.userPaths.some((path) => path === '/' || userPath === path || userPath.startsWith(`${path}/`)))
+    (scope.userPaths.length === 0 || scope.userPaths.some((path) => userPathCovers(path, userPath)))
   );
 }
 
@@ -160,9 +161,17 @@ export class ActiveGuardrails {
       else if (guardrail.kind === 'request') {
         const reason = await guardrail.check(current);
         if (reason !== null) this.decide(guardrail, 'block', 'input', reason);
-      } else if (guardrail.input) current = mapChatTexts(current, (text) => this.text(guardrail, text, 'input'));
+      } else if (guardrail.input) current = await this.inputTexts(guardrail, current);
     }
     return current;
+  }
+
+  /** The request's texts through one text guardrail; a long search lets the event loop run (scanAsync). */
+  private async inputTexts(guardrail: TextGuardrail, body: ChatRequestBody): Promise<ChatRequestBody> {
+    if (guardrail.findAsync === undefined) return mapChatTexts(body, (text) => this.text(guardrail, text, 'input'));
+    const found = new Map<string, Span[]>();
+    for (const text of chatTexts(body)) if (!found.has(text)) found.set(text, await scanAsync(guardrail, text));
+    return mapChatTexts(body, (text) => this.text(guardrail, text, 'input', found.get(text)));
   }
 
   /**
@@ -215,8 +224,8 @@ export class ActiveGuardrails {
     }
   }
 
-  private text(guardrail: TextGuardrail, text: string, stage: Stage): string {
-    const spans = scan(guardrail, text);
+  private text(guardrail: TextGuardrail, text: string, stage: Stage, found?: Span[]): string {
+    const spans = found ?? scan(guardrail, text);
     if (spans.length === 0) return text;
     return this.decide(guardrail, guardrail.action, stage, spans[0]?.entity ?? 'match') ? redact(guardrail, text, spans) : text;
   }

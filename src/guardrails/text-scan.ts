@@ -8,8 +8,20 @@ import type { Span, TextGuardrail } from './types.ts';
 export function scan(guardrail: TextGuardrail, text: string): Span[] {
   if (isAscii(text)) return kept(guardrail.find(text)); // folding changes nothing
   const folded = fold(text);
-  const found = guardrail.find(folded.text);
-  const origin = folded.origin;
+  return mapped(guardrail.find(folded.text), folded.origin);
+}
+
+/** `scan` with the guardrail's `findAsync` when it has one (the event loop runs meanwhile). */
+export async function scanAsync(guardrail: TextGuardrail, text: string): Promise<Span[]> {
+  const findAsync = guardrail.findAsync;
+  if (findAsync === undefined) return scan(guardrail, text);
+  if (isAscii(text)) return kept(await findAsync(text));
+  const folded = fold(text);
+  return mapped(await findAsync(folded.text), folded.origin);
+}
+
+/** Spans found on the folded text, on the original one. */
+function mapped(found: Span[], origin: ReturnType<typeof fold>['origin']): Span[] {
   if (found.length === 0 || origin === null) return kept(found);
   return kept(
     found.map((span) => ({ start: origin[span.start] as number, end: (origin[span.end - 1] as number) + 1, entity: span.entity })),

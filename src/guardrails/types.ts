@@ -36,6 +36,8 @@ export interface TextGuardrail extends GuardrailBase {
   readonly holdBack: number;
   /** A new array on every call: `scan` sorts it and drops overlaps in place. */
   find(text: string): Span[];
+  /** The same, letting the event loop run during a long search (deny_list patterns); used on request texts. */
+  readonly findAsync?: (text: string) => Promise<Span[]>;
   replacement(entity: string): string;
 }
 

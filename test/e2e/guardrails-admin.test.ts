@@ -137,6 +137,13 @@ describe('admin API of guardrails, two replicas on one PostgreSQL database', () 
     }
     const regex = parseJson((await admin(first, { method: 'PUT', body: cases[3]?.[0] })).text);
     expect(JSON.stringify(regex)).toContain('nested quantifiers');
+    // Patterns run on RE2 (linear time): what it cannot run is refused, naming the field and the pattern.
+    for (const pattern of ['(a)\\1', '(?<=a)b', 'x*']) {
+      const refused = await admin(first, { method: 'PUT', body: { name: 'x', type: 'deny_list', patterns: ['ok', pattern] } });
+      const error = expectEnvelope(refused, { status: 400, type: 'invalid_request_error', code: 'invalid_parameter' });
+      expect(error.param).toBe('patterns.1');
+      expect(error.message).toContain(JSON.stringify(pattern));
+    }
     expectEnvelope(await admin(first, { method: 'DELETE', body: {} }), {
       status: 400,
       type: 'invalid_request_error',

@@ -1,4 +1,4 @@
-import { loadTokenCounter } from '../../core/tokenizer.ts';
+import { countTokens } from '../../core/tokenizer.ts';
 import { isObject, type JsonObject } from './wire.ts';
 
 /** Tokens counted for an image or a PDF, which are not text (Anthropic's images top out near 1,600). */
@@ -13,7 +13,6 @@ const messageOverhead = 4;
  * framing per message and a flat count per image or document that is not text.
  */
 export async function estimateInputTokens(body: JsonObject): Promise<number> {
-  const count = await loadTokenCounter();
   const texts: string[] = [];
   let fixed = 0;
   const add = (value: unknown): void => {
@@ -26,7 +25,7 @@ export async function estimateInputTokens(body: JsonObject): Promise<number> {
     add(isObject(message) ? message['content'] : message);
   }
   if (Array.isArray(body['tools'])) for (const tool of body['tools']) texts.push(JSON.stringify(tool));
-  return texts.reduce((sum, text) => sum + count(text), fixed);
+  return fixed + (await countTokens(texts));
 }
 
 /** Pushes the text a block holds; answers the fixed token count of its non-text parts. */

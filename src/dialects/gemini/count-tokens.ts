@@ -1,4 +1,4 @@
-import { loadTokenCounter } from '../../core/tokenizer.ts';
+import { countTokens } from '../../core/tokenizer.ts';
 import type { ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
 import { runModelCall, type ModelCallOutcome } from '../../gateway/model-call.ts';
 import type { RequestContext } from '../../gateway/request-context.ts';
@@ -11,7 +11,7 @@ const mediaTokens = 258;
 
 /**
  * `:countTokens` under the model pipeline (limits, budgets, a usage record without usage):
- * the gateway's estimate, `{"totalTokens": n}`, counted with a real tokenizer (o200k_base)
+ * the gateway's estimate, `{"totalTokens": n}`, counted with a real tokenizer (o200k_base, bounded: core/tokenizer.ts)
  * over the texts, function calls and responses, system instruction and tool declarations,
  * plus a flat count per image or other media part. The body is `{contents, ...}` or
  * `{generateContentRequest: {...}}`, as Google accepts.
@@ -32,7 +32,6 @@ export function runCountTokens(
 }
 
 export async function estimateTokens(body: JsonObject): Promise<number> {
-  const count = await loadTokenCounter();
   const texts: string[] = [];
   let fixed = 0;
   const contents = [field(body, 'systemInstruction'), ...(body['contents'] as unknown[])];
@@ -41,7 +40,7 @@ export async function estimateTokens(body: JsonObject): Promise<number> {
     for (const part of Array.isArray(parts) ? parts : []) fixed += collect(part, texts);
   }
   if (Array.isArray(body['tools'])) for (const tool of body['tools']) texts.push(JSON.stringify(tool));
-  return texts.reduce((sum, text) => sum + count(text), fixed);
+  return fixed + (await countTokens(texts));
 }
 
 /** Pushes the text of a part; answers the fixed count of a part that is not text. */
