@@ -27,7 +27,12 @@ describe('MCP transport: Host, Origin and JSON-RPC errors (loopback gateway)', (
   beforeAll(async () => {
     upstream = await startMcpFixture({ label: 'alpha' });
     gateway = await startGateway({
-      env: { HOST: '127.0.0.1', MASTER_KEY, MCP_ALLOWED_HOSTS: 'gateway.test', MCP_SERVERS: JSON.stringify({ alpha: { url: upstream.url } }) },
+      env: {
+        HOST: '127.0.0.1',
+        MASTER_KEY,
+        MCP_ALLOWED_HOSTS: 'gateway.test',
+        MCP_SERVERS: JSON.stringify({ alpha: { url: upstream.url } }),
+      },
     });
   });
 
