@@ -13,15 +13,21 @@ import { startMcpFixture, type McpFixture } from '../test/support/mcp-fixture-se
 // Runs the official MCP conformance suite's server scenarios (npm @modelcontextprotocol/conformance,
 // pinned in package.json: the stable release, and the 0.2 alpha at spec 2025-11-25 as
 // `mcp-conformance-next`) against our conformance upstream straight, and through the gateway:
-// `/mcp/conf` pinned to it, a virtual server over it, and a virtual server with a second member.
+// `/mcp/conf` pinned to it, a virtual server over it, a virtual server with a second member, and
+// in tool discovery `search` mode: `/mcp/conf` of a second gateway (MCP_TOOL_DISCOVERY=search) and
+// a virtual server with `tool_discovery: search` over both members.
 //
 //   npm run mcp:conformance            table of every target, and the ratchet check
 //   npm run mcp:conformance -- --diff  also each scenario that passes straight but not through a target
 //   npm run mcp:conformance -- --update  rewrite the ratchet file with what passes now
+//   npm run mcp:conformance -- --upstream http://127.0.0.1:3000/mcp
+//                                      another upstream instead of ours (e.g. the suite's reference
+//                                      server, started by hand); the ratchet is only reported
 //
 // The ratchet file (test/e2e/mcp-conformance-expected.json) lists, per suite and gateway target,
-// the scenarios that must pass through the gateway; test/e2e/mcp-conformance.test.ts enforces it.
-// Nothing is downloaded: the suites run from node_modules.
+// the scenarios that must pass through the gateway, and the scenarios that differ by design in
+// search mode (with the reason); test/e2e/mcp-conformance.test.ts enforces it. Nothing is
+// downloaded: the suites run from node_modules.
 
 const projectRoot = resolve(import.meta.dirname, '..');
 export const ratchetPath = join(projectRoot, 'test', 'e2e', 'mcp-conformance-expected.json');
@@ -33,15 +39,23 @@ export const suites = {
   next: { package: 'mcp-conformance-next', args: ['--suite', 'all', '--spec-version', '2025-11-25'] },
 } as const;
 export type SuiteName = keyof typeof suites;
-export const gatewayTargets = ['pinned', 'virtual', 'pair'] as const;
+export const gatewayTargets = ['pinned', 'virtual', 'pair', 'search-pinned', 'search-virtual'] as const;
 export type GatewayTarget = (typeof gatewayTargets)[number];
 export type TargetName = 'straight' | GatewayTarget;
 
 /** Scenario -> passed, for one suite against one target. */
 export type ScenarioResults = ReadonlyMap<string, boolean>;
 export type ConformanceReport = Record<SuiteName, Record<TargetName, ScenarioResults>>;
-/** Per suite and gateway target, the scenarios that must pass through the gateway. */
-export type Ratchet = Record<SuiteName, Record<GatewayTarget, string[]>>;
+/** The targets in tool discovery `search` mode (tools/list shows only search_tools and call_tool). */
+export const searchTargets: readonly GatewayTarget[] = ['search-pinned', 'search-virtual'];
+
+/**
+ * Per suite and gateway target, the scenarios that must pass through the gateway; and scenario ->
+ * why it cannot pass in search mode (every other scenario that passes straight must pass there).
+ */
+export type Ratchet = Record<SuiteName, Record<GatewayTarget, string[]>> & {
+  readonly search_by_design: Record<string, string>;
+};
 
 export interface ConformanceEnvironment {
   readonly urls: Record<TargetName, string>;
@@ -49,37 +63,53 @@ export interface ConformanceEnvironment {
 }
 
 /**
- * Our conformance upstream (`conf`), a second MCP server (`second`) and a gateway (open mode, on
- * loopback) serving `/mcp/conf`, the virtual server `conf-solo` [conf] and `conf-pair` [conf, second].
+ * Our conformance upstream (`conf`, or `upstreamUrl` when given), a second MCP server (`second`)
+ * and two gateways (open mode, on loopback): one serving `/mcp/conf`, the virtual server
+ * `conf-solo` [conf] and `conf-pair` [conf, second]; one with MCP_TOOL_DISCOVERY=search serving
+ * `/mcp/conf` and `conf-search` [conf, second] (`tool_discovery: search`).
  */
-export async function startConformanceEnvironment(): Promise<ConformanceEnvironment> {
+export async function startConformanceEnvironment(options: { upstreamUrl?: string } = {}): Promise<ConformanceEnvironment> {
   let upstream: ConformanceServer | null = null;
   let second: McpFixture | null = null;
-  let gateway: GatewayProcess | null = null;
+  const gateways: GatewayProcess[] = [];
   const close = async (): Promise<void> => {
-    await gateway?.stop();
+    await Promise.all(gateways.map((gateway) => gateway.stop()));
     await upstream?.close();
     await second?.close();
   };
   try {
-    upstream = await startConformanceServer();
+    let upstreamUrl = options.upstreamUrl;
+    if (upstreamUrl === undefined) {
+      upstream = await startConformanceServer();
+      upstreamUrl = upstream.url;
+    }
     second = await startMcpFixture({ label: 'second', tools: ['add', 'whoami'] });
-    gateway = await startGateway({
-      env: { HOST: '127.0.0.1' },
-      configYaml: `
+    const servers = `
 mcp:
   servers:
-    conf: { url: ${upstream.url} }
+    conf: { url: ${upstreamUrl} }
     second: { url: ${second.url} }
   virtual_servers:
     conf-solo: { servers: [conf] }
     conf-pair: { servers: [conf, second] }
-`,
-    });
-    await waitForUpstreams(gateway, ['conf', 'second']);
-    const base = `http://127.0.0.1:${gateway.port}/mcp`;
+    conf-search: { servers: [conf, second], tool_discovery: search }
+`;
+    const plain = await startGateway({ env: { HOST: '127.0.0.1' }, configYaml: servers });
+    gateways.push(plain);
+    const search = await startGateway({ env: { HOST: '127.0.0.1', MCP_TOOL_DISCOVERY: 'search' }, configYaml: servers });
+    gateways.push(search);
+    await Promise.all([waitForUpstreams(plain, ['conf', 'second']), waitForUpstreams(search, ['conf', 'second'])]);
+    const base = `http://127.0.0.1:${plain.port}/mcp`;
+    const searchBase = `http://127.0.0.1:${search.port}/mcp`;
     return {
-      urls: { straight: upstream.url, pinned: `${base}/conf`, virtual: `${base}/conf-solo`, pair: `${base}/conf-pair` },
+      urls: {
+        straight: upstreamUrl,
+        pinned: `${base}/conf`,
+        virtual: `${base}/conf-solo`,
+        pair: `${base}/conf-pair`,
+        'search-pinned': `${searchBase}/conf`,
+        'search-virtual': `${base}/conf-search`,
+      },
       close,
     };
   } catch (error) {
@@ -150,19 +180,16 @@ export function readRatchet(): Ratchet {
   return JSON.parse(readFileSync(ratchetPath, 'utf8')) as Ratchet;
 }
 
-/** What passes through each gateway target now (the ratchet `--update` writes). */
-export function ratchetOf(report: ConformanceReport): Ratchet {
+/** What passes through each gateway target now (the ratchet `--update` writes; the by-design list is kept). */
+export function ratchetOf(report: ConformanceReport, searchByDesign: Record<string, string>): Ratchet {
   const passing = (results: ScenarioResults): string[] =>
     [...results]
       .filter(([, passed]) => passed)
       .map(([scenario]) => scenario)
       .sort();
-  const ofSuite = (suite: SuiteName): Record<GatewayTarget, string[]> => ({
-    pinned: passing(report[suite].pinned),
-    virtual: passing(report[suite].virtual),
-    pair: passing(report[suite].pair),
-  });
-  return { stable: ofSuite('stable'), next: ofSuite('next') };
+  const ofSuite = (suite: SuiteName): Record<GatewayTarget, string[]> =>
+    Object.fromEntries(gatewayTargets.map((target) => [target, passing(report[suite][target])])) as Record<GatewayTarget, string[]>;
+  return { stable: ofSuite('stable'), next: ofSuite('next'), search_by_design: searchByDesign };
 }
 
 export interface RatchetCheck {
@@ -172,12 +199,15 @@ export interface RatchetCheck {
   readonly missing: string[];
   /** `suite/target: scenario` that passes now but the ratchet does not list yet. */
   readonly improvements: string[];
+  /** `suite/search-target: scenario` that passes straight, not in search mode, and is not listed by design. */
+  readonly unexplained: string[];
 }
 
 export function checkRatchet(report: ConformanceReport, ratchet: Ratchet): RatchetCheck {
   const regressions: string[] = [];
   const missing: string[] = [];
   const improvements: string[] = [];
+  const unexplained: string[] = [];
   for (const suite of Object.keys(suites) as SuiteName[]) {
     for (const target of gatewayTargets) {
       const results = report[suite][target];
@@ -188,10 +218,12 @@ export function checkRatchet(report: ConformanceReport, ratchet: Ratchet): Ratch
         if (expected.has(scenario) && !passed) regressions.push(label);
         if (passedStraight && !passed) missing.push(label);
         if (passed && !expected.has(scenario)) improvements.push(label);
+        const byDesign = Object.hasOwn(ratchet.search_by_design, scenario);
+        if (searchTargets.includes(target) && passedStraight && !passed && !byDesign) unexplained.push(label);
       }
     }
   }
-  return { regressions, missing, improvements };
+  return { regressions, missing, improvements, unexplained };
 }
 
 export function formatReport(report: ConformanceReport): string {
@@ -199,14 +231,14 @@ export function formatReport(report: ConformanceReport): string {
   const lines: string[] = [];
   for (const suite of Object.keys(suites) as SuiteName[]) {
     const scenarios = [...report[suite].straight.keys()];
-    lines.push(`${suite} (${suites[suite].package})`, `  ${'scenario'.padEnd(34)}${targets.map((target) => target.padEnd(10)).join('')}`);
+    lines.push(`${suite} (${suites[suite].package})`, `  ${'scenario'.padEnd(34)}${targets.map((target) => target.padEnd(16)).join('')}`);
     for (const scenario of scenarios) {
-      const cells = targets.map((target) => (report[suite][target].get(scenario) === true ? 'pass' : 'FAIL').padEnd(10));
+      const cells = targets.map((target) => (report[suite][target].get(scenario) === true ? 'pass' : 'FAIL').padEnd(16));
       lines.push(`  ${scenario.padEnd(34)}${cells.join('')}`);
     }
     const totals = targets.map((target) => {
       const passed = [...report[suite][target].values()].filter(Boolean).length;
-      return `${passed}/${scenarios.length}`.padEnd(10);
+      return `${passed}/${scenarios.length}`.padEnd(16);
     });
     lines.push(`  ${'passed'.padEnd(34)}${totals.join('')}`, '');
   }
@@ -214,7 +246,10 @@ export function formatReport(report: ConformanceReport): string {
 }
 
 async function main(argv: readonly string[]): Promise<number> {
-  const environment = await startConformanceEnvironment();
+  const upstreamAt = argv.indexOf('--upstream');
+  const upstreamUrl = upstreamAt >= 0 ? argv[upstreamAt + 1] : undefined;
+  if (upstreamAt >= 0 && upstreamUrl === undefined) throw new Error('--upstream needs a URL');
+  const environment = await startConformanceEnvironment({ upstreamUrl });
   let report: ConformanceReport;
   try {
     report = await runConformance(environment.urls);
@@ -223,7 +258,8 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   process.stdout.write(formatReport(report));
   if (argv.includes('--update')) {
-    writeFileSync(ratchetPath, `${JSON.stringify(ratchetOf(report), null, 2)}\n`);
+    if (upstreamUrl !== undefined) throw new Error('--update ratchets our own upstream only (no --upstream)');
+    writeFileSync(ratchetPath, `${JSON.stringify(ratchetOf(report, readRatchet().search_by_design), null, 2)}\n`);
     process.stdout.write(`ratchet written: ${ratchetPath}\n`);
     return 0;
   }
@@ -233,11 +269,21 @@ async function main(argv: readonly string[]): Promise<number> {
   if (check.improvements.length > 0) {
     process.stdout.write(`\nnewly passing (run with --update to ratchet):\n${check.improvements.map((line) => `  ${line}\n`).join('')}`);
   }
+  if (check.unexplained.length > 0) {
+    process.stdout.write(
+      `\nSEARCH MODE (passes straight, not in search mode, not listed by design):\n${check.unexplained.map((line) => `  ${line}\n`).join('')}`,
+    );
+  }
+  // Another upstream is held to "everything that passes straight passes through the gateway" (search
+  // mode: but what is listed by design), not to our ratchet.
+  if (upstreamUrl !== undefined) {
+    const plainMissing = check.missing.filter((line) => !searchTargets.some((target) => line.includes(`/${target}: `)));
+    return plainMissing.length > 0 || check.unexplained.length > 0 ? 1 : 0;
+  }
   if (check.regressions.length > 0) {
     process.stdout.write(`\nREGRESSIONS (listed in the ratchet, failing now):\n${check.regressions.map((line) => `  ${line}\n`).join('')}`);
-    return 1;
   }
-  return 0;
+  return check.regressions.length > 0 || check.unexplained.length > 0 ? 1 : 0;
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(import.meta.filename)) {

@@ -35,11 +35,25 @@ export const conformanceTools: Tool[] = [
   {
     name: 'json_schema_2020_12_tool',
     description: 'JSON Schema 2020-12 input schema (SEP-1613)',
+    // As the suite's reference server: SEP-2106 (alpha suite) checks that $anchor, allOf/anyOf
+    // and if/then/else survive tools/list, as SEP-1613 checks $schema, $defs and additionalProperties.
     inputSchema: {
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
-      $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-      properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+      $defs: {
+        address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } },
+      },
+      properties: {
+        name: { type: 'string' },
+        address: { $ref: '#/$defs/address' },
+        contactMethod: { type: 'string', enum: ['phone', 'email'] },
+        phone: { type: 'string' },
+        email: { type: 'string' },
+      },
+      allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+      if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+      then: { required: ['phone'] },
+      else: { required: ['email'] },
       additionalProperties: false,
     },
   },
