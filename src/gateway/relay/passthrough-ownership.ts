@@ -1,4 +1,4 @@
-import { notFound, permissionError } from '../../errors/gateway-error.ts';
+import { invalidRequest, notFound, permissionError } from '../../errors/gateway-error.ts';
 import { mayView, seesAll, type Caller } from '../../ownership/visibility.ts';
 import { assertNativeReferencesVisible, type NativeOwnership } from '../responses/native-ownership.ts';
 import { assertVisible, jsonObjectOf, ownedBatches, ownedFiles, ownedUploads, type OwnedCollection } from './owned-resources.ts';
@@ -29,10 +29,11 @@ export async function assertPassthroughOwned(
   body: Buffer | undefined,
 ): Promise<void> {
   if (seesAll(caller)) return;
+  // Split after decoding too: `files%2F{id}` is `files/{id}` to an upstream that decodes it.
   const segments = (path.split('?', 1)[0] ?? '')
     .split('/')
-    .filter((segment) => segment !== '')
-    .map(decoded);
+    .flatMap((segment) => decoded(segment).split(/[\\/]/))
+    .filter((segment) => segment !== '');
   const at = segments.findIndex((segment, index) => index <= maximumPrefix && stateful.has(segment.toLowerCase()));
   if (at === -1) return;
   const name = (segments[at] as string).toLowerCase();
@@ -48,8 +49,15 @@ export async function assertPassthroughOwned(
     return;
   }
   if (name === 'responses') {
-    const parsed = body === undefined ? null : jsonObjectOf(body.toString('utf8'));
-    if (method === 'POST' && parsed !== null) await assertNativeReferencesVisible(owners, caller, instance, parsed);
+    if (method !== 'POST' || body === undefined) return;
+    // A body the gateway cannot read (compressed, not a JSON object) could name any state: refused.
+    const parsed = jsonObjectOf(body.toString('utf8'));
+    if (parsed === null) {
+      throw invalidRequest('a Responses request through the passthrough must be an uncompressed JSON object', {
+        code: 'invalid_body',
+      });
+    }
+    await assertNativeReferencesVisible(owners, caller, instance, parsed);
     return;
   }
   throw permissionError(`/${name} is reached through /v1/${name} (owned per tenant), not through the passthrough`, {

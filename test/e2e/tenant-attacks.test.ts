@@ -1,0 +1,99 @@
+import { gzipSync } from 'node:zlib';
+
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
+import { expectEnvelope, MASTER_KEY, parseJson, type RawReply } from './helpers.ts';
+import { call, callJson } from './storage-helpers.ts';
+import { batchInput, serveSharedAccount, type SharedAccount } from './tenant-isolation-helpers.ts';
+
+// Issue 27, tried as an attacker with an ordinary key: variants of the examples that the
+// first fixes did not cover. Two managed keys (/team/a, /team/b) share one upstream account.
+
+describe('tenant attacks', () => {
+  let mock: MockUpstream;
+  let account: SharedAccount;
+  let gateway: GatewayProcess;
+  const tokens = { a: '', b: '' };
+
+  const raw = async (
+    token: string,
+    path: string,
+    method: string,
+    body?: Buffer,
+    headers: Record<string, string> = {},
+  ): Promise<RawReply> => {
+    const response = await request(`${gateway.url}${path}`, {
+      method: method as 'GET',
+      headers: { authorization: `Bearer ${token}`, ...headers },
+      body,
+    });
+    return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
+  };
+  const upload = async (token: string): Promise<string> => {
+    const form = new FormData();
+    form.set('purpose', 'batch');
+    form.set('file', new Blob([batchInput('gpt-4o-mini')]), 'input.jsonl');
+    const response = await fetch(`${gateway.url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+    const text = await response.text();
+    expect(response.status, text).toBe(200);
+    return String(parseJson(text)['id']);
+  };
+
+  beforeAll(async () => {
+    mock = await startMockUpstream();
+    account = serveSharedAccount(mock);
+    const configYaml = `
+providers:
+  oai: { type: openai, api_key: sk-shared, base_url: "${mock.url}", models: [gpt-4o-mini] }
+`;
+    gateway = await startGateway({ env: { MASTER_KEY }, configYaml, startTimeoutMs: 60_000 });
+    const key = async (body: Record<string, unknown>) => String((await callJson(gateway, '/admin/api-keys', 201, { body }))['key']);
+    tokens.a = await key({ name: 'a', user_path: '/team/a' });
+    tokens.b = await key({ name: 'b', user_path: '/team/b' });
+  }, 90_000);
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await mock?.close();
+  });
+
+  it('an encoded slash in a passthrough path does not hide another tenant id from the ownership check', async () => {
+    const fileA = await upload(tokens.a);
+    const unknown = await raw(tokens.b, '/p/oai/v1/files/file-nope', 'GET');
+    expectEnvelope(unknown, { status: 404, type: 'not_found_error', code: 'file_not_found' });
+    const before = account.calls.length;
+    for (const path of [`/p/oai/v1/files%2F${fileA}`, `/p/oai/files%2F${fileA}%2Fcontent`, `/p/oai/v1%2Ffiles%2F${fileA}`]) {
+      const reply = await raw(tokens.b, path, 'GET');
+      expect(reply.status, `${path}: ${reply.text}`).toBe(404);
+      expect(reply.text.replaceAll(fileA, '<id>'), path).toBe(unknown.text.replaceAll('file-nope', '<id>'));
+    }
+    const deleted = await raw(tokens.b, `/p/oai/files%2F${fileA}`, 'DELETE');
+    expect(deleted.status, deleted.text).toBe(404);
+    expect(account.calls.slice(before)).toEqual([]);
+    expect(account.files.has(fileA)).toBe(true);
+  });
+
+  it('a passthrough Responses body the gateway cannot read (compressed, not JSON) is refused, not forwarded unchecked', async () => {
+    const created = await call(gateway, '/v1/responses', { token: tokens.a, body: { model: 'oai/gpt-4o-mini', input: 'secret of A' } });
+    expect(created.status, created.text).toBe(200);
+    const previous = String(parseJson(created.text)['id']);
+    const body = Buffer.from(JSON.stringify({ model: 'gpt-4o-mini', input: 'what did I say?', previous_response_id: previous }));
+    const before = account.calls.length;
+    const gzipped = await raw(tokens.b, '/p/oai/v1/responses', 'POST', gzipSync(body), {
+      'content-type': 'application/json',
+      'content-encoding': 'gzip',
+    });
+    expectEnvelope(gzipped, { status: 400, type: 'invalid_request_error', code: 'invalid_body' });
+    const notJson = await raw(tokens.b, '/p/oai/v1/responses', 'POST', Buffer.concat([Buffer.from('\ufeff'), body]), {
+      'content-type': 'application/json',
+    });
+    expectEnvelope(notJson, { status: 400, type: 'invalid_request_error', code: 'invalid_body' });
+    expect(account.calls.slice(before)).toEqual([]);
+    // The owner itself, and a readable body, still go through.
+    const own = await raw(tokens.a, '/p/oai/v1/responses', 'POST', body, { 'content-type': 'application/json' });
+    expect(own.status, own.text).toBe(200);
+  });
+});
