@@ -16,7 +16,7 @@ describe('tenant attacks', () => {
   let mock: MockUpstream;
   let account: SharedAccount;
   let gateway: GatewayProcess;
-  const tokens = { a: '', b: '' };
+  const tokens = { a: '', b: '', virtual: '' };
 
   const raw = async (
     token: string,
@@ -32,10 +32,10 @@ describe('tenant attacks', () => {
     });
     return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
   };
-  const upload = async (token: string): Promise<string> => {
+  const upload = async (token: string, content = batchInput('gpt-4o-mini')): Promise<string> => {
     const form = new FormData();
     form.set('purpose', 'batch');
-    form.set('file', new Blob([batchInput('gpt-4o-mini')]), 'input.jsonl');
+    form.set('file', new Blob([content]), 'input.jsonl');
     const response = await fetch(`${gateway.url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
     const text = await response.text();
     expect(response.status, text).toBe(200);
@@ -47,12 +47,16 @@ describe('tenant attacks', () => {
     account = serveSharedAccount(mock);
     const configYaml = `
 providers:
-  oai: { type: openai, api_key: sk-shared, base_url: "${mock.url}", models: [gpt-4o-mini] }
+  oai: { type: openai, api_key: sk-shared, base_url: "${mock.url}", models: [gpt-4o-mini, smart] }
+virtual_models:
+  - name: smart
+    target: oai/gpt-4o-mini
 `;
     gateway = await startGateway({ env: { MASTER_KEY }, configYaml, startTimeoutMs: 60_000 });
     const key = async (body: Record<string, unknown>) => String((await callJson(gateway, '/admin/api-keys', 201, { body }))['key']);
     tokens.a = await key({ name: 'a', user_path: '/team/a' });
     tokens.b = await key({ name: 'b', user_path: '/team/b' });
+    tokens.virtual = await key({ name: 'virtual', user_path: '/team/v', allowed_models: ['smart'] });
   }, 90_000);
 
   afterAll(async () => {
@@ -95,5 +99,22 @@ providers:
     // The owner itself, and a readable body, still go through.
     const own = await raw(tokens.a, '/p/oai/v1/responses', 'POST', body, { 'content-type': 'application/json' });
     expect(own.status, own.text).toBe(200);
+  });
+
+  it('a batch line naming an allowed virtual model does not run the concrete model of that name', async () => {
+    const fileId = await upload(tokens.virtual, batchInput('smart'));
+    const before = account.batches.size;
+    const reply = await call(gateway, '/v1/batches', {
+      token: tokens.virtual,
+      body: { input_file_id: fileId, endpoint: '/v1/chat/completions', completion_window: '24h' },
+    });
+    expectEnvelope(reply, { status: 403, type: 'permission_error', code: 'model_not_allowed', param: 'input_file_id' });
+    expect(account.batches.size).toBe(before);
+    // The virtual name itself is still served on the routed endpoints.
+    const routed = await call(gateway, '/v1/chat/completions', {
+      token: tokens.virtual,
+      body: { model: 'smart', messages: [{ role: 'user', content: 'hi' }] },
+    });
+    expect(routed.status, routed.text).toBe(200);
   });
 });
