@@ -45,9 +45,20 @@ describe('tenant attacks', () => {
   beforeAll(async () => {
     mock = await startMockUpstream();
     account = serveSharedAccount(mock);
+    // A Gemini answer, slow enough that parallel requests are admitted together.
+    mock.route('POST', '/openai/v1beta/*', (_request, response) => {
+      const answer = {
+        candidates: [{ content: { role: 'model', parts: [{ text: 'hi' }] } }],
+        usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 2 },
+      };
+      setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer)), 400);
+    });
     const configYaml = `
 providers:
   oai: { type: openai, api_key: sk-shared, base_url: "${mock.url}", models: [gpt-4o-mini, smart] }
+  gem: { type: gemini, api_key: gk-shared, base_url: "${mock.url}", models: [gem-n] }
+pricing:
+  gem-n: { input_per_mtok: 1, output_per_mtok: 4 }
 virtual_models:
   - name: smart
     target: oai/gpt-4o-mini
@@ -116,5 +127,24 @@ virtual_models:
       body: { model: 'smart', messages: [{ role: 'user', content: 'hi' }] },
     });
     expect(routed.status, routed.text).toBe(200);
+  });
+
+  it('the budget estimate reads Gemini proto field names: six parallel candidate_count=5 requests on $0.02 admit one', async () => {
+    // max_output_tokens 1000 at $4/M is $0.004; times candidate_count 5 it is the whole $0.02.
+    const budget = await call(gateway, '/admin/budgets', {
+      method: 'PUT',
+      body: { user_path: '/gem-budget', period: 'daily', amount: 0.02 },
+    });
+    expect([200, 201], budget.text).toContain(budget.status);
+    const body = { contents: [{ parts: [{ text: 'hi' }] }], generation_config: { max_output_tokens: 1000, candidate_count: 5 } };
+    const replies = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        call(gateway, '/p/gem/v1beta/models/gem-n:generateContent', { token: MASTER_KEY, headers: { 'x-user-path': '/gem-budget' }, body }),
+      ),
+    );
+    for (const reply of replies.filter((one) => one.status !== 200)) {
+      expectEnvelope(reply, { status: 429, type: 'rate_limit_error', code: 'budget_exceeded', provider: 'budget' });
+    }
+    expect(replies.filter((reply) => reply.status === 200).length).toBe(1);
   });
 });
