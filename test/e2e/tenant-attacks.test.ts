@@ -45,6 +45,9 @@ describe('tenant attacks', () => {
   beforeAll(async () => {
     mock = await startMockUpstream();
     account = serveSharedAccount(mock);
+    mock.route('POST', '/responses/input_tokens', (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"response.input_tokens","input_tokens":3}');
+    });
     // A Gemini answer, slow enough that parallel requests are admitted together.
     mock.route('POST', '/openai/v1beta/*', (_request, response) => {
       const answer = {
@@ -146,5 +149,34 @@ virtual_models:
       expectEnvelope(reply, { status: 429, type: 'rate_limit_error', code: 'budget_exceeded', provider: 'budget' });
     }
     expect(replies.filter((reply) => reply.status === 200).length).toBe(1);
+  });
+
+  it('other account-wide collections through the passthrough are for admins only; responses/input_tokens is not an id', async () => {
+    const refused = { status: 403, type: 'permission_error', code: 'endpoint_not_allowed' } as const;
+    const before = account.calls.length;
+    for (const [method, path] of [
+      ['GET', '/p/oai/v1/fine_tuning/jobs'],
+      ['POST', '/p/oai/v1/fine_tuning/jobs/ftjob-1/cancel'],
+      ['GET', '/p/oai/v1/vector_stores'],
+      ['DELETE', '/p/oai/v1/assistants/asst_1'],
+      ['GET', '/p/oai/v1/chat/completions'],
+      ['GET', '/p/oai/v1/chat/completions/chatcmpl-1/messages'],
+      ['GET', '/p/oai/v1%2Fvector_stores'],
+    ] as const) {
+      expectEnvelope(await raw(tokens.b, path, method), refused);
+    }
+    expect(account.calls.slice(before)).toEqual([]);
+    const admin = await raw(MASTER_KEY, '/p/oai/v1/vector_stores', 'GET');
+    expect(admin.status).not.toBe(403);
+    const counted = await raw(
+      tokens.b,
+      '/p/oai/v1/responses/input_tokens',
+      'POST',
+      Buffer.from(JSON.stringify({ model: 'gpt-4o-mini', input: 'hi' })),
+      {
+        'content-type': 'application/json',
+      },
+    );
+    expect(counted.status, counted.text).toBe(200);
   });
 });
