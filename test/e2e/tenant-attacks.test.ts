@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
 import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
 import { expectEnvelope, MASTER_KEY, parseJson, type RawReply } from './helpers.ts';
-import { call, callJson } from './storage-helpers.ts';
+import { call, callJson, eventually } from './storage-helpers.ts';
 import { batchInput, serveSharedAccount, type SharedAccount } from './tenant-isolation-helpers.ts';
 
 // Issue 27, tried as an attacker with an ordinary key: variants of the examples that the
@@ -178,5 +178,33 @@ virtual_models:
       },
     );
     expect(counted.status, counted.text).toBe(200);
+  });
+
+  it('a passthrough stream whose body is over 1 MiB, or not labelled JSON, is charged its estimate when its answer reports no usage', async () => {
+    const spent = async (userPath: string): Promise<number> => {
+      const budgets = (await callJson(gateway, '/admin/budgets', 200))['budgets'] as Array<{ user_path: string; spent: number }>;
+      return budgets.find((budget) => budget.user_path === userPath)?.spent ?? 0;
+    };
+    const prompt = 'word '.repeat(240_000); // 1.2 MB: about 300k prompt tokens
+    for (const [userPath, contentType, content] of [
+      ['/big-stream', 'application/json', prompt],
+      ['/plain-stream', 'text/plain', 'hello'],
+    ] as const) {
+      const budget = await call(gateway, '/admin/budgets', { method: 'PUT', body: { user_path: userPath, period: 'daily', amount: 100 } });
+      expect([200, 201], budget.text).toContain(budget.status);
+      const body = Buffer.from(JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content }] }));
+      const reply = await raw(MASTER_KEY, '/p/oai/v1/chat/completions', 'POST', body, {
+        'content-type': contentType,
+        'x-user-path': userPath,
+      });
+      expect(reply.status, reply.text.slice(0, 300)).toBe(200);
+      expect(reply.text).not.toContain('"usage"');
+      const charged = await eventually(
+        async () => ((await spent(userPath)) > 0 ? spent(userPath) : undefined),
+        `${userPath} charged`,
+        3000,
+      );
+      expect(charged).toBeGreaterThan(0);
+    }
   });
 });

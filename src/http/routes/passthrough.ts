@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { VirtualModelNames } from '../../auth/allowlist.ts';
 import type { BudgetService } from '../../budgets/budget-service.ts';
-import { estimateTokens, type TokenEstimate } from '../../budgets/estimate.ts';
+import { defaultOutputCap, estimateTokens, type TokenEstimate } from '../../budgets/estimate.ts';
 import { attemptStatus } from '../../errors/envelope.ts';
 import { notFound } from '../../errors/gateway-error.ts';
 import { admitRequest } from '../../gateway/execute-plan.ts';
@@ -82,7 +82,8 @@ async function passthrough(
   const context = requestContextOf(request, reply);
   // Estimated when first needed (a budget covers the path, or the answer reported no usage).
   let priced: PricedEstimate | null | undefined;
-  const pricedCall = (): PricedEstimate | null => (priced ??= pricedEstimate(dependencies.metering, instance, model, json));
+  const pricedCall = (): PricedEstimate | null =>
+    (priced ??= pricedEstimate(dependencies.metering, instance, model, json, body?.length ?? 0));
   const route = model === undefined ? { provider: instance } : { provider: instance, model };
   const admission = await admitRequest(context, dependencies, route, {}, () => pricedCall()?.cost ?? null);
   // A client that left while being admitted (a Redis round trip) has had its 'close' already.
@@ -129,15 +130,20 @@ interface PricedEstimate {
   cost: number;
 }
 
-/** The estimate of a call that names a priced model, and its cost; null when there is nothing to price. */
+/**
+ * The estimate of a call that names a priced model, and its cost; null when there is nothing to
+ * price. A body the gateway cannot read (compressed, not JSON) is priced by its size and the
+ * default output cap: never as free.
+ */
 function pricedEstimate(
   metering: Metering,
   instance: string,
   model: string | undefined,
   json: Readonly<Record<string, unknown>> | undefined,
+  bodyBytes: number,
 ): PricedEstimate | null {
-  if (model === undefined || json === undefined) return null;
-  const estimate = estimateTokens(json);
+  if (model === undefined) return null;
+  const estimate = json === undefined ? { promptTokens: Math.ceil(bodyBytes / 4), outputTokens: defaultOutputCap } : estimateTokens(json);
   const cost = metering.costEstimate(instance, model, estimate);
   return cost === null ? null : { estimate, cost };
 }
