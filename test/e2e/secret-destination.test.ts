@@ -170,4 +170,36 @@ describe('a redacted secret never follows a new destination', () => {
     expect(asked?.headers['x-guardrail-signature']).toBe(signature);
     expect(attacker.seen.filter((request) => request.path === '/check')).toEqual([]);
   });
+
+  it('webhook guardrail: a token in the URL is *** in views and never follows a new origin', async () => {
+    const saved = await call(gateway, '/admin/guardrails', {
+      method: 'PUT',
+      body: { name: 'hook-url', type: 'webhook', url: `${hook.url}/check?token=t-secret` },
+    });
+    expect(saved.status, saved.text).toBe(200);
+    expect(saved.text).not.toContain('t-secret');
+    const listed = await call(gateway, '/admin/guardrails', { token: adminKey });
+    expect(listed.text).not.toContain('t-secret');
+    const shown = `${hook.url}/check?token=***`;
+    expect(listed.text).toContain(shown);
+    const moved = await call(gateway, '/admin/guardrails', {
+      method: 'PUT',
+      token: adminKey,
+      body: { name: 'hook-url', type: 'webhook', url: shown.replace(new URL(hook.url).host, new URL(attacker.url).host) },
+    });
+    expectEnvelope(moved, { status: 400, type: 'invalid_request_error', code: 'secret_required', param: 'url' });
+    const kept = await call(gateway, '/admin/guardrails', {
+      method: 'PUT',
+      token: adminKey,
+      body: { name: 'hook-url', type: 'webhook', url: shown },
+    });
+    expect(kept.status, kept.text).toBe(200);
+    const before = hook.seen.length;
+    const chat = await call(gateway, '/v1/chat/completions', { body: chatBody('mock-model') });
+    await call(gateway, '/admin/guardrails?name=hook-url', { method: 'DELETE' });
+    expect(chat.status, chat.text).toBe(200);
+    const paths = hook.seen.slice(before).map((request) => request.path);
+    expect(paths).toContain('/check?token=t-secret');
+    expect(paths.some((path) => path.includes('*') || path.includes('%2A'))).toBe(false);
+  });
 });
