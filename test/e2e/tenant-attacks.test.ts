@@ -105,6 +105,13 @@ virtual_models:
       'content-encoding': 'gzip',
     });
     expectEnvelope(gzipped, { status: 400, type: 'invalid_request_error', code: 'invalid_body' });
+    // Nor any other compressed body: its model and its estimate cannot be read either.
+    const chat = gzipSync(Buffer.from(JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'hi' }] })));
+    const compressedChat = await raw(tokens.b, '/p/oai/v1/chat/completions', 'POST', chat, {
+      'content-type': 'application/json',
+      'content-encoding': 'gzip',
+    });
+    expectEnvelope(compressedChat, { status: 400, type: 'invalid_request_error', code: 'invalid_body' });
     const notJson = await raw(tokens.b, '/p/oai/v1/responses', 'POST', Buffer.concat([Buffer.from('\ufeff'), body]), {
       'content-type': 'application/json',
     });
