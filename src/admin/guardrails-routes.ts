@@ -4,12 +4,15 @@ import { invalidRequest, notFound } from '../errors/gateway-error.ts';
 import { guardrailSpec } from '../guardrails/guardrail-spec.ts';
 import type { StoredGuardrail, StoredGuardrails } from '../guardrails/stored-guardrails.ts';
 import { invalidParameter, isoTime, objectBody } from './admin-errors.ts';
-import { keepRedactedSecret, redacted } from './redacted-secret.ts';
+import { keepRedactedSecret, keepRedactedUrl, redacted, redactUrlSecrets } from './redacted-secret.ts';
 
 /** A guardrail as its YAML entry reads (defaults filled, no webhook secret), with its place and origin. */
 export function renderGuardrail(entry: StoredGuardrail, position: number) {
+  const spec = guardrailSpec(entry.settings, 'shown');
   return {
-    ...guardrailSpec(entry.settings, 'shown'),
+    ...spec,
+    // A webhook URL's credential-like query values are secrets too.
+    ...('url' in spec && typeof spec.url === 'string' ? { url: redactUrlSecrets(spec.url) } : {}),
     position,
     origin: entry.origin,
     managed: entry.origin === 'manual',
@@ -67,15 +70,18 @@ export function registerGuardrailRoutes(app: FastifyInstance, guardrails: Stored
 
 /**
  * A webhook's `secret: "***"` keeps the stored secret while the webhook's origin is unchanged
- * (else 400 `secret_required`): the signing secret never follows a new URL (ADR 30).
+ * (else 400 `secret_required`): the signing secret never follows a new URL (ADR 30). So do the
+ * secrets a view redacted in its URL (`keepRedactedUrl`).
  */
 function keepWebhookSecret(input: Record<string, unknown>, guardrails: StoredGuardrails): Record<string, unknown> {
-  if (input['type'] !== 'webhook' || input['secret'] !== redacted) return input;
+  if (input['type'] !== 'webhook') return input;
   const stored = typeof input['name'] === 'string' ? guardrails.find(input['name'].trim()) : undefined;
   const webhook = stored?.origin === 'manual' && stored.settings.type === 'webhook' ? stored.settings : null;
-  const url = typeof input['url'] === 'string' ? input['url'] : null;
+  const url = typeof input['url'] === 'string' ? keepRedactedUrl(input['url'], webhook?.url ?? null) : null;
+  const kept = url === null ? input : { ...input, url };
+  if (input['secret'] !== redacted) return kept;
   const secret = keepRedactedSecret('secret', redacted, url, { url: webhook?.url ?? null, value: webhook?.secret ?? undefined });
-  return { ...input, secret };
+  return { ...kept, secret };
 }
 
 /** `?name=` when given, else `name` of the JSON body. */

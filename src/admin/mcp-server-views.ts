@@ -3,10 +3,13 @@ import type { McpGateway } from '../mcp/mcp-gateway.ts';
 import type { McpServer } from '../mcp/mcp-registry.ts';
 import { filterTools } from '../mcp/mcp-server-fields.ts';
 import { isoTime } from './admin-errors.ts';
-import { redacted } from './redacted-secret.ts';
+import { redacted, redactUrlSecrets } from './redacted-secret.ts';
 import type { AnswerOf, mcpCatalogSchema, mcpServerSchema } from './schemas/answers.ts';
 
-/** Header and environment values are secrets: views show `***`; a PUT sending `***` keeps the stored value (redacted-secret.ts). */
+/**
+ * Header and environment values are secrets, and so are a URL's password and credential-like
+ * query values: views show `***`; a PUT sending `***` keeps the stored value (redacted-secret.ts).
+ */
 
 const redact = (values: Readonly<Record<string, string>>): Record<string, string> =>
   Object.fromEntries(Object.keys(values).map((name) => [name, redacted]));
@@ -25,7 +28,7 @@ export function renderMcpServer(mcp: McpGateway, server: McpServer): AnswerOf<ty
     slug: server.slug,
     description: server.description,
     transport: server.transport,
-    url: server.url,
+    url: server.url === null ? null : redactUrlSecrets(server.url),
     headers: redact(server.headers),
     command: server.command,
     args: [...server.args],

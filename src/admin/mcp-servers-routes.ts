@@ -7,7 +7,7 @@ import { slugForName } from '../mcp/mcp-server-fields.ts';
 import { canonicalMcpName, checkMcpName, parseMcpServerFields } from '../mcp/mcp-validation.ts';
 import { featureUnavailable, invalidParameter, objectBody, registerFeatureRoutes } from './admin-errors.ts';
 import { renderMcpCatalog, renderMcpServer } from './mcp-server-views.ts';
-import { keepRedactedSecret } from './redacted-secret.ts';
+import { keepRedactedSecret, keepRedactedUrl } from './redacted-secret.ts';
 import { asBadRequest, requiredText } from './mcp-virtual-servers-routes.ts';
 
 export { renderMcpServer } from './mcp-server-views.ts';
@@ -37,6 +37,7 @@ export function registerMcpServerRoutes(app: FastifyInstance, mcp: McpGateway | 
       const stored = existing?.origin === 'manual' ? existing : undefined;
       const definition = {
         ...keepOmittedSettings(parsed, body, stored),
+        url: keepRedactedUrl(parsed.url, stored?.url ?? null),
         headers: keepRedactedHeaders(parsed.headers, parsed.url, stored),
       };
       return renderMcpServer(current, await current.registry.upsertServer(definition));

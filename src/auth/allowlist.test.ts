@@ -23,17 +23,17 @@ describe('model allowlist', () => {
   const allowed = ['openai/gpt-4o', 'claude-sonnet', 'local/*', 'smart'];
 
   it('matches concrete selectors, bare ids on any instance, instance wildcards and virtual names', () => {
-    expect(modelAllowed(allowed, { instance: 'openai', model: 'gpt-4o' })).toBe(true);
-    expect(modelAllowed(allowed, { instance: 'azure', model: 'gpt-4o' })).toBe(false);
-    expect(modelAllowed(allowed, { instance: 'anthropic', model: 'claude-sonnet' })).toBe(true);
-    expect(modelAllowed(allowed, { instance: 'local', model: 'llama3' })).toBe(true);
-    expect(modelAllowed(allowed, { instance: 'localx', model: 'llama3' })).toBe(false);
-    expect(modelAllowed(allowed, { virtual: 'smart' })).toBe(true);
-    expect(modelAllowed(allowed, { virtual: 'cheap' })).toBe(false);
+    expect(modelAllowed(allowed, { instance: 'openai', model: 'gpt-4o' }, null)).toBe(true);
+    expect(modelAllowed(allowed, { instance: 'azure', model: 'gpt-4o' }, null)).toBe(false);
+    expect(modelAllowed(allowed, { instance: 'anthropic', model: 'claude-sonnet' }, null)).toBe(true);
+    expect(modelAllowed(allowed, { instance: 'local', model: 'llama3' }, null)).toBe(true);
+    expect(modelAllowed(allowed, { instance: 'localx', model: 'llama3' }, null)).toBe(false);
+    expect(modelAllowed(allowed, { virtual: 'smart' }, null)).toBe(true);
+    expect(modelAllowed(allowed, { virtual: 'cheap' }, null)).toBe(false);
   });
 
   it('a virtual model is asked for by name only: a wildcard covering its targets does not allow it', () => {
-    expect(modelAllowed(['openai/*'], { virtual: 'smart' })).toBe(false);
+    expect(modelAllowed(['openai/*'], { virtual: 'smart' }, null)).toBe(false);
   });
 
   it('refuses with 403 model_not_allowed, and lets anything through without an allowlist', () => {

@@ -18,7 +18,7 @@ export interface VirtualModelNames {
  * An entry that names a virtual model allows that virtual model only: never a concrete model
  * of the same name (`oai/smart`, or `smart` with a `provider` hint) (ADR 0031).
  */
-export function modelAllowed(allowed: readonly string[], asked: AskedModel, virtualModels: VirtualModelNames | null = null): boolean {
+export function modelAllowed(allowed: readonly string[], asked: AskedModel, virtualModels: VirtualModelNames | null): boolean {
   if ('virtual' in asked) return allowed.includes(asked.virtual);
   const concrete = `${asked.instance}/${asked.model}`;
   const wildcard = `${asked.instance}/*`;
@@ -56,7 +56,7 @@ export function listedModelAllowed(
 ): boolean {
   const allowed = principal.allowedModels;
   if (allowed === undefined || allowed === null) return true;
-  if (entry.owned_by === 'virtual') return modelAllowed(allowed, { virtual: entry.id });
+  if (entry.owned_by === 'virtual') return modelAllowed(allowed, { virtual: entry.id }, virtualModels);
   // `GET /v1/models/{id}` may name a model bare (`mock-model`) rather than `<instance>/<model>`.
   const prefix = `${entry.owned_by}/`;
   const model = entry.id.startsWith(prefix) ? entry.id.slice(prefix.length) : entry.id;

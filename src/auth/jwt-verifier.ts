@@ -103,6 +103,7 @@ function principalOf(payload: JWTPayload, issuer: TrustedIssuer): Principal {
     kind: 'jwt',
     keyId: null,
     subject,
+    issuer: issuer.settings.issuer,
     boundUserPath: issuer.userPath === null ? null : boundPathOf(payload, issuer.userPath),
     allowedModels: allowedModelsClaim === null ? null : Object.freeze([...modelsOfClaim(payload, allowedModelsClaim)]),
     allowedEndpoints: allowedEndpointsClaim === null ? null : Object.freeze([...modelsOfClaim(payload, allowedEndpointsClaim)]),

@@ -11,6 +11,14 @@ describe('estimateTokens', () => {
     expect(estimateTokens({ n: '8' }).outputTokens).toBe(8 * defaultOutputCap);
   });
 
+  it('reads every spelling a provider accepts, and the largest cap or count when several are named', () => {
+    // Google's JSON parser takes the proto names too; Bedrock Converse nests maxTokens in inferenceConfig.
+    expect(estimateTokens({ generation_config: { max_output_tokens: 1000, candidate_count: 5 } }).outputTokens).toBe(5000);
+    expect(estimateTokens({ inferenceConfig: { maxTokens: 20_000 } }).outputTokens).toBe(20_000);
+    expect(estimateTokens({ max_tokens: 1, generationConfig: { maxOutputTokens: 9000 } }).outputTokens).toBe(9000);
+    expect(estimateTokens({ max_completion_tokens: 10, max_tokens: 500 }).outputTokens).toBe(500);
+  });
+
   it('counts each prompt of a legacy completion, not the tokens of one', () => {
     expect(answerCount({ prompt: ['a', 'b', 'c'], n: 2 })).toBe(6);
     expect(answerCount({ prompt: [1, 2, 3] })).toBe(1);

@@ -7,13 +7,20 @@ export interface TokenEstimate {
   readonly outputTokens: number;
 }
 
-const outputCapFields = ['max_completion_tokens', 'max_tokens', 'max_output_tokens', 'maxOutputTokens'] as const;
+/**
+ * The fields that cap one answer's output: OpenAI's and Anthropic's, Gemini's `maxOutputTokens`
+ * (and its proto name `max_output_tokens`, which Google's JSON parser accepts too), Bedrock
+ * Converse's `maxTokens`.
+ */
+const outputCapFields = ['max_completion_tokens', 'max_tokens', 'max_output_tokens', 'maxOutputTokens', 'maxTokens'] as const;
 /**
  * The fields that ask for several answers to one prompt, each billed as output: `n` (chat,
  * completions, images), `best_of` (completions: generated server-side, billed even when
- * fewer are returned), Gemini's `candidateCount`. The largest one counts.
+ * fewer are returned), Gemini's `candidateCount` (`candidate_count`). The largest one counts.
  */
-const countFields = ['n', 'best_of', 'candidateCount'] as const;
+const countFields = ['n', 'best_of', 'candidateCount', 'candidate_count'] as const;
+/** Objects a provider nests those fields in: Gemini's `generationConfig` (either spelling), Bedrock's `inferenceConfig`. */
+const nestedConfigs = ['generationConfig', 'generation_config', 'inferenceConfig', 'inference_config'] as const;
 
 /** The largest count or cap an estimate takes (request-controlled numbers stay finite: a hold of Infinity would never be given back). */
 const largest = 1e9;
@@ -24,15 +31,25 @@ function positive(value: unknown): number | null {
   return typeof number === 'number' && Number.isFinite(number) && number > 0 ? Math.min(Math.ceil(number), largest) : null;
 }
 
-/** The first of `fields` the body (or Gemini's `generationConfig` in it) names as a positive number. */
-function firstOf(body: Readonly<Record<string, unknown>>, fields: readonly string[]): number | null {
-  const config = body['generationConfig'];
-  const nested = typeof config === 'object' && config !== null && !Array.isArray(config) ? (config as Record<string, unknown>) : null;
-  for (const field of fields) {
-    const value = positive(body[field]) ?? (nested === null ? null : positive(nested[field]));
-    if (value !== null) return value;
+/**
+ * The largest positive number any of `fields` holds, at the top of the body or in one of its
+ * nested configurations; null when none does. The largest, not the first: whichever spelling
+ * the provider reads, the estimate is never below it (fail closed).
+ */
+function largestOf(body: Readonly<Record<string, unknown>>, fields: readonly string[]): number | null {
+  const holders: Readonly<Record<string, unknown>>[] = [body];
+  for (const name of nestedConfigs) {
+    const nested = body[name];
+    if (typeof nested === 'object' && nested !== null && !Array.isArray(nested)) holders.push(nested as Record<string, unknown>);
   }
-  return null;
+  let found: number | null = null;
+  for (const holder of holders) {
+    for (const field of fields) {
+      const value = positive(holder[field]);
+      if (value !== null && (found === null || value > found)) found = value;
+    }
+  }
+  return found;
 }
 
 /**
@@ -40,8 +57,7 @@ function firstOf(body: Readonly<Record<string, unknown>>, fields: readonly strin
  * of a legacy completion (`prompt` as a list of strings or of token lists: one answer set each).
  */
 export function answerCount(body: Readonly<Record<string, unknown>>): number {
-  let count = 1;
-  for (const field of countFields) count = Math.max(count, firstOf(body, [field]) ?? 1);
+  const count = largestOf(body, countFields) ?? 1;
   const prompt = body['prompt'];
   const prompts = Array.isArray(prompt) && prompt.some((item) => typeof item !== 'number') ? prompt.length : 1;
   return Math.min(count * Math.max(prompts, 1), largest);
@@ -49,12 +65,11 @@ export function answerCount(body: Readonly<Record<string, unknown>>): number {
 
 /**
  * The token estimate a budget reservation is priced at: the prompt as its JSON size / 4
- * (about 4 bytes a token in English; generous for JSON punctuation), the output as the first
- * cap the body names (`max_completion_tokens`, `max_tokens`, `max_output_tokens`, Gemini's
- * `maxOutputTokens`), else `defaultOutputCap`, times every answer it asks for (`n`,
- * `best_of`, `candidateCount`: `answerCount`).
+ * (about 4 bytes a token in English; generous for JSON punctuation), the output as the largest
+ * cap the body names (`outputCapFields`, top level or nested), else `defaultOutputCap`, times
+ * every answer it asks for (`n`, `best_of`, `candidateCount`: `answerCount`).
  */
 export function estimateTokens(body: Readonly<Record<string, unknown>>): TokenEstimate {
-  const outputTokens = Math.min((firstOf(body, outputCapFields) ?? defaultOutputCap) * answerCount(body), largest);
+  const outputTokens = Math.min((largestOf(body, outputCapFields) ?? defaultOutputCap) * answerCount(body), largest);
   return { promptTokens: Math.ceil(Buffer.byteLength(JSON.stringify(body)) / 4), outputTokens };
 }

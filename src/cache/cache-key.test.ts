@@ -21,6 +21,9 @@ describe('responseCacheKey', () => {
     expect(cacheScopeOf('key', { userPath: '/', principal: { kind: 'jwt', keyId: null, subject: 'k1' } })).not.toBe(
       cacheScopeOf('key', caller('/', 'k1')),
     );
+    const jwt = (issuer: string, subject: string) => ({ userPath: '/', principal: { kind: 'jwt', keyId: null, issuer, subject } });
+    expect(cacheScopeOf('key', jwt('https://one.test/', 'alice'))).not.toBe(cacheScopeOf('key', jwt('https://two.test/', 'alice')));
+    expect(cacheScopeOf('key', jwt('https://one.test/', 'alice'))).toBe(cacheScopeOf('key', jwt('https://one.test/', 'alice')));
     expect(cacheScopeOf('global', caller('/a', 'k1'))).toBeNull();
     expect(scoped(cacheScopeOf('user_path', caller('/', null)))).not.toBe(scoped(null));
   });

@@ -43,7 +43,12 @@ export function responseCacheKey(input: ResponseCacheKeyInput): string {
 /** Who sends a request, as far as the cache scope reads it (a request context fits). */
 export interface CacheCaller {
   readonly userPath: string;
-  readonly principal: { readonly kind: string; readonly keyId: string | null; readonly subject?: string | null };
+  readonly principal: {
+    readonly kind: string;
+    readonly keyId: string | null;
+    readonly subject?: string | null;
+    readonly issuer?: string | null;
+  };
 }
 
 /** The caller as the scope sees it: its user path, its credential, or nobody in particular (`global`). */
@@ -51,7 +56,8 @@ export function cacheScopeOf(scope: ResponseCacheScope, caller: CacheCaller): st
   if (scope === 'global') return null;
   if (scope === 'user_path') return `user_path:${caller.userPath.toLowerCase()}`;
   const { principal } = caller;
-  if (principal.kind === 'jwt') return `jwt:${principal.subject ?? ''}`;
+  // A subject is unique within its issuer only: two issuers' `alice` are two credentials.
+  if (principal.kind === 'jwt') return `jwt:${JSON.stringify([principal.issuer ?? '', principal.subject ?? ''])}`;
   return `${principal.kind}:${principal.keyId ?? ''}`;
 }
 

@@ -19,6 +19,8 @@ export interface Principal {
   readonly role?: 'user' | 'viewer' | 'admin';
   /** A JWT's subject (`sub`), recorded where a key id would be. */
   readonly subject?: string | null;
+  /** A JWT's issuer (`iss`): a subject names one credential only together with its issuer. */
+  readonly issuer?: string | null;
 }
 
 /** The seam for managed API keys: looks a presented token up. */

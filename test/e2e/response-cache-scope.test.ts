@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { runGatewayExpectingFailure, startGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { signingKey, signToken } from '../support/mock-jwks.ts';
 import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
 import { chatBody, gatewayEnv, type RawReply } from './helpers.ts';
 import { call, callJson } from './storage-helpers.ts';
@@ -76,6 +77,27 @@ describe('response cache scope', () => {
     expect(cache(await chat(started, first, body, { 'x-user-path': '/elsewhere' }))).toBe('HIT');
     expect(cache(await chat(started, second, body, headers))).toBe('MISS');
     expect(cache(await chat(started, second, body, headers))).toBe('HIT');
+  });
+
+  it('key: the same subject from two JWT issuers is two credentials', async () => {
+    const [one, two] = await Promise.all([signingKey('one'), signingKey('two')]);
+    const issuer = (name: string, jwk: unknown) => `
+      - issuer: https://${name}.test/
+        keys: { keys: [${JSON.stringify(jwk)}] }
+        audiences: [gateway]
+        user_path: /${name}/{claims.sub}`;
+    const configYaml = `auth:\n  jwt:\n    issuers:${issuer('one', one.publicJwk)}${issuer('two', two.publicJwk)}\n`;
+    const env = gatewayEnv(mock, { OPENAI_MODELS: 'mock-model', RESPONSE_CACHE_ENABLED: 'true', RESPONSE_CACHE_SCOPE: 'key' });
+    gateway = await startGateway({ env, configYaml });
+    const alice = (signing: typeof one, name: string) => signToken(signing, { iss: `https://${name}.test/`, aud: 'gateway', sub: 'alice' });
+    const [first, second] = await Promise.all([alice(one, 'one'), alice(two, 'two')]);
+    const body = { model: 'mock-model', messages: [{ role: 'user', content: `jwt ${randomUUID()}` }] };
+    const asked = await chat(gateway, first, body);
+    expect(asked.status, asked.text).toBe(200);
+    expect(cache(await chat(gateway, first, body))).toBe('HIT');
+    const other = await chat(gateway, second, body);
+    expect(other.status, other.text).toBe(200);
+    expect(cache(other)).toBe('MISS');
   });
 
   it('global (opt-in): every caller shares the entries', async () => {

@@ -107,6 +107,42 @@ describe('a redacted secret never follows a new destination', () => {
     expect(attacker.seen.some((request) => JSON.stringify(request.headers).includes('real-secret'))).toBe(false);
   });
 
+  it('MCP server: a secret in the URL (password, api_key) is *** in views; sent back it stays on the same origin only', async () => {
+    const vault = await startRecorder();
+    try {
+      const withPassword = await putServer({
+        slug: 'vault-pw',
+        url: `${vault.url.replace('http://', 'http://user:pw-secret@')}/mcp`,
+        enabled: false,
+      });
+      expect(withPassword.status, withPassword.text).toBe(200);
+      const saved = await putServer({ slug: 'vault', url: `${vault.url}/mcp?api_key=q-secret&v=1` });
+      expect(saved.status, saved.text).toBe(200);
+      const viewer = String((await callJson(gateway, '/admin/api-keys', 201, { body: { name: 'viewer', role: 'viewer' } }))['key']);
+      const listed = await call(gateway, '/admin/mcp-servers', { token: viewer });
+      expect(listed.status, listed.text).toBe(200);
+      for (const text of [withPassword.text, saved.text, listed.text]) {
+        expect(text).not.toContain('pw-secret');
+        expect(text).not.toContain('q-secret');
+      }
+      const shown = (JSON.parse(listed.text) as Array<{ slug: string; url: string }>).find((server) => server.slug === 'vault')?.url ?? '';
+      expect(shown).toContain('api_key=***');
+      // Sent back on another origin: refused, naming the field.
+      const moved = await putServer({ slug: 'vault', url: shown.replace(new URL(vault.url).host, new URL(attacker.url).host) });
+      expectEnvelope(moved, { status: 400, type: 'invalid_request_error', code: 'secret_required', param: 'url' });
+      // On the same origin (another query): the stored values are kept, never `***`.
+      const kept = await putServer({ slug: 'vault', url: shown.replace('v=1', 'v=2') });
+      expect(kept.status, kept.text).toBe(200);
+      await expect.poll(() => vault.seen.some((request) => request.path.includes('api_key=q-secret&v=2')), { timeout: 5000 }).toBe(true);
+      expect(vault.seen.some((request) => request.path.includes('***') || request.path.includes('%2A%2A%2A'))).toBe(false);
+      expect(attacker.seen.some((request) => request.path.includes('q-secret'))).toBe(false);
+    } finally {
+      await putServer({ slug: 'vault', url: `${vault.url}/mcp`, enabled: false });
+      await call(gateway, '/admin/mcp-servers/vault-pw', { method: 'DELETE' });
+      await vault.close();
+    }
+  });
+
   it('webhook guardrail: secret *** with a new origin answers 400 secret_required; the same origin keeps the signing secret', async () => {
     const webhook = { name: 'hook', type: 'webhook', url: `${hook.url}/check`, secret: 'hook-secret' };
     const saved = await call(gateway, '/admin/guardrails', { method: 'PUT', body: webhook });
@@ -133,5 +169,37 @@ describe('a redacted secret never follows a new destination', () => {
       .digest('hex')}`;
     expect(asked?.headers['x-guardrail-signature']).toBe(signature);
     expect(attacker.seen.filter((request) => request.path === '/check')).toEqual([]);
+  });
+
+  it('webhook guardrail: a token in the URL is *** in views and never follows a new origin', async () => {
+    const saved = await call(gateway, '/admin/guardrails', {
+      method: 'PUT',
+      body: { name: 'hook-url', type: 'webhook', url: `${hook.url}/check?token=t-secret` },
+    });
+    expect(saved.status, saved.text).toBe(200);
+    expect(saved.text).not.toContain('t-secret');
+    const listed = await call(gateway, '/admin/guardrails', { token: adminKey });
+    expect(listed.text).not.toContain('t-secret');
+    const shown = `${hook.url}/check?token=***`;
+    expect(listed.text).toContain(shown);
+    const moved = await call(gateway, '/admin/guardrails', {
+      method: 'PUT',
+      token: adminKey,
+      body: { name: 'hook-url', type: 'webhook', url: shown.replace(new URL(hook.url).host, new URL(attacker.url).host) },
+    });
+    expectEnvelope(moved, { status: 400, type: 'invalid_request_error', code: 'secret_required', param: 'url' });
+    const kept = await call(gateway, '/admin/guardrails', {
+      method: 'PUT',
+      token: adminKey,
+      body: { name: 'hook-url', type: 'webhook', url: shown },
+    });
+    expect(kept.status, kept.text).toBe(200);
+    const before = hook.seen.length;
+    const chat = await call(gateway, '/v1/chat/completions', { body: chatBody('mock-model') });
+    await call(gateway, '/admin/guardrails?name=hook-url', { method: 'DELETE' });
+    expect(chat.status, chat.text).toBe(200);
+    const paths = hook.seen.slice(before).map((request) => request.path);
+    expect(paths).toContain('/check?token=t-secret');
+    expect(paths.some((path) => path.includes('*') || path.includes('%2A'))).toBe(false);
   });
 });

@@ -84,7 +84,7 @@ export function serveSharedAccount(mock: MockUpstream): SharedAccount {
   });
   mock.route('POST', '/responses', (request, response) => {
     note(request);
-    const body = request.body as Record<string, unknown>;
+    const body = (request.body ?? {}) as Record<string, unknown>;
     const previous = body['previous_response_id'];
     if (typeof previous === 'string' && !responses.has(previous)) {
       return sendJson(response, 404, {

@@ -1,4 +1,4 @@
-import { modelAllowed } from '../../auth/allowlist.ts';
+import { modelAllowed, type VirtualModelNames } from '../../auth/allowlist.ts';
 import { permissionError } from '../../errors/gateway-error.ts';
 import type { ProviderAdapter } from '../../providers/provider.ts';
 import { readBody, upstreamErrorOf } from '../../providers/upstream-body.ts';
@@ -43,9 +43,15 @@ export async function forEachJsonLine(text: string, each: (line: Record<string, 
 /**
  * A batch's input file against the caller's model allowlist: every line's `body.model` must
  * be allowed on the instance the batch runs on, else 403 `model_not_allowed` before the batch
- * is created. A line whose model cannot be read is refused too (fail closed).
+ * is created. A line whose model cannot be read is refused too (fail closed), and an allowed
+ * virtual-model name opens no concrete model of that name (the upstream runs the line as is).
  */
-export async function assertBatchModelsAllowed(adapter: ProviderAdapter, context: RequestContext, inputFileId: string): Promise<void> {
+export async function assertBatchModelsAllowed(
+  adapter: ProviderAdapter,
+  context: RequestContext,
+  inputFileId: string,
+  virtualModels: VirtualModelNames | null,
+): Promise<void> {
   const allowed = context.principal.allowedModels;
   if (allowed === undefined || allowed === null) return;
   const text = await readFileContent(adapter, context, inputFileId);
@@ -55,7 +61,7 @@ export async function assertBatchModelsAllowed(adapter: ProviderAdapter, context
     const body = line?.['body'];
     const model = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['model'] : undefined;
     if (typeof model !== 'string' || model === '') refused = `line ${index + 1} of the batch input file names no model`;
-    else if (!modelAllowed(allowed, { instance: adapter.name, model }))
+    else if (!modelAllowed(allowed, { instance: adapter.name, model }, virtualModels))
       refused = `this credential may not use model ${adapter.name}/${model.slice(0, 256)} (line ${index + 1} of the batch input file)`;
   });
   if (refused !== null) throw permissionError(refused, { code: 'model_not_allowed', param: 'input_file_id' });

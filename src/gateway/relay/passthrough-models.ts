@@ -1,5 +1,6 @@
 import { routeSegments } from '../../auth/passthrough-paths.ts';
 import { boundaryOf, readForm } from './multipart.ts';
+import { opensLikeObject } from './passthrough.ts';
 
 /**
  * Which models a passthrough request `/p/{instance}/{rest}` runs, read wherever the provider's
@@ -113,11 +114,4 @@ function formModels(body: Buffer, contentType: string | undefined): readonly str
   } catch {
     return null;
   }
-}
-
-/** Whether the first byte past whitespace and a UTF-8 byte order mark is `{`. */
-function opensLikeObject(body: Buffer): boolean {
-  let index = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
-  while (index < body.length && (body[index] === 0x20 || body[index] === 0x09 || body[index] === 0x0a || body[index] === 0x0d)) index += 1;
-  return body[index] === 0x7b;
 }

@@ -30,12 +30,15 @@ describe('modelOfBody', () => {
   });
 
   it('ignores other content types, bad JSON, non-string models and empty bodies', () => {
-    expect(modelOfBody(Buffer.from('{"model":"gpt-4o"}'), 'text/plain')).toBeUndefined();
+    // Upstreams read JSON whatever the content type says.
+    expect(modelOfBody(Buffer.from('\ufeff {"model":"gpt-4o"}'), 'text/plain')).toBe('gpt-4o');
+    expect(modelOfBody(Buffer.from('model=gpt-4o'), 'text/plain')).toBeUndefined();
     expect(modelOfBody(Buffer.from('{"model":'), json)).toBeUndefined();
     expect(modelOfBody(Buffer.from('{"model":42}'), json)).toBeUndefined();
     expect(modelOfBody(Buffer.from('["model"]'), json)).toBeUndefined();
     expect(modelOfBody(undefined, json)).toBeUndefined();
-    expect(modelOfBody(Buffer.from(`{"model":"m","pad":"${'x'.repeat(1024 * 1024)}"}`), json)).toBeUndefined();
+    // Any size the server accepted is read: a large body is no unpriced model call.
+    expect(modelOfBody(Buffer.from(`{"model":"m","pad":"${'x'.repeat(1024 * 1024)}"}`), json)).toBe('m');
   });
 });
 

@@ -46,21 +46,31 @@ export function queryOf(url: string): string {
   return start === -1 ? '' : url.slice(start);
 }
 
-const modelBodyLimit = 1024 * 1024;
-
-/** A JSON object request body, parsed (bodies over 1 MiB are not read). */
+/**
+ * A JSON object request body, parsed as the upstream reads it: whatever the content type says
+ * when it opens like an object, a UTF-8 byte-order mark skipped. Its size is the server's body
+ * limit: a body too large to read here would be a model call admitted unpriced and, with no
+ * usage in its answer, never charged.
+ */
 export function jsonObjectOfBody(body: Buffer | undefined, contentType: string | undefined): Readonly<Record<string, unknown>> | undefined {
-  if (body === undefined || body.length === 0 || body.length > modelBodyLimit) return undefined;
-  if (!/^application\/([\w.+-]+\+)?json\b/i.test(contentType ?? '')) return undefined;
+  if (body === undefined || body.length === 0) return undefined;
+  if (!opensLikeObject(body) && !/^application\/([\w.+-]+\+)?json\b/i.test(contentType ?? '')) return undefined;
   try {
-    const parsed: unknown = JSON.parse(body.toString('utf8'));
+    const parsed: unknown = JSON.parse(body.toString('utf8').replace(/^\uFEFF/, ''));
     return typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) ? undefined : (parsed as Record<string, unknown>);
   } catch {
     return undefined;
   }
 }
 
-/** The `model` of a JSON request body, when it has one (bodies over 1 MiB are not read). */
+/** Whether a body's first byte, past a byte-order mark and white space, opens a JSON object. */
+export function opensLikeObject(body: Buffer): boolean {
+  let index = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+  while (index < body.length && (body[index] === 0x20 || body[index] === 0x09 || body[index] === 0x0a || body[index] === 0x0d)) index += 1;
+  return body[index] === 0x7b;
+}
+
+/** The `model` of a JSON request body, when it has one. */
 export function modelOfBody(body: Buffer | undefined, contentType: string | undefined): string | undefined {
   return modelOf(jsonObjectOfBody(body, contentType));
 }

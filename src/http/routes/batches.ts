@@ -80,7 +80,7 @@ async function createBatch(
   }
   const call = resourceCall(request, reply, dependencies.catalog, provider as string | undefined);
   await assertVisible(ownership, call.context, ownedFiles, call.adapter.name, inputFileId, 'input_file_id');
-  await assertBatchModelsAllowed(call.adapter, call.context, inputFileId);
+  await assertBatchModelsAllowed(call.adapter, call.context, inputFileId, dependencies.virtualModels);
   reply.headers((await admitRequest(call.context, dependencies, {}, { routeRules: false, holdSlot: false })).headers);
   const resource = {
     method: 'POST',

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { VirtualModelNames } from '../../auth/allowlist.ts';
 import type { BudgetService } from '../../budgets/budget-service.ts';
-import { estimateTokens, type TokenEstimate } from '../../budgets/estimate.ts';
+import { defaultOutputCap, estimateTokens, type TokenEstimate } from '../../budgets/estimate.ts';
 import { attemptStatus } from '../../errors/envelope.ts';
-import { notFound } from '../../errors/gateway-error.ts';
+import { invalidRequest, notFound } from '../../errors/gateway-error.ts';
 import { admitRequest } from '../../gateway/execute-plan.ts';
 import { jsonObjectOfBody, passthroughPath, queryOf, rawRestOf, unreportedUsage } from '../../gateway/relay/passthrough.ts';
 import { clientResponseHeaders, upstreamRequestHeaders } from '../../gateway/relay/relay-headers.ts';
@@ -11,6 +11,7 @@ import { assertPassthroughOwned } from '../../gateway/relay/passthrough-ownershi
 import type { NativeOwnership } from '../../gateway/responses/native-ownership.ts';
 import type { UpstreamResponse } from '../../providers/upstream-client.ts';
 import type { RateLimiter } from '../../ratelimit/rate-limiter.ts';
+import { seesAll } from '../../ownership/visibility.ts';
 import type { ModelCatalog } from '../../routing/model-catalog.ts';
 import type { Metering } from '../../usage/metering.ts';
 import { clientClosedRequest } from '../client-abort.ts';
@@ -76,13 +77,15 @@ async function passthrough(
   const path = passthroughPath(rawRestOf(request.url), queryOf(request.url), adapter.baseUrl);
   const body = Buffer.isBuffer(request.body) && request.body.length > 0 ? request.body : undefined;
   const json = jsonObjectOfBody(body, request.headers['content-type']);
+  assertReadableBody(request, body);
   // The model that runs: the path's where the provider's API carries it there, else the body's.
   const model = checkPassthroughModels(request, instance, adapter, dependencies.virtualModels);
   if (dependencies.owners) await assertPassthroughOwned(dependencies.owners, request, instance, path, request.method, body);
   const context = requestContextOf(request, reply);
   // Estimated when first needed (a budget covers the path, or the answer reported no usage).
   let priced: PricedEstimate | null | undefined;
-  const pricedCall = (): PricedEstimate | null => (priced ??= pricedEstimate(dependencies.metering, instance, model, json));
+  const pricedCall = (): PricedEstimate | null =>
+    (priced ??= pricedEstimate(dependencies.metering, instance, model, json, body?.length ?? 0));
   const route = model === undefined ? { provider: instance } : { provider: instance, model };
   const admission = await admitRequest(context, dependencies, route, {}, () => pricedCall()?.cost ?? null);
   // A client that left while being admitted (a Redis round trip) has had its 'close' already.
@@ -129,17 +132,35 @@ interface PricedEstimate {
   cost: number;
 }
 
-/** The estimate of a call that names a priced model, and its cost; null when there is nothing to price. */
+/**
+ * The estimate of a call that names a priced model, and its cost; null when there is nothing to
+ * price. A body the gateway cannot read (compressed, not JSON) is priced by its size and the
+ * default output cap: never as free.
+ */
 function pricedEstimate(
   metering: Metering,
   instance: string,
   model: string | undefined,
   json: Readonly<Record<string, unknown>> | undefined,
+  bodyBytes: number,
 ): PricedEstimate | null {
-  if (model === undefined || json === undefined) return null;
-  const estimate = estimateTokens(json);
+  if (model === undefined) return null;
+  const estimate = json === undefined ? { promptTokens: Math.ceil(bodyBytes / 4), outputTokens: defaultOutputCap } : estimateTokens(json);
   const cost = metering.costEstimate(instance, model, estimate);
   return cost === null ? null : { estimate, cost };
+}
+
+/**
+ * A compressed request body (`Content-Encoding` other than identity) is refused for callers who
+ * do not see everything: the upstream would inflate and run what the gateway could not read
+ * (its model, the Responses state it names, its estimate), so no check could hold.
+ */
+function assertReadableBody(request: FastifyRequest, body: Buffer | undefined): void {
+  const encoding = String(request.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
+  if (body === undefined || encoding === '' || encoding === 'identity' || seesAll(request)) return;
+  throw invalidRequest('a compressed request body (Content-Encoding) cannot be checked: send it uncompressed', { code: 'invalid_body' });
 }
 
 /** Token counting (Anthropic `messages/count_tokens`, Gemini `:countTokens`) bills nothing and reports no usage. */
