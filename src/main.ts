@@ -181,6 +181,7 @@ function createCatalog(settings: Settings, adapters: ProviderAdapter[], logger: 
     recheckIntervalMs: settings.models.recheckIntervalSeconds * 1000,
     configured: new Map(settings.providers.flatMap((provider) => (provider.models ? [[provider.name, provider.models] as const] : []))),
     logger,
+    disabled: settings.disabledProviders,
   });
 }
 

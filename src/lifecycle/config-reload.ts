@@ -96,8 +96,10 @@ export class ConfigReloader {
     const { settings, warnings } = loaded;
     for (const warning of warnings) logger.warn(warning);
     // Providers first: virtual models and failover rules may name an instance the file adds.
-    if (this.options.providers !== undefined)
+    if (this.options.providers !== undefined) {
+      this.options.providers.catalog.replaceDisabled(settings.disabledProviders);
       await swapProviders(this.options.providers, this.settings.providers, settings.providers, logger);
+    }
     this.options.prices.replace(new Map(Object.entries(settings.pricing)));
     await this.options.limiter?.applyConfigRules(settings.rateLimits.rules);
     await this.options.budgets?.applyConfigRules(settings.budgets.rules);
@@ -134,6 +136,7 @@ function withoutApplied(settings: Settings): Record<string, unknown> {
   return {
     ...settings,
     providers: [],
+    disabledProviders: [],
     pricing: {},
     rateLimits: { ...settings.rateLimits, rules: [] },
     budgets: { ...settings.budgets, rules: [] },

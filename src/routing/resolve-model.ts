@@ -1,6 +1,6 @@
-import { invalidRequest, notFound } from '../errors/gateway-error.ts';
+import { GatewayError, invalidRequest, notFound } from '../errors/gateway-error.ts';
 import type { ProviderAdapter } from '../providers/provider.ts';
-import type { ModelCatalog } from './model-catalog.ts';
+import type { DisabledInstance, ModelCatalog } from './model-catalog.ts';
 
 export interface ResolvedTarget {
   adapter: ProviderAdapter;
@@ -47,7 +47,7 @@ export function resolveListedModel(catalog: ModelCatalog, selector: string, hint
 
 function splitQualified(catalog: ModelCatalog, selector: string, hint: string | undefined): { instance: string; model: string } | null {
   if (hint !== undefined) {
-    if (!catalog.instances.has(hint)) throw unknownProvider(hint);
+    if (!catalog.instances.has(hint)) throw unavailableOr(catalog.disabled.get(hint), () => unknownProvider(hint));
     const prefix = `${hint}/`;
     return { instance: hint, model: selector.startsWith(prefix) ? selector.slice(prefix.length) : selector };
   }
@@ -62,7 +62,30 @@ function resolveBare(catalog: ModelCatalog, selector: string): ResolvedTarget {
   for (const listing of catalog.instances.values()) {
     if (listing.models?.has(selector)) return { adapter: listing.adapter, model: selector };
   }
-  throw modelNotFound(selector);
+  throw unavailableOr(droppedServing(catalog, selector), () => modelNotFound(selector));
+}
+
+/** The dropped instance a selector names (`<instance>/<model>`), or the first whose configured models list it. */
+function droppedServing(catalog: ModelCatalog, selector: string): DisabledInstance | undefined {
+  if (catalog.disabled.size === 0) return undefined;
+  const slash = selector.indexOf('/');
+  const named = slash > 0 ? catalog.disabled.get(selector.slice(0, slash)) : undefined;
+  if (named !== undefined) return named;
+  for (const instance of catalog.disabled.values()) if (instance.models?.includes(selector)) return instance;
+  return undefined;
+}
+
+function unavailableOr(instance: DisabledInstance | undefined, otherwise: () => GatewayError): GatewayError {
+  if (instance === undefined) return otherwise();
+  return new GatewayError(
+    'provider_error',
+    `provider instance "${instance.name}" is disabled: ${instance.reason}; set ${instance.setting}`,
+    {
+      status: 503,
+      code: 'provider_unavailable',
+      param: 'model',
+    },
+  );
 }
 
 function unknownProvider(name: string) {
