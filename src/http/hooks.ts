@@ -74,7 +74,7 @@ export function errorBody(url: string, error: GatewayError): unknown {
  */
 export function installErrorHandlers(app: FastifyInstance, discardBounds: DiscardBounds): void {
   app.setErrorHandler((error, request, reply) => {
-    const gatewayError = toGatewayError(error);
+    const gatewayError = toGatewayError(error, request.routeOptions.bodyLimit);
     const requestId = request.id;
     // A 413 sent while the client still uploads: read the rest away so that the client sees it.
     if (gatewayError.code === 'body_too_large') discardRestOfBody(request.raw, discardBounds);
