@@ -151,6 +151,9 @@ describe('loadSettings', () => {
 
   it('warns about unknown top-level keys', () => {
     expect(load({}, 'surprise: 1\n').warnings).toContain('unknown configuration key "surprise" is ignored');
+    expect(load({}, 'rate_limit:\n  enabled: true\n').warnings).toContain(
+      'unknown configuration key "rate_limit" is ignored (did you mean "rate_limits"?)',
+    );
   });
 
   it('warns about unknown keys inside a provider entry and other sections, and only about those', () => {
@@ -172,9 +175,9 @@ describe('loadSettings', () => {
     ].join('\n');
     const { settings, warnings } = load({}, yaml);
     expect(warnings.filter((warning) => warning.startsWith('unknown configuration key')).sort()).toEqual([
-      'unknown configuration key "pricing.gpt-4o.output_per_mtk" is ignored',
-      'unknown configuration key "providers.openai.modles" is ignored',
-      'unknown configuration key "server.prot" is ignored',
+      'unknown configuration key "pricing.gpt-4o.output_per_mtk" is ignored (did you mean "output_per_mtok"?)',
+      'unknown configuration key "providers.openai.modles" is ignored (did you mean "models"?)',
+      'unknown configuration key "server.prot" is ignored (did you mean "port"?)',
     ]);
     expect(settings.providers.find((provider) => provider.name === 'openai')?.models).toBeNull();
   });

@@ -22,6 +22,7 @@ import { unknownKeys } from './unknown-keys.ts';
 import type { LoadedSettings, Settings } from './settings.ts';
 import { deepFreeze, expandVariables } from './values.ts';
 import { isJsonObject } from '../core/json.ts';
+import { closestNames, didYouMean } from '../core/closest-names.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 type RawDocument = Record<string, unknown>;
@@ -105,7 +106,10 @@ export function loadSettings(options: LoadOptions): LoadedSettings {
   /** YAML path -> the environment variable its value comes from. */
   const origins = new Map<string, string>();
   const document = configFile === null ? {} : readConfigFile(configFile, options.env, origins);
-  for (const key of unknownKeys(configSchema, document)) warnings.push(`unknown configuration key "${key}" is ignored`);
+  for (const { path, known } of unknownKeys(configSchema, document)) {
+    const suggestion = didYouMean(closestNames(path.slice(path.lastIndexOf('.') + 1), known));
+    warnings.push(`unknown configuration key "${path}" is ignored${suggestion}`);
+  }
   applyEnvironment(document, options.env, origins);
   // Parsed once per start or reload: zod's compiled fast path (generated with `new Function` on an
   // object schema's first parse) would cost more to build than it saves here (ADR 0025).
