@@ -1,3 +1,4 @@
+import { closestNames } from '../core/closest-names.ts';
 import { GatewayError, invalidRequest, notFound } from '../errors/gateway-error.ts';
 import type { ProviderAdapter } from '../providers/provider.ts';
 import type { DisabledInstance, ModelCatalog } from './model-catalog.ts';
@@ -22,13 +23,13 @@ export async function resolveModel(catalog: ModelCatalog, selector: string, hint
   // A qualified selector whose instance's listing lacks the model (both exist: checked above).
   const qualified = splitQualified(catalog, selector, hint);
   const listing = qualified === null ? undefined : catalog.instances.get(qualified.instance);
-  if (qualified === null || listing === undefined) throw modelNotFound(selector);
+  if (qualified === null || listing === undefined) throw modelNotFound(catalog, selector);
   const { instance, model } = qualified;
   if (listing.status !== 'configured' && catalog.age(instance) > onDemandRefreshAfterMs) {
     await catalog.refresh(instance);
     if (listing.models?.has(model)) return { adapter: listing.adapter, model };
   }
-  throw modelNotFound(selector);
+  throw modelNotFound(catalog, selector);
 }
 
 /**
@@ -62,7 +63,7 @@ function resolveBare(catalog: ModelCatalog, selector: string): ResolvedTarget {
   for (const listing of catalog.instances.values()) {
     if (listing.models?.has(selector)) return { adapter: listing.adapter, model: selector };
   }
-  throw unavailableOr(droppedServing(catalog, selector), () => modelNotFound(selector));
+  throw unavailableOr(droppedServing(catalog, selector), () => modelNotFound(catalog, selector));
 }
 
 /** The dropped instance a selector names (`<instance>/<model>`), or the first whose configured models list it. */
@@ -95,6 +96,17 @@ function unknownProvider(name: string) {
   });
 }
 
-function modelNotFound(selector: string) {
-  return notFound(`model "${selector}" is not served by any configured provider`, { code: 'model_not_found', param: 'model' });
+/** 404 `model_not_found`, with the listed models closest to the selector (bare ids for a bare selector). */
+export function modelNotFound(catalog: ModelCatalog, selector: string): GatewayError {
+  return notFound(`model "${selector}" is not served by any configured provider`, {
+    code: 'model_not_found',
+    param: 'model',
+    suggestions: closestNames(selector, listedNames(catalog, selector.includes('/'))),
+  });
+}
+
+function* listedNames(catalog: ModelCatalog, qualified: boolean): Generator<string> {
+  for (const [name, listing] of catalog.instances) {
+    for (const model of listing.models?.keys() ?? []) yield qualified ? `${name}/${model}` : model;
+  }
 }

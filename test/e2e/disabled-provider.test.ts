@@ -81,4 +81,26 @@ describe('a provider instance without its key', () => {
     });
     expectEnvelope(unknown, { status: 404, type: 'not_found_error', code: 'model_not_found' });
   });
+
+  it('suggests the closest listed models for an unknown one, but not to a key with a model allowlist', async () => {
+    const chat = (model: string, token = MASTER_KEY) =>
+      rawRequest(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: bearer(token), body: chatBody(model) });
+    const bare = expectEnvelope(await chat('mock-modle'), { status: 404, type: 'not_found_error', code: 'model_not_found' });
+    expect(bare.message).toContain('did you mean "mock-model"');
+    const qualified = expectEnvelope(await chat('openai/mock-mdel'), { status: 404, type: 'not_found_error', code: 'model_not_found' });
+    expect(qualified.message).toContain('did you mean "openai/mock-model"');
+    const retrieved = await rawRequest(`${gateway.url}/v1/models/openai%2Fmock-modle`, { headers: bearer() });
+    expect(expectEnvelope(retrieved, { status: 404, type: 'not_found_error', code: 'model_not_found' }).message).toContain(
+      'did you mean "openai/mock-model"',
+    );
+    const created = await rawRequest(`${gateway.url}/admin/api-keys`, {
+      method: 'POST',
+      headers: bearer(),
+      body: { name: 'narrow', allowed_models: ['openai/other-model'] },
+    });
+    expect(created.status, created.text).toBe(201);
+    const narrow = String(parseJson(created.text)['key']);
+    const hidden = expectEnvelope(await chat('mock-modle', narrow), { status: 404, type: 'not_found_error', code: 'model_not_found' });
+    expect(hidden.message).not.toContain('did you mean');
+  });
 });
