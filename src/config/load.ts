@@ -47,6 +47,7 @@ const scalarVariables: ReadonlyArray<readonly [variable: string, path: readonly 
   ['WORKERS', ['server', 'workers']],
   ['LOG_LEVEL', ['logging', 'level']],
   ['METRICS_ENABLED', ['metrics', 'enabled']],
+  ['METRICS_AUTH', ['metrics', 'auth']],
   ['MODELS_REFRESH_INTERVAL_SECONDS', ['models', 'refresh_interval_seconds']],
   ['MODELS_RECHECK_INTERVAL_SECONDS', ['models', 'recheck_interval_seconds']],
   ['STORAGE_TYPE', ['storage', 'type']],
@@ -215,7 +216,7 @@ function buildSettings(
     configFile,
     server: buildServerSettings(document.server),
     logging: { level: document.logging.level },
-    metrics: { enabled: document.metrics.enabled },
+    metrics: { enabled: document.metrics.enabled, auth: document.metrics.auth },
     storage: buildStorage(document, origins),
     usage: {
       enabled: document.usage.enabled,

@@ -82,7 +82,8 @@ export interface Settings {
     readonly workers: number;
   };
   readonly logging: { readonly level: LogLevel };
-  readonly metrics: { readonly enabled: boolean };
+  /** `auth` (METRICS_AUTH): /metrics needs the master key or an admin or viewer key; off: /metrics is public. */
+  readonly metrics: { readonly enabled: boolean; readonly auth: boolean };
   /** OTEL_* variables (src/config/tracing.ts). */
   readonly tracing: TracingSettings;
   readonly storage: StorageSettings;
