@@ -29,6 +29,10 @@ describe('a provider instance without its key', () => {
         `    base_url: ${mock.url}`,
         '    api_key: ${GROQ_KEY_NOT_SET}',
         '    models: [llama-only-here]',
+        'virtual_models:',
+        '  - name: team-default',
+        '    strategy: failover',
+        '    targets: [{ provider: groq, model: llama-only-here }, { provider: openai, model: mock-model }]',
       ].join('\n'),
     });
   });
@@ -67,6 +71,14 @@ describe('a provider instance without its key', () => {
       expect(error.message).toContain(`"${instance}"`);
       expect(error.message).toContain(setting);
     }
+    // A virtual model skips a target on the disabled instance, as it skips one nobody serves.
+    const virtual = await rawRequest(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: bearer(),
+      body: chatBody('team-default'),
+    });
+    expect(virtual.status, virtual.text).toBe(200);
+    expect(parseJson(virtual.text)['provider']).toBe('openai');
     // The registered instance still serves, and a model nobody declares is still 404.
     const served = await rawRequest(`${gateway.url}/v1/chat/completions`, {
       method: 'POST',
