@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
@@ -114,5 +116,23 @@ describe('a provider instance without its key', () => {
     const narrow = String(parseJson(created.text)['key']);
     const hidden = expectEnvelope(await chat('mock-modle', narrow), { status: 404, type: 'not_found_error', code: 'model_not_found' });
     expect(hidden.message).not.toContain('did you mean');
+  });
+
+  it('is enabled by a hot reload that gives its key, and leaves the readiness list', async () => {
+    const yaml = readFileSync(join(gateway.cwd, 'config.yaml'), 'utf8');
+    writeFileSync(join(gateway.cwd, 'config.yaml'), yaml.replace('${GROQ_KEY_NOT_SET}', 'sk-groq'));
+    const reloaded = await rawRequest(`${gateway.url}/admin/reload`, { method: 'POST', headers: bearer(), body: {} });
+    expect(reloaded.status, reloaded.text).toBe(200);
+    const ready = parseJson((await rawRequest(`${gateway.url}/health/ready`)).text) as {
+      components: { models: { providers: Record<string, Record<string, unknown>> } };
+    };
+    expect(ready.components.models.providers['groq']?.['status']).not.toBe('disabled');
+    expect(ready.components.models.providers['anthropic']?.['status']).toBe('disabled');
+    const served = await rawRequest(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: bearer(),
+      body: chatBody('groq/llama-only-here'),
+    });
+    expect(served.status, served.text).toBe(200);
   });
 });
