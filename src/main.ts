@@ -12,7 +12,7 @@ import type { JwtVerifier } from './auth/jwt-verifier.ts';
 import { buildServer } from './http/server.ts';
 import { LogDestination } from './lifecycle/log-destination.ts';
 import { RunningHandlers } from './lifecycle/running-handlers.ts';
-import { installShutdown } from './lifecycle/shutdown.ts';
+import { installShutdown, type ShutdownOptions } from './lifecycle/shutdown.ts';
 import type { GatewayMetrics } from './observability/metrics.ts';
 import { startTracing } from './observability/tracing.ts';
 import { redactLogLine } from './observability/redact-url.ts';
@@ -89,9 +89,21 @@ async function main(): Promise<void> {
     logger,
     timeoutMs: settings.server.shutdownTimeoutSeconds * 1000,
     cleanups: [() => catalog.stop(), () => guardrails.stop(), () => services.close(), () => client.close(), async () => tracer?.stop()],
-    handlersIdle: (timeoutMs) => runningHandlers.idle(timeoutMs),
-    flushLogs: (timeoutMs) => logDestination.waitUntilWritten(timeoutMs),
+    ...shutdownWaits(client, runningHandlers, logDestination),
   });
+}
+
+/** What shutdown waits for or cuts: running handlers, upstream calls at the deadline, the log. */
+function shutdownWaits(
+  client: UpstreamClient,
+  runningHandlers: RunningHandlers,
+  logDestination: LogDestination,
+): Pick<ShutdownOptions, 'handlersIdle' | 'cutUpstreamCalls' | 'flushLogs'> {
+  return {
+    handlersIdle: (timeoutMs) => runningHandlers.idle(timeoutMs),
+    cutUpstreamCalls: (error) => client.cutAll(error),
+    flushLogs: (timeoutMs) => logDestination.waitUntilWritten(timeoutMs),
+  };
 }
 
 /**
@@ -181,6 +193,7 @@ function createCatalog(settings: Settings, adapters: ProviderAdapter[], logger: 
     recheckIntervalMs: settings.models.recheckIntervalSeconds * 1000,
     configured: new Map(settings.providers.flatMap((provider) => (provider.models ? [[provider.name, provider.models] as const] : []))),
     logger,
+    disabled: settings.disabledProviders,
   });
 }
 

@@ -82,10 +82,20 @@ describe('loadSettings', () => {
     expect(settings.providers[1]?.apiKey).toBe('env-key');
   });
 
-  it('skips an env instance without its key, with a warning', () => {
+  it('disables an env instance without its key, naming the variable, with a warning', () => {
     const { settings, warnings } = load({ OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' });
     expect(settings.providers).toEqual([]);
-    expect(warnings.join('\n')).toContain('"openai" is not registered');
+    expect(settings.disabledProviders).toMatchObject([{ name: 'openai', setting: 'OPENAI_API_KEY' }]);
+    expect(warnings.join('\n')).toMatch(/"openai" is disabled: .*OPENAI_API_KEY/);
+  });
+
+  it('disables a YAML instance whose api_key ${VAR} is unset, whatever its type, and names VAR', () => {
+    const yaml = 'providers:\n  local:\n    type: openai-compatible\n    base_url: http://127.0.0.1:1/v1\n    api_key: ${LOCAL_KEY}\n';
+    expect(load({}, yaml).settings.disabledProviders).toMatchObject([{ name: 'local', setting: 'LOCAL_KEY', models: null }]);
+    expect(load({ LOCAL_KEY: 'k' }, yaml).settings.providers.map((provider) => provider.name)).toEqual(['local']);
+    // An explicit default (even empty) is a choice, not a missing key.
+    const optional = yaml.replace('${LOCAL_KEY}', '${LOCAL_KEY:-}');
+    expect(load({}, optional).settings.providers.map((provider) => provider.name)).toEqual(['local']);
   });
 
   it('names the variable or key in every error', () => {
@@ -141,6 +151,9 @@ describe('loadSettings', () => {
 
   it('warns about unknown top-level keys', () => {
     expect(load({}, 'surprise: 1\n').warnings).toContain('unknown configuration key "surprise" is ignored');
+    expect(load({}, 'rate_limit:\n  enabled: true\n').warnings).toContain(
+      'unknown configuration key "rate_limit" is ignored (did you mean "rate_limits"?)',
+    );
   });
 
   it('warns about unknown keys inside a provider entry and other sections, and only about those', () => {
@@ -162,9 +175,9 @@ describe('loadSettings', () => {
     ].join('\n');
     const { settings, warnings } = load({}, yaml);
     expect(warnings.filter((warning) => warning.startsWith('unknown configuration key')).sort()).toEqual([
-      'unknown configuration key "pricing.gpt-4o.output_per_mtk" is ignored',
-      'unknown configuration key "providers.openai.modles" is ignored',
-      'unknown configuration key "server.prot" is ignored',
+      'unknown configuration key "pricing.gpt-4o.output_per_mtk" is ignored (did you mean "output_per_mtok"?)',
+      'unknown configuration key "providers.openai.modles" is ignored (did you mean "models"?)',
+      'unknown configuration key "server.prot" is ignored (did you mean "port"?)',
     ]);
     expect(settings.providers.find((provider) => provider.name === 'openai')?.models).toBeNull();
   });

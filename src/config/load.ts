@@ -4,27 +4,25 @@ import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import type * as Yaml from 'yaml';
 import type { z } from 'zod';
-import { providerTypes, type ProviderTypeProfile } from '../providers/provider-types.ts';
+import { providerTypes } from '../providers/provider-types.ts';
 import { ConfigError } from './config-error.ts';
 import type { StorageSettings } from '../storage/storage.ts';
 import { buildBudgetRules } from './budgets.ts';
 import { buildRateLimitRules } from './rate-limits.ts';
-import { buildVirtualModels } from './virtual-models.ts';
 import { buildFailoverRules } from './failover.ts';
 import { buildMcpSettings } from './mcp.ts';
 import { buildAuthSettings } from './auth.ts';
 import { buildTracingSettings } from './tracing.ts';
 import { buildGuardrails } from './guardrails.ts';
 import { discoverEnvProviders } from './env-providers.ts';
+import { buildProvidersAndVirtualModels, recordKeyVariables } from './providers.ts';
 import { applyAzureEnvironment } from './azure-env.ts';
-import { configSchema, instanceName, type ConfigDocument } from './schema.ts';
+import { configSchema, type ConfigDocument } from './schema.ts';
 import { unknownKeys } from './unknown-keys.ts';
-import type { LoadedSettings, ProviderSettings, Settings } from './settings.ts';
-import { providerOptionsOf } from './provider-options.ts';
-import { withVertexEnvironment } from './vertex-env.ts';
-import { withAwsEnvironment } from './bedrock-env.ts';
+import type { LoadedSettings, Settings } from './settings.ts';
 import { deepFreeze, expandVariables } from './values.ts';
 import { isJsonObject } from '../core/json.ts';
+import { closestNames, didYouMean } from '../core/closest-names.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 type RawDocument = Record<string, unknown>;
@@ -49,6 +47,7 @@ const scalarVariables: ReadonlyArray<readonly [variable: string, path: readonly 
   ['WORKERS', ['server', 'workers']],
   ['LOG_LEVEL', ['logging', 'level']],
   ['METRICS_ENABLED', ['metrics', 'enabled']],
+  ['METRICS_AUTH', ['metrics', 'auth']],
   ['MODELS_REFRESH_INTERVAL_SECONDS', ['models', 'refresh_interval_seconds']],
   ['MODELS_RECHECK_INTERVAL_SECONDS', ['models', 'recheck_interval_seconds']],
   ['STORAGE_TYPE', ['storage', 'type']],
@@ -105,9 +104,14 @@ export function loadProcessSettings(): LoadedSettings {
 export function loadSettings(options: LoadOptions): LoadedSettings {
   const warnings: string[] = [];
   const configFile = findConfigFile(options);
-  const document = configFile === null ? {} : readConfigFile(configFile, options.env);
-  for (const key of unknownKeys(configSchema, document)) warnings.push(`unknown configuration key "${key}" is ignored`);
-  const origins = applyEnvironment(document, options.env);
+  /** YAML path -> the environment variable its value comes from. */
+  const origins = new Map<string, string>();
+  const document = configFile === null ? {} : readConfigFile(configFile, options.env, origins);
+  for (const { path, known } of unknownKeys(configSchema, document)) {
+    const suggestion = didYouMean(closestNames(path.slice(path.lastIndexOf('.') + 1), known));
+    warnings.push(`unknown configuration key "${path}" is ignored${suggestion}`);
+  }
+  applyEnvironment(document, options.env, origins);
   // Parsed once per start or reload: zod's compiled fast path (generated with `new Function` on an
   // object schema's first parse) would cost more to build than it saves here (ADR 0025).
   const parsed = configSchema.safeParse(document, { jitless: true });
@@ -141,7 +145,7 @@ function parseYaml(text: string): unknown {
   return yaml.parse(text);
 }
 
-function readConfigFile(path: string, env: Env): RawDocument {
+function readConfigFile(path: string, env: Env, origins: Map<string, string>): RawDocument {
   let parsed: unknown;
   try {
     parsed = parseYaml(readFileSync(path, 'utf8'));
@@ -153,12 +157,12 @@ function readConfigFile(path: string, env: Env): RawDocument {
   if (typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new ConfigError(path, 'expected a mapping at the top level');
   }
+  recordKeyVariables(parsed, origins);
   return expandVariables(parsed, env) as RawDocument;
 }
 
-/** Writes environment overrides into the raw document; returns YAML path -> variable name. */
-function applyEnvironment(document: RawDocument, env: Env): Map<string, string> {
-  const origins = new Map<string, string>();
+/** Writes environment overrides into the raw document, and records YAML path -> variable name in `origins`. */
+function applyEnvironment(document: RawDocument, env: Env, origins: Map<string, string>): void {
   for (const [variable, [section, key]] of scalarVariables) {
     const value = env[variable];
     if (value === undefined || value.trim() === '') continue;
@@ -175,11 +179,15 @@ function applyEnvironment(document: RawDocument, env: Env): Map<string, string> 
       target[field] = entry[field];
       origins.set(`providers.${entry.name}.${field}`, entry.variables[field]);
     }
+    if (entry.api_key === undefined && providerTypes[entry.type].requiresApiKey && !origins.has(`providers.${entry.name}.api_key`)) {
+      // Declared by <PREFIX>_BASE_URL or <PREFIX>_MODELS alone: the key it lacks is <PREFIX>_API_KEY.
+      const declaring = entry.variables.base_url || entry.variables.models;
+      origins.set(`providers.${entry.name}.api_key`, declaring.replace(/_(BASE_URL|MODELS)$/, '_API_KEY'));
+    }
     if (!isJsonObject(existing)) origins.set(`providers.${entry.name}`, `${entry.type.toUpperCase()}_* variables`);
     providers[entry.name] = target;
   }
   applyAzureEnvironment(providers, env, origins);
-  return origins;
 }
 
 function sectionOf(document: RawDocument, section: string): Record<string, unknown> {
@@ -208,7 +216,7 @@ function buildSettings(
     configFile,
     server: buildServerSettings(document.server),
     logging: { level: document.logging.level },
-    metrics: { enabled: document.metrics.enabled },
+    metrics: { enabled: document.metrics.enabled, auth: document.metrics.auth },
     storage: buildStorage(document, origins),
     usage: {
       enabled: document.usage.enabled,
@@ -334,60 +342,4 @@ function buildStorage(document: ConfigDocument, origins: Map<string, string>): S
     throw new ConfigError(origins.get('storage.type') ?? 'storage.type', 'postgresql storage needs DATABASE_URL (storage.database_url)');
   }
   return { type: 'postgresql', databaseUrl: storage.database_url };
-}
-
-/** The providers, and the virtual models validated against their instance names. */
-function buildProvidersAndVirtualModels(
-  document: ConfigDocument,
-  origins: Map<string, string>,
-  warnings: string[],
-  env: Env,
-): Pick<Settings, 'providers' | 'virtualModels'> {
-  const providers = withAwsEnvironment(withVertexEnvironment(buildProviders(document, origins, warnings), env), env);
-  return {
-    providers,
-    virtualModels: buildVirtualModels(
-      document.virtual_models,
-      env,
-      providers.map((provider) => provider.name),
-    ),
-  };
-}
-
-function buildProviders(document: ConfigDocument, origins: Map<string, string>, warnings: string[]): ProviderSettings[] {
-  const result: ProviderSettings[] = [];
-  for (const [name, provider] of Object.entries(document.providers)) {
-    const key = origins.get(`providers.${name}`) ?? `providers.${name}`;
-    const fromEnv = origins.has(`providers.${name}`);
-    if (!instanceName.test(name)) {
-      throw new ConfigError(key, 'an instance name uses letters, digits, ".", "_" and "-" only');
-    }
-    const profile = providerTypes[provider.type];
-    const baseUrl = (provider.base_url ?? profile.defaultBaseUrl)?.replace(/\/+$/, '');
-    const apiKey = provider.api_key ? provider.api_key : null;
-    const derives: boolean = (profile as ProviderTypeProfile).derivesBaseUrl === true;
-    const problem =
-      !baseUrl && !derives
-        ? `type ${provider.type} needs a base_url`
-        : profile.requiresApiKey && apiKey === null
-          ? 'no api_key is set'
-          : null;
-    if (problem !== null) {
-      // An instance declared in YAML with a required field missing is a mistake; an
-      // environment variable seen without its companion is skipped with a warning.
-      if (!fromEnv && !baseUrl && !derives) throw new ConfigError(`${key}.base_url`, problem);
-      warnings.push(`provider instance "${name}" is not registered: ${problem}`);
-      continue;
-    }
-    const models = provider.models ?? null;
-    result.push({
-      name,
-      type: provider.type,
-      apiKey,
-      baseUrl: baseUrl ?? '',
-      models: models && models.length > 0 ? models : null,
-      options: providerOptionsOf(provider),
-    });
-  }
-  return result;
 }

@@ -112,7 +112,7 @@ export const configSchema = z.object({
     })
     .prefault({}),
   logging: z.object({ level: logLevel.default('info') }).prefault({}),
-  metrics: z.object({ enabled: booleanValue.default(false) }).prefault({}),
+  metrics: z.object({ enabled: booleanValue.default(false), auth: booleanValue.default(false) }).prefault({}),
   providers: z.record(z.string(), providerSchema).default({}),
   models: z
     .object({

@@ -27,6 +27,18 @@ export interface ProviderSettings {
   readonly options: ProviderOptions;
 }
 
+/** A provider instance declared but not registered: a setting it needs is missing (`GET /health/ready` lists it). */
+export interface DisabledProvider {
+  readonly name: string;
+  readonly type: ProviderType;
+  /** What is missing, naming the setting, e.g. `no api_key is set: the environment variable X is empty or unset`. */
+  readonly reason: string;
+  /** The setting to give: an environment variable, or a YAML path when none is involved. */
+  readonly setting: string;
+  /** Its configured models (a request for one answers 503 `provider_unavailable`), null when none were listed. */
+  readonly models: readonly string[] | null;
+}
+
 /** Settings only some provider types read (YAML names in README "Providers"). */
 export interface ProviderOptions {
   /** Azure `api-version` query parameter. */
@@ -70,7 +82,8 @@ export interface Settings {
     readonly workers: number;
   };
   readonly logging: { readonly level: LogLevel };
-  readonly metrics: { readonly enabled: boolean };
+  /** `auth` (METRICS_AUTH): /metrics needs the master key or an admin or viewer key; off: /metrics is public. */
+  readonly metrics: { readonly enabled: boolean; readonly auth: boolean };
   /** OTEL_* variables (src/config/tracing.ts). */
   readonly tracing: TracingSettings;
   readonly storage: StorageSettings;
@@ -103,6 +116,8 @@ export interface Settings {
   /** YAML `pricing:` overrides, by `<model>` or `<instance>/<model>`. */
   readonly pricing: Readonly<Record<string, ModelPrice>>;
   readonly providers: readonly ProviderSettings[];
+  /** Instances dropped for a missing setting (not registered; requests for their models answer 503). */
+  readonly disabledProviders: readonly DisabledProvider[];
   /** Declared virtual models (YAML `virtual_models:`, `VIRTUAL_MODELS`), in declaration order. */
   readonly virtualModels: readonly VirtualModelDefinition[];
   /** Declared failover rules for direct requests (YAML `failover.rules:`), read-only through the admin API. */

@@ -1,13 +1,19 @@
 import { z } from 'zod';
 import { isJsonObject as isPlainObject } from '../core/json.ts';
 
+/** A key its schema does not know: its dotted path, and the keys known at that level. */
+export interface UnknownKey {
+  readonly path: string;
+  readonly known: readonly string[];
+}
+
 /**
- * Dotted paths of the keys in a raw configuration document that its schema does not know, at any
+ * The keys in a raw configuration document that its schema does not know, at any
  * depth the schema describes (objects, and the entries of records such as `providers`): a typo like
  * `providers.openai.modles` is reported instead of silently dropped. Fields typed `unknown` are
  * validated by their own module and are not walked.
  */
-export function unknownKeys(schema: z.ZodType, value: unknown, path: readonly string[] = []): string[] {
+export function unknownKeys(schema: z.ZodType, value: unknown, path: readonly string[] = []): UnknownKey[] {
   const inner = unwrap(schema);
   if (!isPlainObject(value)) return [];
   if (inner instanceof z.ZodObject) {
@@ -15,7 +21,9 @@ export function unknownKeys(schema: z.ZodType, value: unknown, path: readonly st
     const shape = inner.shape as Record<string, z.ZodType>;
     return Object.entries(value).flatMap(([key, child]) => {
       const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
-      return field === undefined ? [[...path, key].join('.')] : unknownKeys(field, child, [...path, key]);
+      return field === undefined
+        ? [{ path: [...path, key].join('.'), known: Object.keys(shape) }]
+        : unknownKeys(field, child, [...path, key]);
     });
   }
   if (inner instanceof z.ZodRecord) {

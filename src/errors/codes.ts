@@ -16,6 +16,8 @@ export const errorCodes = {
   unknown_provider: 'The `provider` routing hint, or the instance of `/p/{instance}/...`, names no configured instance.',
   unsupported_endpoint: 'No instance serves the endpoint (files, batches: OpenAI-style types; completions, images: not `anthropic`).',
   model_not_found: 'No configured instance serves the requested model.',
+  provider_unavailable:
+    'The instance serving the requested model is disabled: a setting it needs (its API key) is missing; the message names it (status 503).',
   model_name_too_long: "The request's `model` is longer than 256 characters (status 400); checked before anything is stored.",
   unknown_route: 'No route matches the method and path.',
   invalid_path: 'A `/p/{instance}/...` path segment or a file or batch id is `.` or `..`, encoded or not.',

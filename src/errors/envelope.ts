@@ -25,6 +25,13 @@ export function renderEnvelope(error: GatewayError): ErrorEnvelope {
   };
 }
 
+/** States the limit and the setting that raises it. */
+function bodyTooLargeMessage(limit: number | undefined): string {
+  if (limit === undefined) return 'request body is larger than BODY_SIZE_LIMIT';
+  const size = limit % 1024 ** 2 === 0 ? `${limit / 1024 ** 2}MB` : limit % 1024 === 0 ? `${limit / 1024}KB` : `${limit} bytes`;
+  return `request body is larger than the limit of ${size} (${limit} bytes); BODY_SIZE_LIMIT (server.body_size_limit) sets it`;
+}
+
 interface FrameworkError {
   code?: unknown;
   statusCode?: unknown;
@@ -33,13 +40,14 @@ interface FrameworkError {
 /**
  * Turns anything thrown on a request into a GatewayError. Framework errors (body too large,
  * bad content length) keep their meaning; anything unknown becomes a 500 that leaks nothing.
+ * `bodyLimit`: the route's body limit in bytes, stated by a 413.
  */
-export function toGatewayError(thrown: unknown): GatewayError {
+export function toGatewayError(thrown: unknown, bodyLimit?: number): GatewayError {
   if (thrown instanceof GatewayError) return thrown;
   const framework = (typeof thrown === 'object' && thrown !== null ? thrown : {}) as FrameworkError;
   switch (framework.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return invalidRequest('request body is larger than the configured limit', {
+      return invalidRequest(bodyTooLargeMessage(bodyLimit), {
         code: 'body_too_large',
         status: 413,
       });

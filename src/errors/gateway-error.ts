@@ -32,6 +32,8 @@ export interface GatewayErrorOptions {
   /** Extra response headers, e.g. `Retry-After`. */
   headers?: Record<string, string>;
   cause?: unknown;
+  /** Names close to an unknown one (`model_not_found`); the HTTP layer appends those the caller may see to the message. */
+  suggestions?: readonly string[];
 }
 
 /**
@@ -46,6 +48,7 @@ export class GatewayError extends Error {
   readonly param: string | null;
   readonly provider: string;
   readonly headers: Record<string, string>;
+  readonly suggestions: readonly string[];
 
   constructor(type: ErrorType, message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -56,6 +59,7 @@ export class GatewayError extends Error {
     this.param = options.param ?? null;
     this.provider = options.provider ?? 'gateway';
     this.headers = options.headers ?? {};
+    this.suggestions = options.suggestions ?? [];
     if (this.code !== null && !(this.code in errorCodes)) {
       throw new Error(`unregistered error code: ${this.code}`);
     }

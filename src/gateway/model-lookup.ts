@@ -1,6 +1,6 @@
-import { GatewayError, notFound } from '../errors/gateway-error.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
 import type { ModelCatalog } from '../routing/model-catalog.ts';
-import { resolveModel } from '../routing/resolve-model.ts';
+import { modelNotFound, resolveModel } from '../routing/resolve-model.ts';
 import type { VirtualModels } from '../routing/virtual-models.ts';
 
 /** One entry of `GET /v1/models`, in OpenAI's model object shape. */
@@ -28,7 +28,7 @@ export async function lookUpModel(id: string, catalog: ModelCatalog, virtualMode
   });
   const listed = target === null ? undefined : catalog.instances.get(target.adapter.name)?.models?.get(target.model);
   if (target === null || listed === undefined) {
-    throw notFound(`model "${id}" is not served by any configured provider`, { code: 'model_not_found', param: 'model' });
+    throw modelNotFound(catalog, id);
   }
   return { id, object: 'model', created: listed.created ?? 0, owned_by: target.adapter.name };
 }

@@ -7,6 +7,8 @@ import { isGeminiDialectUrl, renderGoogleError } from '../dialects/gemini/errors
 import { isMcpUrl, jsonRpcCodes, jsonRpcError } from '../mcp/jsonrpc-errors.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
 import { discardRestOfBody, type DiscardBounds } from './oversized-body.ts';
+import { didYouMean } from '../core/closest-names.ts';
+import type { Principal } from './auth.ts';
 
 /**
  * Hooks every request passes: the request id echoed, the 503 while draining, and one log line
@@ -69,12 +71,29 @@ export function errorBody(url: string, error: GatewayError): unknown {
 }
 
 /**
+ * "Did you mean ...": an error's suggestions (the closest model names) appended to its message,
+ * only for a caller without a model allowlist: names outside an allowlist stay hidden, as
+ * `GET /v1/models` hides them. Unauthenticated requests never get this far.
+ */
+function withSuggestions(error: GatewayError, principal: Principal | null): GatewayError {
+  if (error.suggestions.length === 0 || principal === null || (principal.allowedModels ?? null) !== null) return error;
+  return new GatewayError(error.type, `${error.message}${didYouMean(error.suggestions)}`, {
+    code: error.code,
+    param: error.param,
+    provider: error.provider,
+    status: error.status,
+    headers: error.headers,
+    cause: error.cause,
+  });
+}
+
+/**
  * The one place errors become responses: every route, every framework error, unknown routes. (Errors
  * before a request exists, from the HTTP parser, are answered by client-errors.ts.)
  */
 export function installErrorHandlers(app: FastifyInstance, discardBounds: DiscardBounds): void {
   app.setErrorHandler((error, request, reply) => {
-    const gatewayError = toGatewayError(error);
+    const gatewayError = withSuggestions(toGatewayError(error, request.routeOptions.bodyLimit), request.principal as Principal | null);
     const requestId = request.id;
     // A 413 sent while the client still uploads: read the rest away so that the client sees it.
     if (gatewayError.code === 'body_too_large') discardRestOfBody(request.raw, discardBounds);

@@ -169,7 +169,15 @@ export function buildServer(dependencies: ServerDependencies): FastifyInstance {
   // Open until the first credential exists (an API key created in open mode closes it).
   registerDashboardRoutes(app, undefined, () => dependencies.authenticator.openMode);
   if (metrics !== null) {
-    app.get('/metrics', async (_request, reply) => reply.header('content-type', metrics.registry.contentType).send(await metrics.render()));
+    // METRICS_AUTH: the credentials /admin GET takes (master key, admin or viewer key); else public.
+    const onRequest = settings.metrics.auth
+      ? guard((request) => {
+          request.principal = dependencies.authenticator.authenticateAdmin(request.headers, 'GET');
+        })
+      : [];
+    app.get('/metrics', { onRequest }, async (_request, reply) =>
+      reply.header('content-type', metrics.registry.contentType).send(await metrics.render()),
+    );
   }
   void app.register(async (v1) => registerModelApi(v1, dependencies));
   void app.register(async (admin) => registerAdminApi(admin, dependencies));

@@ -59,11 +59,14 @@ const appliedSections = [
 export class ConfigReloader {
   private readonly options: ConfigReloadOptions;
   private settings: Settings;
+  /** The settings the process started with: what a section needing a restart still runs on. */
+  private readonly startedWith: Settings;
   private running: Promise<unknown> = Promise.resolve();
 
   constructor(options: ConfigReloadOptions) {
     this.options = options;
     this.settings = options.settings;
+    this.startedWith = options.settings;
   }
 
   /** Throws a 400 GatewayError naming the key when the new configuration is refused. */
@@ -96,8 +99,10 @@ export class ConfigReloader {
     const { settings, warnings } = loaded;
     for (const warning of warnings) logger.warn(warning);
     // Providers first: virtual models and failover rules may name an instance the file adds.
-    if (this.options.providers !== undefined)
+    if (this.options.providers !== undefined) {
+      this.options.providers.catalog.replaceDisabled(settings.disabledProviders);
       await swapProviders(this.options.providers, this.settings.providers, settings.providers, logger);
+    }
     this.options.prices.replace(new Map(Object.entries(settings.pricing)));
     await this.options.limiter?.applyConfigRules(settings.rateLimits.rules);
     await this.options.budgets?.applyConfigRules(settings.budgets.rules);
@@ -105,7 +110,8 @@ export class ConfigReloader {
     await this.options.failoverRules.applyConfigDefinitions(settings.failoverRules);
     await this.options.mcp?.registry.applyConfig(settings.mcp.servers, settings.mcp.virtualServers);
     const applied = appliedSections.filter((section) => section !== 'providers' || this.options.providers !== undefined);
-    const outcome = { applied, restart_needed: changedOtherwise(this.settings, settings) };
+    // Against the start-up settings, not the last reload's: a pending restart stays listed until one happens.
+    const outcome = { applied, restart_needed: changedOtherwise(this.startedWith, settings) };
     this.settings = settings;
     logger.info(outcome, 'configuration reloaded');
     return outcome;
@@ -134,6 +140,7 @@ function withoutApplied(settings: Settings): Record<string, unknown> {
   return {
     ...settings,
     providers: [],
+    disabledProviders: [],
     pricing: {},
     rateLimits: { ...settings.rateLimits, rules: [] },
     budgets: { ...settings.budgets, rules: [] },

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { GatewayError } from '../errors/gateway-error.ts';
 
 export interface ShutdownOptions {
   app: FastifyInstance;
@@ -10,6 +11,12 @@ export interface ShutdownOptions {
   cleanups: ReadonlyArray<() => void | Promise<void>>;
   /** Resolves once no route handler runs (true), or after the time given (false). */
   handlersIdle?: (timeoutMs: number) => Promise<boolean>;
+  /**
+   * At the deadline, before connections are closed: ends the upstream calls still running with
+   * a `shutting_down` error, so each stream's relay writes its dialect's error event and ends
+   * (a client SDK raises a clear error, not a network one) and a waiting JSON call answers 503.
+   */
+  cutUpstreamCalls?: (error: GatewayError) => void;
   /** Waits (bounded) until the log lines written so far have left the process. */
   flushLogs?: (timeoutMs: number) => Promise<void>;
 }
@@ -18,6 +25,8 @@ const idleSweepMs = 100;
 /** How long handlers whose connections were cut at the deadline get to report their usage. */
 const reportGraceMs = 5_000;
 const logFlushTimeoutMs = 2_000;
+/** How long the relays get, after their upstream calls were cut, to write their error event before connections close. */
+const cutGraceMs = 500;
 /**
  * A signal repeated within this window is the same request delivered twice: Ctrl-C under
  * `npm start` reaches the gateway from the terminal (the process group) and from npm.
@@ -71,9 +80,24 @@ async function drain(options: ShutdownOptions): Promise<void> {
   const { app, logger } = options;
   const server = app.server;
   const sweep = setInterval(() => server.closeIdleConnections(), idleSweepMs);
+  let closeAll: NodeJS.Timeout | undefined;
   const deadline = setTimeout(() => {
-    logger.warn('shutdown timeout reached: closing the connections still open');
-    server.closeAllConnections();
+    if (options.cutUpstreamCalls === undefined) {
+      logger.warn('shutdown timeout reached: closing the connections still open');
+      server.closeAllConnections();
+      return;
+    }
+    logger.warn(
+      { grace_ms: cutGraceMs },
+      'shutdown timeout reached: ending streams with an error event, then closing the connections still open',
+    );
+    options.cutUpstreamCalls(
+      new GatewayError('provider_error', 'the gateway is shutting down: the answer was cut at SHUTDOWN_TIMEOUT_SECONDS', {
+        status: 503,
+        code: 'shutting_down',
+      }),
+    );
+    closeAll = setTimeout(() => server.closeAllConnections(), cutGraceMs);
   }, options.timeoutMs);
   try {
     await app.close();
@@ -82,5 +106,6 @@ async function drain(options: ShutdownOptions): Promise<void> {
   } finally {
     clearInterval(sweep);
     clearTimeout(deadline);
+    clearTimeout(closeAll);
   }
 }

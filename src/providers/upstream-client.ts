@@ -145,6 +145,16 @@ export class UpstreamClient {
     }
   }
 
+  /**
+   * Shutdown deadline: every call in flight, streams included, fails with `error` (a stream's
+   * relay then ends its answer with an error event); later calls open fresh pools.
+   */
+  cutAll(error: GatewayError): void {
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    for (const pool of pools) void pool.destroy(error).catch(() => undefined);
+  }
+
   async close(): Promise<void> {
     await Promise.allSettled([...this.pools.values()].map((pool) => pool.close()));
     this.pools.clear();

@@ -14,12 +14,22 @@ export interface InstanceListing {
   attemptedAt: number;
 }
 
+/** An instance declared but not registered for a missing setting (config `DisabledProvider`). */
+export interface DisabledInstance {
+  readonly name: string;
+  readonly reason: string;
+  readonly setting: string;
+  readonly models: readonly string[] | null;
+}
+
 export interface CatalogOptions {
   refreshIntervalMs: number;
   recheckIntervalMs: number;
   /** Models listed in configuration, per instance name; instances absent here ask the upstream. */
   configured: ReadonlyMap<string, readonly string[]>;
   logger: Logger;
+  /** Instances dropped for a missing setting: listed by readiness, their models answer 503 `provider_unavailable`. */
+  disabled?: readonly DisabledInstance[];
   now?: () => number;
 }
 
@@ -38,14 +48,26 @@ export class ModelCatalog {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly inflight = new Map<InstanceListing, Promise<void>>();
   private stopped = false;
+  private dropped: ReadonlyMap<string, DisabledInstance>;
 
   constructor(adapters: readonly ProviderAdapter[], options: CatalogOptions) {
     this.options = options;
+    this.dropped = new Map((options.disabled ?? []).map((instance) => [instance.name, instance]));
     this.listings = new Map(adapters.map((adapter) => [adapter.name, this.newListing(adapter, options.configured)] as const));
   }
 
   get instances(): ReadonlyMap<string, InstanceListing> {
     return this.listings;
+  }
+
+  /** Instances dropped for a missing setting, by name. */
+  get disabled(): ReadonlyMap<string, DisabledInstance> {
+    return this.dropped;
+  }
+
+  /** Hot reload: the dropped instances become `instances`, in one step. */
+  replaceDisabled(instances: readonly DisabledInstance[]): void {
+    this.dropped = new Map(instances.map((instance) => [instance.name, instance]));
   }
 
   /**

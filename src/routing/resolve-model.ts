@@ -1,6 +1,7 @@
-import { invalidRequest, notFound } from '../errors/gateway-error.ts';
+import { closestNames } from '../core/closest-names.ts';
+import { GatewayError, invalidRequest, notFound } from '../errors/gateway-error.ts';
 import type { ProviderAdapter } from '../providers/provider.ts';
-import type { ModelCatalog } from './model-catalog.ts';
+import type { DisabledInstance, ModelCatalog } from './model-catalog.ts';
 
 export interface ResolvedTarget {
   adapter: ProviderAdapter;
@@ -22,13 +23,13 @@ export async function resolveModel(catalog: ModelCatalog, selector: string, hint
   // A qualified selector whose instance's listing lacks the model (both exist: checked above).
   const qualified = splitQualified(catalog, selector, hint);
   const listing = qualified === null ? undefined : catalog.instances.get(qualified.instance);
-  if (qualified === null || listing === undefined) throw modelNotFound(selector);
+  if (qualified === null || listing === undefined) throw modelNotFound(catalog, selector);
   const { instance, model } = qualified;
   if (listing.status !== 'configured' && catalog.age(instance) > onDemandRefreshAfterMs) {
     await catalog.refresh(instance);
     if (listing.models?.has(model)) return { adapter: listing.adapter, model };
   }
-  throw modelNotFound(selector);
+  throw modelNotFound(catalog, selector);
 }
 
 /**
@@ -47,7 +48,7 @@ export function resolveListedModel(catalog: ModelCatalog, selector: string, hint
 
 function splitQualified(catalog: ModelCatalog, selector: string, hint: string | undefined): { instance: string; model: string } | null {
   if (hint !== undefined) {
-    if (!catalog.instances.has(hint)) throw unknownProvider(hint);
+    if (!catalog.instances.has(hint)) throw unavailableOr(catalog.disabled.get(hint), () => unknownProvider(hint));
     const prefix = `${hint}/`;
     return { instance: hint, model: selector.startsWith(prefix) ? selector.slice(prefix.length) : selector };
   }
@@ -62,7 +63,30 @@ function resolveBare(catalog: ModelCatalog, selector: string): ResolvedTarget {
   for (const listing of catalog.instances.values()) {
     if (listing.models?.has(selector)) return { adapter: listing.adapter, model: selector };
   }
-  throw modelNotFound(selector);
+  throw unavailableOr(droppedServing(catalog, selector), () => modelNotFound(catalog, selector));
+}
+
+/** The dropped instance a selector names (`<instance>/<model>`), or the first whose configured models list it. */
+function droppedServing(catalog: ModelCatalog, selector: string): DisabledInstance | undefined {
+  if (catalog.disabled.size === 0) return undefined;
+  const slash = selector.indexOf('/');
+  const named = slash > 0 ? catalog.disabled.get(selector.slice(0, slash)) : undefined;
+  if (named !== undefined) return named;
+  for (const instance of catalog.disabled.values()) if (instance.models?.includes(selector)) return instance;
+  return undefined;
+}
+
+function unavailableOr(instance: DisabledInstance | undefined, otherwise: () => GatewayError): GatewayError {
+  if (instance === undefined) return otherwise();
+  return new GatewayError(
+    'provider_error',
+    `provider instance "${instance.name}" is disabled: ${instance.reason}; set ${instance.setting}`,
+    {
+      status: 503,
+      code: 'provider_unavailable',
+      param: 'model',
+    },
+  );
 }
 
 function unknownProvider(name: string) {
@@ -72,6 +96,17 @@ function unknownProvider(name: string) {
   });
 }
 
-function modelNotFound(selector: string) {
-  return notFound(`model "${selector}" is not served by any configured provider`, { code: 'model_not_found', param: 'model' });
+/** 404 `model_not_found`, with the listed models closest to the selector (bare ids for a bare selector). */
+export function modelNotFound(catalog: ModelCatalog, selector: string): GatewayError {
+  return notFound(`model "${selector}" is not served by any configured provider`, {
+    code: 'model_not_found',
+    param: 'model',
+    suggestions: closestNames(selector, listedNames(catalog, selector.includes('/'))),
+  });
+}
+
+function* listedNames(catalog: ModelCatalog, qualified: boolean): Generator<string> {
+  for (const [name, listing] of catalog.instances) {
+    for (const model of listing.models?.keys() ?? []) yield qualified ? `${name}/${model}` : model;
+  }
 }

@@ -130,7 +130,7 @@ function distinct(targets: ReadonlyArray<ResolvedTarget | null | undefined>): Re
   });
 }
 
-/** Each declared target resolved, or null when no configured instance serves it. */
+/** Each declared target resolved, or null when no configured instance serves it (or its instance is disabled for a missing key). */
 async function resolveTargets(
   declared: ReadonlyArray<{ provider?: string; model: string }>,
   catalog: ModelCatalog,
@@ -140,7 +140,7 @@ async function resolveTargets(
       try {
         return await resolveModel(catalog, target.model, target.provider);
       } catch (error) {
-        if (error instanceof GatewayError && error.status < 500) return null;
+        if (error instanceof GatewayError && (error.status < 500 || error.code === 'provider_unavailable')) return null;
         throw error;
       }
     }),

@@ -186,6 +186,16 @@ describe('configuration hot reload', () => {
     expect((await chatAt(gateway, '/other', 'openai/mock-model')).status).toBe(200);
   });
 
+  it('lists a section needing a restart on every reload until the process restarts or the change is undone', async () => {
+    const restartNeeded = async (): Promise<unknown> => (JSON.parse((await reload()).text) as Record<string, unknown>)['restart_needed'];
+    writeConfig(`${secondYaml}\nusage:\n  batch_size: 7\n`);
+    expect(await restartNeeded()).toEqual(['usage']);
+    // The next reload of the same file: the process still runs on the old batch size, so still pending.
+    expect(await restartNeeded()).toEqual(['usage']);
+    writeConfig(secondYaml);
+    expect(await restartNeeded()).toEqual([]);
+  });
+
   it('reloads on SIGHUP', async () => {
     writeConfig(`${secondYaml.replace(/path: \/new$/m, 'path: /hup')}`);
     gateway.child.kill('SIGHUP');

@@ -9,7 +9,17 @@ import { startGateway } from '../support/gateway-process.ts';
 import type { GatewayProcess } from '../support/gateway-process.ts';
 import { startMockUpstream } from '../support/mock-upstream.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
-import { MASTER_KEY, expectClientError, expectEnvelope, gatewayEnv, openAIClient, rawRequest, rejectionOf } from './helpers.ts';
+import {
+  MASTER_KEY,
+  bearer,
+  chatBody,
+  expectClientError,
+  expectEnvelope,
+  gatewayEnv,
+  openAIClient,
+  rawRequest,
+  rejectionOf,
+} from './helpers.ts';
 import type { RawReply } from './helpers.ts';
 
 // The HTTP edges (issues 14.4, 15.8, 15.9): an upload over BODY_SIZE_LIMIT reaches the client as the
@@ -35,6 +45,17 @@ describe('HTTP edges', () => {
   });
 
   describe('a body over BODY_SIZE_LIMIT sent with Content-Length', () => {
+    it('states the limit and the setting in the 413 message', async () => {
+      const reply = await rawRequest(`${gateway.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: bearer(),
+        body: chatBody('openai/mock-model', { messages: [{ role: 'user', content: 'a'.repeat(LIMIT + 10) }] }),
+      });
+      const error = expectEnvelope(reply, { status: 413, type: 'invalid_request_error', code: 'body_too_large' });
+      expect(error.message).toContain(`1MB (${LIMIT} bytes)`);
+      expect(error.message).toContain('BODY_SIZE_LIMIT');
+    });
+
     it('reaches a node http client as the 413 envelope, 20 times out of 20', async () => {
       const outcomes: string[] = [];
       for (let attempt = 0; attempt < 20; attempt += 1) {

@@ -43,3 +43,43 @@ describe('GET /metrics', () => {
     await response.body.text();
   });
 });
+
+describe('GET /metrics with METRICS_AUTH=true', () => {
+  let gateway: GatewayProcess;
+  const call = (token?: string) =>
+    request(`${gateway.url}/metrics`, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } });
+  const keyWithRole = async (role: string): Promise<string> => {
+    const created = await request(`${gateway.url}/admin/api-keys`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer metrics-master', 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `${role}-key`, role }),
+    });
+    expect(created.statusCode).toBe(201);
+    return String(((await created.body.json()) as Record<string, unknown>)['key']);
+  };
+
+  beforeAll(async () => {
+    gateway = await startGateway({ env: { MASTER_KEY: 'metrics-master', METRICS_ENABLED: 'true', METRICS_AUTH: 'true' } });
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+  });
+
+  it('needs the master key or an admin or viewer key', async () => {
+    const anonymous = await call();
+    expect(anonymous.statusCode).toBe(401);
+    expect(((await anonymous.body.json()) as { error: { code: string } }).error.code).toBe('missing_credentials');
+    const master = await call('metrics-master');
+    expect(master.statusCode).toBe(200);
+    expect(await master.body.text()).toContain('gateway_requests_total');
+    for (const role of ['viewer', 'admin']) {
+      const reply = await call(await keyWithRole(role));
+      expect(reply.statusCode, role).toBe(200);
+      await reply.body.text();
+    }
+    const user = await call(await keyWithRole('user'));
+    expect(user.statusCode).toBe(403);
+    expect(((await user.body.json()) as { error: { code: string } }).error.code).toBe('admin_required');
+  });
+});

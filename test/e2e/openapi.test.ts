@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
 import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
 import { bearer, gatewayEnv, rawRequest } from './helpers.ts';
-import { answerSchema, type Json } from './openapi-helpers.ts';
+import { answerSchema, lintOpenApi, type Json } from './openapi-helpers.ts';
 
 // GET /openapi.json (issue 21): every route the built gateway registered is described (the
 // document lists any that is not under x-undocumented-routes), and real answers of the gateway
@@ -55,6 +55,11 @@ describe('OpenAPI description', () => {
     // A count that moves whenever a route is added or dropped without this test seeing it.
     const operations = Object.values(paths).reduce((total, methods) => total + Object.keys(methods).length, 0);
     expect(operations).toBeGreaterThanOrEqual(85);
+  });
+
+  it('passes a structural lint: unique operationIds, every $ref resolves, path parameters declared both ways', () => {
+    const problems = lintOpenApi(document);
+    expect(problems, problems.join('\n')).toEqual([]);
   });
 
   it('declares the bearer scheme as the spec does and marks public routes', () => {

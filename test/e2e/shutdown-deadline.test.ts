@@ -70,6 +70,12 @@ describe.each(backendNames)('streams cut at the shutdown deadline on %s', (backe
       expect(exitCode, gateway.output.slice(-20).join('\n')).toBe(0);
       // None got to its end: the chat [DONE], the Responses response.completed, the Messages message_stop.
       for (const stream of streams) expect(await stream.rest).not.toMatch(/\[DONE\]|response\.completed|message_stop/);
+      // Each ends with its dialect's error event, so a client SDK raises a clear error instead of
+      // a network one (openai: APIError, not `TypeError: terminated`).
+      const [chat, responses, messages] = await Promise.all(streams.map((stream) => stream.rest));
+      expect(chat).toMatch(/data: \{"error":\{[^\n]*"code":"shutting_down"/);
+      expect(responses).toMatch(/event: error\ndata: [^\n]*shutting_down/);
+      expect(messages).toMatch(/event: error\ndata: [^\n]*shutting down/);
 
       const storage = await database.open(gateway);
       try {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument, openApiPath } from './document.ts';
+import { buildOpenApiDocument, openApiPath, operationId } from './document.ts';
+import { operations } from './operations.ts';
 
 describe('buildOpenApiDocument', () => {
   it('lists a registered route without a description as undocumented', () => {
@@ -22,5 +23,17 @@ describe('buildOpenApiDocument', () => {
     expect(document.paths['/v1/files/{id}']?.['get']?.['parameters']).toEqual([
       { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
     ]);
+  });
+});
+
+describe('operationIds', () => {
+  it('are unique across every described route, wildcard routes included', () => {
+    const routes = Object.entries(operations).flatMap(([url, methods]) => Object.keys(methods).map((method) => ({ method, url })));
+    const document = buildOpenApiDocument(routes, '1.0.0');
+    const ids = Object.values(document.paths).flatMap((item) => Object.values(item).map((operation) => String(operation['operationId'])));
+    expect(ids.length).toBeGreaterThan(80);
+    expect(ids.filter((id, index) => ids.indexOf(id) !== index)).toEqual([]);
+    expect(operationId('GET', '/v1/models')).not.toBe(operationId('GET', '/v1/models/*'));
+    expect(operationId('GET', '/p/:instance/*')).toBe('getPInstancePath');
   });
 });

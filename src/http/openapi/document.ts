@@ -5,6 +5,7 @@ import { describableMethods, type RegisteredRoute } from './route-list.ts';
 export interface OpenApiDocument {
   openapi: '3.1.0';
   info: { title: string; version: string; description: string };
+  tags: Array<{ name: string; description: string }>;
   paths: Record<string, Record<string, JsonSchema>>;
   components: JsonSchema;
   /** Routes the server registered that `operations` does not describe (`METHOD url`); absent when none. */
@@ -12,6 +13,16 @@ export interface OpenApiDocument {
 }
 
 type Table = typeof operations;
+
+/** The top-level tags, one per `OperationDescription['tag']` (linters want every tag used declared). */
+const tagDescriptions: Record<OperationDescription['tag'], string> = {
+  health: 'Liveness and readiness',
+  models: 'Model endpoints in the OpenAI, Anthropic and Gemini dialects',
+  relay: 'Endpoints relayed to a provider instance (files, batches, audio, images, passthrough)',
+  mcp: 'Model Context Protocol servers',
+  admin: 'Admin API (master key, or an admin or viewer key)',
+  meta: 'This description, the dashboard and metrics',
+};
 
 /** Fastify's `/v1/files/:id` and `/p/:instance/*` as OpenAPI paths (`{id}`, `{path}`). */
 export function openApiPath(url: string): string {
@@ -43,6 +54,7 @@ export function buildOpenApiDocument(routes: readonly RegisteredRoute[], version
       version,
       description: 'AI gateway: OpenAI, Anthropic and Gemini compatible model endpoints, relays, MCP and the admin API.',
     },
+    tags: Object.entries(tagDescriptions).map(([name, description]) => ({ name, description })),
     paths,
     components: {
       securitySchemes: {
@@ -85,8 +97,11 @@ function pathParameter(name: string, rest: boolean): JsonSchema {
   };
 }
 
-function operationId(method: string, url: string): string {
-  const words = url.split(/[^A-Za-z0-9]+/).filter((word) => word !== '');
+/** `getV1FilesId` for `GET /v1/files/:id`; a trailing `*` is the word `Path` (as its `{path}` parameter), so `/v1/models` and `/v1/models/*` differ. */
+export function operationId(method: string, url: string): string {
+  const words = openApiPath(url)
+    .split(/[^A-Za-z0-9]+/)
+    .filter((word) => word !== '');
   return [method.toLowerCase(), ...words.map((word) => word[0]?.toUpperCase() + word.slice(1))].join('');
 }
 

@@ -111,7 +111,14 @@ export const operations: Readonly<Record<string, Readonly<Partial<Record<string,
     },
   },
   '/dashboard/*': { GET: { summary: 'Dashboard assets', tag: 'meta', access: 'public', answerType: '*/*' } },
-  '/metrics': { GET: { summary: 'Prometheus metrics (METRICS_ENABLED)', tag: 'meta', access: 'public', answerType: 'text/plain' } },
+  '/metrics': {
+    GET: {
+      summary: 'Prometheus metrics (METRICS_ENABLED); public unless METRICS_AUTH=true (master key, admin or viewer key)',
+      tag: 'meta',
+      access: 'public',
+      answerType: 'text/plain',
+    },
+  },
   '/v1/models': {
     GET: { summary: 'List models: `<instance>/<model>` and virtual models', tag: 'models', access: 'key', answer: modelListSchema },
   },

@@ -11,7 +11,8 @@ export interface RateLimitStoreHealth {
 
 /**
  * `/health` (liveness) and `/health/ready` (what the gateway depends on). No auth. Storage
- * down -> 503 `not_ready`; no models loaded while providers are configured, the response
+ * down -> 503 `not_ready`; no models loaded while providers are configured, a provider
+ * instance disabled for a missing setting (listed with `status: "disabled"` and a `reason`), the response
  * cache or the shared rate-limit store (Redis) not answering -> `degraded` (still 200: every
  * replica shares the same Redis, so taking one out of a load balancer would not help).
  */
@@ -30,17 +31,23 @@ export function registerHealthRoutes(
       cache?.ping() ?? Promise.resolve(null),
       rateLimitStore?.check() ?? Promise.resolve(null),
     ]);
-    const providers = Object.fromEntries(
-      [...catalog.instances.entries()].map(([name, listing]) => [
+    const providers = Object.fromEntries([
+      ...[...catalog.instances.entries()].map(([name, listing]) => [
         name,
         { status: listing.status, models: listing.models?.size ?? 0, ...(listing.lastError ? { error: listing.lastError } : {}) },
       ]),
-    );
+      // Declared but dropped for a missing setting: the reason names it (requests for its models answer 503).
+      ...[...catalog.disabled.values()].map((instance) => [
+        instance.name,
+        { status: 'disabled', models: 0, reason: instance.reason, setting: instance.setting },
+      ]),
+    ]);
     const modelCount = [...catalog.instances.values()].reduce((total, listing) => total + (listing.models?.size ?? 0), 0);
     const modelsUp = catalog.instances.size === 0 || modelCount > 0;
     // A cache that does not answer only costs hits (requests go upstream): degraded, not down.
     const countersUp = counters?.available ?? true;
-    const status = !storageUp ? 'not_ready' : modelsUp && cacheUp !== false && countersUp ? 'ready' : 'degraded';
+    const allEnabled = catalog.disabled.size === 0;
+    const status = !storageUp ? 'not_ready' : modelsUp && allEnabled && cacheUp !== false && countersUp ? 'ready' : 'degraded';
     return reply.code(storageUp ? 200 : 503).send({
       status,
       components: {
