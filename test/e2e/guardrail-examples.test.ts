@@ -71,8 +71,8 @@ function loadable(entry: Entry, mock: MockUpstream): Entry {
 const examples = guardrailExamples();
 
 describe('guardrail examples of the README and docs/', () => {
-  it('finds the README example, with a deny_list pattern', () => {
-    const readme = examples.filter((example) => example.source === 'README.md').flatMap((example) => example.entries);
+  it('finds the example of docs/guardrails.md, with a deny_list pattern', () => {
+    const readme = examples.filter((example) => example.source === 'docs/guardrails.md').flatMap((example) => example.entries);
     expect(readme.some((entry) => entry.type === 'deny_list' && Array.isArray(entry['patterns']))).toBe(true);
   });
 
