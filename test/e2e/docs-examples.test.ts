@@ -55,7 +55,32 @@ function docsEnv(mock: MockUpstream): Record<string, string> {
 
 const mockModels = ['mock-model', 'gpt-4o', 'gpt-4o-mini', 'demo-model', 'text-embedding-3-small'];
 
+/** Every admin route the code registers, as `METHOD /admin/...` with `:param` segments. */
+function adminRoutes(): string[] {
+  const folder = join(root, 'src/admin');
+  const routes = new Set<string>();
+  for (const name of readdirSync(folder).filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))) {
+    const source = readFileSync(join(folder, name), 'utf8');
+    for (const [, method, path] of source.matchAll(/\.(get|post|put|patch|delete)(?:<[^>]*>)?\(\s*'(\/admin[^']*)'/g)) {
+      routes.add(`${(method ?? '').toUpperCase()} ${path ?? ''}`);
+    }
+  }
+  return [...routes].sort();
+}
+
 describe('documentation examples', () => {
+  it('gives a curl example for every admin route in docs/admin-api.md', () => {
+    const curls = parsed.find((page) => page.path === 'docs/admin-api.md')?.curls ?? [];
+    const routes = adminRoutes();
+    expect(routes.length).toBeGreaterThan(20);
+    const missing = routes.filter((route) => {
+      const [method, path] = route.split(' ') as [string, string];
+      const pattern = new RegExp(`^${path.replace(/:[a-z_]+/g, '[^/?]+')}(\\?|$)`);
+      return !curls.some((curl) => curl.method === method && pattern.test(curl.path));
+    });
+    expect(missing, 'admin routes without a curl example in docs/admin-api.md').toEqual([]);
+  });
+
   it('finds the README example configuration and its curl examples', () => {
     const readme = parsed.find((page) => page.path === 'README.md');
     expect(readme?.configs.length).toBeGreaterThanOrEqual(1);
