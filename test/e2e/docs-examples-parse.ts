@@ -35,7 +35,7 @@ export function parseDocBlocks(markdown: string): DocBlock[] {
   return blocks;
 }
 
-/** Splits a shell line into words: single quotes verbatim, double quotes and bare words kept as written. */
+/** Splits a shell line into words: quotes removed (their text kept as written), a `#` word ends the line. */
 function shellWords(command: string): string[] {
   const words: string[] = [];
   let current = '';
@@ -48,6 +48,8 @@ function shellWords(command: string): string[] {
       current += command.slice(index + 1, end);
       inWord = true;
       index = end;
+    } else if (char === '#' && !inWord) {
+      break; // a comment: the rest of the line
     } else if (/\s/.test(char)) {
       if (inWord) words.push(current);
       current = '';
@@ -75,7 +77,7 @@ export function parseCurl(block: string, blockLine: number): CurlExample[] {
     lines.push({ text, number });
   }
   for (const { text: line, number: lineNumber } of lines) {
-    const command = line.replace(/\s+#\s.*$/, '').trim();
+    const command = line.trim();
     if (!/^curl\s/.test(command)) continue;
     const words = shellWords(command).slice(1);
     let method: string | undefined;
