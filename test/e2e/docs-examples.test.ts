@@ -81,6 +81,13 @@ describe('documentation examples', () => {
     expect(missing, 'admin routes without a curl example in docs/admin-api.md').toEqual([]);
   });
 
+  it('keeps the README a front door: at most 300 lines, with `npm ci` and `npm test`', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    expect(readme.split('\n').length).toBeLessThanOrEqual(300);
+    expect(readme).toMatch(/^npm ci$/m);
+    expect(readme).toMatch(/^npm test$/m);
+  });
+
   it('finds the README example configuration and its curl examples', () => {
     const readme = parsed.find((page) => page.path === 'README.md');
     expect(readme?.configs.length).toBeGreaterThanOrEqual(1);
