@@ -9,6 +9,7 @@ import { environmentPatterns } from './env-patterns.ts';
 import { loadSettings, scalarVariables } from './load.ts';
 import { configSchema } from './schema.ts';
 import { unwrap } from './unknown-keys.ts';
+import { parseByteSize } from './values.ts';
 
 /**
  * docs/configuration.md against the code, in both directions: every YAML key of the schema and
@@ -22,6 +23,8 @@ const documentPath = new URL('../../docs/configuration.md', import.meta.url);
 interface Row {
   readonly yamlKey: string | null;
   readonly variables: readonly string[];
+  /** The default cell as written. */
+  readonly fallback: string;
 }
 
 /** The rows of every table whose header starts `| YAML key | env |`. */
@@ -43,7 +46,7 @@ function documentedRows(markdown: string): Row[] {
     }
     if (!inTable || /^:?-+:?$/.test(cells[0] ?? '')) continue;
     const names = (cell: string): string[] => [...cell.matchAll(/`([^`]+)`/g)].map((match) => match[1] ?? '');
-    rows.push({ yamlKey: names(cells[0] ?? '')[0] ?? null, variables: names(cells[1] ?? '') });
+    rows.push({ yamlKey: names(cells[0] ?? '')[0] ?? null, variables: names(cells[1] ?? ''), fallback: cells[3] ?? '' });
   }
   return rows;
 }
@@ -166,6 +169,21 @@ describe('docs/configuration.md', () => {
       const row = rows.find((candidate) => candidate.yamlKey === `${section}.${key}`);
       expect(row?.variables ?? [], `${section}.${key}`).toContain(variable);
     }
+  });
+
+  it('states the default of every key whose default is a single value', () => {
+    const defaults = configSchema.parse({}, { jitless: true }) as Record<string, unknown>;
+    let checked = 0;
+    for (const row of rows) {
+      if (row.yamlKey === null || /[<[]/.test(row.yamlKey)) continue;
+      const value = row.yamlKey.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], defaults);
+      if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') continue;
+      const written = [...row.fallback.matchAll(/`([^`]+)`/g)].map((match) => match[1] ?? '');
+      const sizes = written.flatMap((text) => (/^\d+[KMG]B?$/i.test(text) ? [parseByteSize(text, text, Number.MAX_SAFE_INTEGER)] : []));
+      expect([...written, ...sizes.map(String)], row.yamlKey).toContain(String(value));
+      checked += 1;
+    }
+    expect(checked).toBeGreaterThan(50);
   });
 
   it('shows only YAML blocks that load as they are, without an unknown key', () => {
