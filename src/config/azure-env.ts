@@ -2,6 +2,9 @@ import { isJsonObject } from '../core/json.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** The variables `versionVariable` matches, as docs/configuration.md writes them. */
+export const azureVersionVariables = ['AZURE_API_VERSION', 'AZURE_<SUFFIX>_API_VERSION'] as const;
+
 const versionVariable = /^AZURE(?:_([A-Z0-9_]+))?_API_VERSION$/;
 
 /**

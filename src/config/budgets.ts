@@ -14,6 +14,9 @@ export interface BudgetRuleSettings {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** `SET_BUDGET_<PATH>`: budget rules of one user path. */
+export const budgetVariablePrefix = 'SET_BUDGET_';
+
 /**
  * Budget rules from YAML `budgets.user_paths` and `SET_BUDGET_<PATH>` variables. A variable
  * replaces the YAML rules of the same path. Values: `daily=10,weekly=50`, a JSON object
@@ -32,7 +35,7 @@ export function buildBudgetRules(yamlEntries: unknown, env: Env): BudgetRuleSett
     const rules = limits.map((limit: unknown, position) => ruleFrom(`${key}.limits.${position}`, path, limit));
     byPath.set(path.toLowerCase(), [...(byPath.get(path.toLowerCase()) ?? []), ...rules]);
   });
-  for (const [variable, path, value] of pathVariables(env, 'SET_BUDGET_')) {
+  for (const [variable, path, value] of pathVariables(env, budgetVariablePrefix)) {
     byPath.set(path.toLowerCase(), parseBudgetValue(variable, path, value));
   }
   const rules = [...byPath.values()].flat();

@@ -12,13 +12,16 @@ export interface EnvProviderEntry {
 
 const fields = { API_KEY: 'api_key', BASE_URL: 'base_url', MODELS: 'models' } as const;
 
+/** The variable endings that declare an instance: `<TYPE>_API_KEY`, `<TYPE>_<SUFFIX>_BASE_URL`, ... */
+export const envProviderEndings = Object.keys(fields) as ReadonlyArray<keyof typeof fields>;
+
 // Longest prefixes first, so OPENAI_COMPATIBLE_API_KEY is the openai-compatible type and not
 // an `openai` instance with the suffix COMPATIBLE.
 const typePrefixes = providerTypeNames
   .map((type) => ({ type, prefix: type.toUpperCase().replaceAll('-', '_') }))
   .sort((left, right) => right.prefix.length - left.prefix.length);
 
-const variablePattern = /^([A-Z0-9_]+?)_(API_KEY|BASE_URL|MODELS)$/;
+const variablePattern = new RegExp(`^([A-Z0-9_]+?)_(${envProviderEndings.join('|')})$`);
 
 /**
  * Provider instances declared by the environment: `<TYPE>_API_KEY`, `<TYPE>_BASE_URL`,

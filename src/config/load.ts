@@ -33,8 +33,8 @@ export interface LoadOptions {
   cwd: string;
 }
 
-/** Environment variables that override one YAML key each. */
-const scalarVariables: ReadonlyArray<readonly [variable: string, path: readonly [string, string]]> = [
+/** Environment variables that override one YAML key each (docs/configuration.md lists them; a test holds the two together). */
+export const scalarVariables: ReadonlyArray<readonly [variable: string, path: readonly [string, string]]> = [
   ['PORT', ['server', 'port']],
   ['HOST', ['server', 'host']],
   ['MASTER_KEY', ['server', 'master_key']],

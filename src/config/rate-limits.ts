@@ -5,6 +5,10 @@ import { configUserPath, pathVariables } from './env-paths.ts';
 import { numericValue } from './values.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
+/** `SET_RATE_LIMIT_<PATH>` and `SET_PROVIDER_RATE_LIMIT_<NAME>`: the limits of one user path, of one provider instance. */
+export const rateLimitVariablePrefix = 'SET_RATE_LIMIT_';
+export const providerRateLimitVariablePrefix = 'SET_PROVIDER_RATE_LIMIT_';
+
 type Limits = Map<number, { maxRequests: number | null; maxTokens: number | null }>;
 
 const compactNames: Readonly<Record<string, [period: number, cap: 'maxRequests' | 'maxTokens']>> = {
@@ -58,11 +62,11 @@ export function buildRateLimitRules(section: Record<string, unknown>, env: Env):
       limits: yamlLimits(item['limits'], `${key}.limits`),
     });
   });
-  for (const [variable, path, value] of pathVariables(env, 'SET_RATE_LIMIT_')) {
+  for (const [variable, path, value] of pathVariables(env, rateLimitVariablePrefix)) {
     add({ scope: 'user_path', subject: path, key: variable, limits: envLimits(variable, value) });
   }
   for (const [variable, value] of providerVariables(env)) {
-    const subject = variable.slice('SET_PROVIDER_RATE_LIMIT_'.length).toLowerCase().replaceAll('_', '-');
+    const subject = variable.slice(providerRateLimitVariablePrefix.length).toLowerCase().replaceAll('_', '-');
     if (subject === '') throw new ConfigError(variable, 'name the provider instance after the prefix');
     add({ scope: 'provider', subject, key: variable, limits: envLimits(variable, value) });
   }
@@ -170,7 +174,7 @@ function requireString(value: unknown, key: string): string {
 
 function providerVariables(env: Env): Array<[string, string]> {
   return Object.keys(env)
-    .filter((name) => name.startsWith('SET_PROVIDER_RATE_LIMIT_') && (env[name] ?? '').trim() !== '')
+    .filter((name) => name.startsWith(providerRateLimitVariablePrefix) && (env[name] ?? '').trim() !== '')
     .sort()
     .map((name) => [name, (env[name] ?? '').trim()]);
 }

@@ -34,7 +34,7 @@ export function unknownKeys(schema: z.ZodType, value: unknown, path: readonly st
 }
 
 /** The schema a value is checked against once defaults, optionality and preprocessing are set aside. */
-function unwrap(schema: z.ZodType): z.ZodType {
+export function unwrap(schema: z.ZodType): z.ZodType {
   if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable) return unwrap(schema.unwrap() as z.ZodType);
   if (schema instanceof z.ZodDefault || schema instanceof z.ZodPrefault) return unwrap(schema.unwrap() as z.ZodType);
   if (schema instanceof z.ZodPipe) return unwrap((schema.in instanceof z.ZodTransform ? schema.out : schema.in) as z.ZodType);
