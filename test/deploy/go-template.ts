@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { stringify } from 'yaml';
 
 // A subset of Go's text/template with the Sprig/Helm functions the chart uses, so that its
@@ -7,6 +7,10 @@ import { stringify } from 'yaml';
 // else, with, range over lists and maps, define, include, comments, trim markers; the functions
 // in `functions` below) and throws on anything else, so a template using more fails loudly
 // instead of rendering wrongly. Where `helm` is on PATH the chart test uses helm itself.
+// Variables (`$x := ...`) are visible from their declaration to the end of the template file or
+// define they are in (Go limits them to the enclosing block; the chart declares none it reuses
+// outside one). `lookup` answers from the `cluster` given to the renderer: the objects already
+// in the cluster, as `helm install`/`upgrade` sees them (`helm template` sees none).
 
 type Value = unknown;
 type Scope = { dot: Value; root: Value; vars: Map<string, Value> };
@@ -123,15 +127,25 @@ const indent = (spaces: number, text: string): string =>
     .map((line) => ' '.repeat(spaces) + line)
     .join('\n');
 
+/** Objects `lookup` finds: `apiVersion/kind/namespace/name` -> the object. */
+export type Cluster = ReadonlyMap<string, Record<string, unknown>>;
+
+export const clusterKey = (apiVersion: string, kind: string, namespace: string, name: string): string =>
+  `${apiVersion}/${kind}/${namespace}/${name}`;
+
+const alphaNum = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
 export class ChartRenderer {
   private readonly defines = new Map<string, Node[]>();
   private readonly files = new Map<string, Node[]>();
 
   private readonly basePath: string;
+  private readonly cluster: Cluster;
 
   /** `templates`: file name (`deployment.yaml`, `_helpers.tpl`) -> source; `basePath`: `<chart>/templates`. */
-  constructor(templates: ReadonlyMap<string, string>, basePath: string) {
+  constructor(templates: ReadonlyMap<string, string>, basePath: string, cluster: Cluster = new Map()) {
     this.basePath = basePath;
+    this.cluster = cluster;
     for (const [file, source] of templates) this.files.set(`${basePath}/${file}`, parse(lex(source), this.defines));
   }
 
@@ -152,8 +166,12 @@ export class ChartRenderer {
     switch (node.kind) {
       case 'text':
         return node.text;
-      case 'action':
-        return toText(this.pipeline(node.pipeline, scope));
+      case 'action': {
+        const declaration = /^(\$\w+)\s*:=\s*([\s\S]+)$/.exec(node.pipeline);
+        if (declaration === null) return toText(this.pipeline(node.pipeline, scope));
+        scope.vars.set(declaration[1] ?? '', this.pipeline(declaration[2] ?? '', scope));
+        return '';
+      }
       case 'if': {
         const branch = node.branches.find((candidate) => truthy(this.pipeline(candidate.pipeline, scope)));
         return this.run(branch?.body ?? node.otherwise, scope);
@@ -229,6 +247,7 @@ export class ChartRenderer {
     if (term.startsWith('"')) return JSON.parse(term) as string;
     if (/^-?\d+$/.test(term)) return Number(term);
     if (term === 'true' || term === 'false') return term === 'true';
+    if (/^[a-zA-Z]\w*$/.test(term)) return this.call(term, [], scope); // a niladic function as an argument: `default dict`
     let base: Value;
     let path: string;
     if (term.startsWith('$')) {
@@ -278,10 +297,30 @@ export class ChartRenderer {
         return text(1).includes(text(0));
       case 'sha256sum':
         return createHash('sha256').update(text(0)).digest('hex');
+      case 'lookup': {
+        const found = this.cluster.get(clusterKey(text(0), text(1), text(2), text(3)));
+        return found === undefined ? {} : structuredClone(found);
+      }
+      case 'get': {
+        const map = args[0];
+        const value = typeof map === 'object' && map !== null ? (map as Record<string, Value>)[text(1)] : undefined;
+        return value ?? '';
+      }
+      case 'dict': {
+        const made: Record<string, Value> = {};
+        for (let index = 0; index + 1 < args.length; index += 2) made[text(index)] = args[index + 1];
+        return made;
+      }
+      case 'randAlphaNum':
+        return Array.from(randomBytes(Number(args[0])), (byte) => alphaNum[byte % alphaNum.length]).join('');
+      case 'b64enc':
+        return Buffer.from(text(0), 'utf8').toString('base64');
       case 'int':
         return Math.trunc(Number(args[0] ?? 0));
       case 'eq':
         return args[0] === args[1];
+      case 'ne':
+        return args[0] !== args[1];
       case 'gt':
         return Number(args[0]) > Number(args[1]);
       case 'not':

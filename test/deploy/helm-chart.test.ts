@@ -1,27 +1,34 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
-import { parse, parseAllDocuments } from 'yaml';
+import { parse } from 'yaml';
 import { z } from 'zod';
-import { ChartRenderer, TemplateFailure } from './go-template.ts';
+import { clusterKey, type Cluster } from './go-template.ts';
+import {
+  chartDir,
+  gatewayEnv,
+  helmAvailable,
+  type Manifest,
+  render,
+  renderHere,
+  root,
+  scaled,
+  templates,
+  values,
+  withKey,
+} from './helm-render.ts';
 
 // deploy/helm/model-gateway. Helm is not in Debian's archive, so these machines (and CI) have
 // no `helm`: the static checks below always run, and the rendering suite renders with `helm
 // template` wherever a `helm` binary is on PATH, else with the Go-template subset renderer of
-// go-template.ts (the chart's own actions and functions, nothing more). `helm lint` needs helm.
+// go-template.ts (the chart's own actions and functions, nothing more). `helm lint` needs helm;
+// without it, "what helm lint checks" below covers the lint rules that matter for this chart.
 
-const root = resolve(import.meta.dirname, '..', '..');
-const chartDir = join(root, 'deploy', 'helm', 'model-gateway');
-const templatesDir = join(chartDir, 'templates');
-const templateFiles = readdirSync(templatesDir).filter((file) => /\.(yaml|tpl|txt)$/.test(file));
-const templates = new Map(templateFiles.map((file) => [file, readFileSync(join(templatesDir, file), 'utf8')]));
-const values = parse(readFileSync(join(chartDir, 'values.yaml'), 'utf8')) as Record<string, unknown>;
 const valuesSchema = z.fromJSONSchema(
   JSON.parse(readFileSync(join(chartDir, 'values.schema.json'), 'utf8')) as Parameters<typeof z.fromJSONSchema>[0],
 );
-const helmAvailable = spawnSync('helm', ['version', '--short'], { encoding: 'utf8' }).status === 0;
 /** Values whose content is free-form (passed through with toYaml or ranged over). */
 const freeForm = new Set([
   'config',
@@ -109,88 +116,78 @@ describe('Helm chart, static checks', () => {
   });
 });
 
-interface Manifest {
-  kind: string;
-  metadata: { name: string };
-  spec: Record<string, unknown>;
-}
-
-interface Rendered {
-  ok: boolean;
-  manifests: Manifest[];
-  stderr: string;
-}
-
-function render(settings: string[]): Rendered {
-  return helmAvailable ? renderWithHelm(settings) : renderHere(settings);
-}
-
-function documentsOf(text: string): Manifest[] {
-  return parseAllDocuments(text)
-    .map((document) => document.toJSON() as Manifest | null)
-    .filter((manifest): manifest is Manifest => manifest !== null);
-}
-
-function renderWithHelm(settings: string[]): Rendered {
-  const args = ['template', 'gw', chartDir, ...settings.flatMap((setting) => ['--set', setting])];
-  const result = spawnSync('helm', args, { encoding: 'utf8' });
-  if (result.status !== 0) return { ok: false, manifests: [], stderr: result.stderr };
-  return { ok: true, manifests: documentsOf(result.stdout), stderr: result.stderr };
-}
-
-/** `helm template gw <chart> --set ...` with the subset renderer: `--set a.b=3` as Helm types it. */
-function renderHere(settings: string[]): Rendered {
-  const merged = structuredClone(values);
-  for (const setting of settings) {
-    const [path = '', raw = ''] = setting.split('=');
-    const keys = path.split('.');
-    const holder = keys.slice(0, -1).reduce<Record<string, unknown>>((node, key) => (node[key] ??= {}) as Record<string, unknown>, merged);
-    holder[keys.at(-1) ?? ''] = /^\d+$/.test(raw) ? Number(raw) : raw === 'true' || raw === 'false' ? raw === 'true' : raw;
-  }
-  const chart = parse(readFileSync(join(chartDir, 'Chart.yaml'), 'utf8')) as Record<string, string>;
-  const root = {
-    Values: merged,
-    Release: { Name: 'gw', Namespace: 'default', Service: 'Helm' },
-    Chart: { Name: chart['name'], Version: chart['version'], AppVersion: chart['appVersion'] },
-    Template: { BasePath: 'model-gateway/templates' },
-  };
-  const renderer = new ChartRenderer(templates, 'model-gateway/templates');
-  try {
-    const files = [...templates.keys()].filter((file) => file.endsWith('.yaml')).sort();
-    const text = files.map((file) => `---\n# Source: model-gateway/templates/${file}\n${renderer.render(file, root)}\n`).join('');
-    return { ok: true, manifests: documentsOf(text), stderr: '' };
-  } catch (error) {
-    if (error instanceof TemplateFailure) return { ok: false, manifests: [], stderr: `Error: execution error: ${error.message}` };
-    throw error;
-  }
-}
-
-function gatewayEnv(manifests: Manifest[]): Map<string, unknown> {
-  const deployment = manifests.find((manifest) => manifest.kind === 'Deployment');
-  const template = deployment?.spec['template'] as {
-    spec: { containers: Array<{ env: Array<{ name: string; value?: string; valueFrom?: unknown }> }> };
-  };
-  return new Map(template.spec.containers[0]?.env.map((entry) => [entry.name, entry.value ?? entry.valueFrom]));
-}
-
-const withKey = ['masterKey.existingSecret=gateway-secrets'];
-const scaled = [
-  ...withKey,
-  'replicaCount=3',
-  'postgresql.enabled=true',
-  'postgresql.existingSecret=db',
-  'redis.enabled=true',
-  'redis.existingSecret=redis',
-];
-
 describe(`Helm chart rendered (${helmAvailable ? 'helm template' : 'Go-template subset renderer: no helm on PATH'})`, () => {
-  it.skipIf(!helmAvailable)('passes helm lint (needs helm on PATH)', () => {
+  it.skipIf(!helmAvailable)('passes helm lint with default values and with a given Secret (needs helm on PATH)', () => {
+    expect(() => execFileSync('helm', ['lint', chartDir], { encoding: 'utf8' })).not.toThrow();
     expect(() => execFileSync('helm', ['lint', chartDir, '--set', withKey[0] ?? ''], { encoding: 'utf8' })).not.toThrow();
   });
 
-  it('refuses to render without a master key, or several replicas without PostgreSQL and Redis', () => {
-    expect(render([]).stderr).toContain('masterKey.existingSecret is required');
+  it('refuses to run without a master key (saying the exact --set), or several replicas without PostgreSQL and Redis', () => {
+    const refused = render(['masterKey.generate=false']);
+    expect(refused.ok).toBe(false);
+    expect(refused.stderr).toContain('masterKey.existingSecret is required');
+    expect(refused.stderr).toContain('--set masterKey.existingSecret=gateway-secrets');
+    expect(refused.stderr).toContain('--from-literal=master-key=');
     expect(render([...withKey, 'replicaCount=2']).stderr).toContain('postgresql.enabled=true');
+  });
+
+  it('default values: a generated master key Secret, and SQLite on a PersistentVolumeClaim of the single pod', () => {
+    const { ok, manifests, stderr } = render([]);
+    expect(ok, stderr).toBe(true);
+    expect(manifests.map((manifest) => manifest.kind).sort()).toEqual([
+      'ConfigMap',
+      'Deployment',
+      'PersistentVolumeClaim',
+      'Secret',
+      'Service',
+    ]);
+    const secret = manifests.find((manifest) => manifest.kind === 'Secret') as Manifest & { data: Record<string, string> };
+    expect(secret.metadata.name).toBe('gw-model-gateway-master-key');
+    expect(secret.metadata.annotations?.['helm.sh/resource-policy']).toBe('keep');
+    expect(Buffer.from(secret.data['master-key'] ?? '', 'base64').toString()).toMatch(/^[A-Za-z0-9]{48}$/);
+    expect(gatewayEnv(manifests).get('MASTER_KEY')).toEqual({ secretKeyRef: { name: 'gw-model-gateway-master-key', key: 'master-key' } });
+    const claim = manifests.find((manifest) => manifest.kind === 'PersistentVolumeClaim');
+    expect(claim?.metadata.name).toBe('gw-model-gateway-data');
+    expect(claim?.spec).toEqual({ accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } });
+    const deployment = manifests.find((manifest) => manifest.kind === 'Deployment');
+    const pod = (deployment?.spec['template'] as { spec: { volumes: Array<Record<string, unknown>> } }).spec;
+    expect(pod.volumes.find((volume) => volume['name'] === 'data')).toEqual({
+      name: 'data',
+      persistentVolumeClaim: { claimName: 'gw-model-gateway-data' },
+    });
+    expect(deployment?.spec['strategy']).toEqual({ type: 'Recreate' });
+    expect(gatewayEnv(manifests).get('SQLITE_PATH')).toBe('/data/gateway.db');
+  });
+
+  it('keeps the generated master key across upgrades (lookup finds the Secret of the first install)', () => {
+    const first = renderHere([]).manifests.find((manifest) => manifest.kind === 'Secret') as Manifest & { data: Record<string, string> };
+    const cluster: Cluster = new Map([[clusterKey('v1', 'Secret', 'default', first.metadata.name), { data: first.data }]]);
+    const upgrade = renderHere(['image.tag=0.2.0'], cluster).manifests.find((manifest) => manifest.kind === 'Secret') as typeof first;
+    expect(upgrade.data).toEqual(first.data);
+    const fresh = renderHere([]).manifests.find((manifest) => manifest.kind === 'Secret') as typeof first;
+    expect(fresh.data['master-key']).not.toBe(first.data['master-key']);
+  });
+
+  it('persistence: an existing claim, none (emptyDir, for trials), none with PostgreSQL', () => {
+    const volumeOf = (settings: string[]): { kinds: string[]; volume: unknown; strategy: unknown } => {
+      const { manifests, stderr } = render(settings);
+      const deployment = manifests.find((manifest) => manifest.kind === 'Deployment');
+      expect(deployment, stderr).toBeDefined();
+      const pod = (deployment?.spec['template'] as { spec: { volumes: Array<Record<string, unknown>> } }).spec;
+      return {
+        kinds: manifests.map((manifest) => manifest.kind),
+        volume: pod.volumes.find((volume) => volume['name'] === 'data'),
+        strategy: deployment?.spec['strategy'],
+      };
+    };
+    const existing = volumeOf([...withKey, 'persistence.existingClaim=gw-data']);
+    expect(existing.kinds).not.toContain('PersistentVolumeClaim');
+    expect(existing.volume).toEqual({ name: 'data', persistentVolumeClaim: { claimName: 'gw-data' } });
+    const trial = volumeOf([...withKey, 'persistence.enabled=false']);
+    expect(trial.kinds).not.toContain('PersistentVolumeClaim');
+    expect(trial.volume).toEqual({ name: 'data', emptyDir: {} });
+    expect(trial.strategy).toBeUndefined();
+    expect(volumeOf(scaled).kinds).not.toContain('PersistentVolumeClaim');
   });
 
   it('never runs in open mode: env may not override MASTER_KEY, HOST or ALLOW_OPEN_NETWORK', () => {
@@ -202,10 +199,10 @@ describe(`Helm chart rendered (${helmAvailable ? 'helm template' : 'Go-template 
     expect(render([...withKey, 'env.LOG_LEVEL=debug']).ok).toBe(true);
   });
 
-  it('one replica: SQLite on /data, counters in memory, probes, ClientIP affinity, no HPA or PDB', () => {
+  it('one replica with a given Secret: SQLite on /data, counters in memory, probes, ClientIP affinity, no HPA or PDB', () => {
     const { ok, manifests, stderr } = render(withKey);
     expect(ok, stderr).toBe(true);
-    expect(manifests.map((manifest) => manifest.kind).sort()).toEqual(['ConfigMap', 'Deployment', 'Service']);
+    expect(manifests.map((manifest) => manifest.kind).sort()).toEqual(['ConfigMap', 'Deployment', 'PersistentVolumeClaim', 'Service']);
     const env = gatewayEnv(manifests);
     expect(env.get('RATE_LIMITS_STORE')).toBe('memory');
     expect(env.get('SQLITE_PATH')).toBe('/data/gateway.db');
@@ -238,6 +235,8 @@ describe(`Helm chart rendered (${helmAvailable ? 'helm template' : 'Go-template 
 /** Module of each kind the chart renders, in kubernetes-models (schemas generated from the Kubernetes OpenAPI spec). */
 const modelModules: Readonly<Record<string, string>> = {
   ConfigMap: 'kubernetes-models/v1/ConfigMap',
+  Secret: 'kubernetes-models/v1/Secret',
+  PersistentVolumeClaim: 'kubernetes-models/v1/PersistentVolumeClaim',
   Service: 'kubernetes-models/v1/Service',
   Deployment: 'kubernetes-models/apps/v1/Deployment',
   HorizontalPodAutoscaler: 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler',
@@ -265,6 +264,7 @@ const kubernetesModels = (await modelOf('ConfigMap')) !== null;
 
 describe.skipIf(!kubernetesModels)('rendered manifests against the Kubernetes schemas (kubernetes-models)', () => {
   it.each([
+    ['default values', []],
     ['one replica', withKey],
     ['several replicas with HPA and PDB', [...scaled, 'autoscaling.enabled=true', 'podDisruptionBudget.enabled=true']],
   ])('%s: every manifest validates', async (_label, settings) => {

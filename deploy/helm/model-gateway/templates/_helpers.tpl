@@ -19,6 +19,16 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- end -}}
 
+{{/* The Secret holding MASTER_KEY: the one given, else the one the chart generates (secret.yaml). */}}
+{{- define "model-gateway.masterKeySecret" -}}
+{{- .Values.masterKey.existingSecret | default (printf "%s-master-key" (include "model-gateway.fullname" .)) -}}
+{{- end -}}
+
+{{/* SQLite on a PersistentVolumeClaim: no PostgreSQL and persistence on. */}}
+{{- define "model-gateway.persistent" -}}
+{{- if and (not .Values.postgresql.enabled) .Values.persistence.enabled -}}true{{- end -}}
+{{- end -}}
+
 {{/* More than one pod, now or through the autoscaler. */}}
 {{- define "model-gateway.replicated" -}}
 {{- if or (gt (int .Values.replicaCount) 1) .Values.autoscaling.enabled -}}true{{- end -}}
@@ -37,8 +47,8 @@ memory
 
 {{/* Refuses settings that cannot work or would run open: no master key (or env overriding it), replicas without PostgreSQL or Redis. */}}
 {{- define "model-gateway.validate" -}}
-{{- if not .Values.masterKey.existingSecret -}}
-{{- fail "masterKey.existingSecret is required: a Secret holding MASTER_KEY (without it every route is open)" -}}
+{{- if and (not .Values.masterKey.existingSecret) (not .Values.masterKey.generate) -}}
+{{- fail (printf "masterKey.existingSecret is required when masterKey.generate=false (without a master key every route is open): kubectl create secret generic gateway-secrets --from-literal=%s=\"$(openssl rand -hex 32)\" then --set masterKey.existingSecret=gateway-secrets" .Values.masterKey.key) -}}
 {{- end -}}
 {{- range $name, $value := .Values.env -}}
 {{- if or (eq $name "MASTER_KEY") (eq $name "HOST") (eq $name "ALLOW_OPEN_NETWORK") -}}
