@@ -1,3 +1,10 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -90,5 +97,24 @@ describe('OpenAPI description', () => {
     expect(validate({ object: 'list', data: [{ id: 7 }] })).toBe(false);
     const envelope = ajv.compile(answerSchema(document, '/v1/models', 'get', 500) ?? {});
     expect(envelope({ error: { message: 'x' } })).toBe(false);
+  });
+
+  it("passes Redocly's strictest built-in ruleset with no error and no warning (recommended-strict)", async () => {
+    const cli = join(dirname(createRequire(import.meta.url).resolve('@redocly/cli/package.json')), 'bin/cli.js');
+    const folder = await mkdtemp(join(tmpdir(), 'openapi-lint-'));
+    try {
+      const file = join(folder, 'openapi.json');
+      await writeFile(file, JSON.stringify(document));
+      const env = { PATH: process.env.PATH ?? '', REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' };
+      const args = [cli, 'lint', file, '--extends=recommended-strict', '--format=json'];
+      const run = await promisify(execFile)(process.execPath, args, { env, timeout: 60_000, maxBuffer: 16 << 20 }).catch(
+        (error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }),
+      );
+      const report = JSON.parse(run.stdout) as { totals: Record<string, number>; problems: { ruleId: string; message: string }[] };
+      expect(report.problems.map((problem) => `${problem.ruleId}: ${problem.message}`)).toEqual([]);
+      expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 });

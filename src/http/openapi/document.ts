@@ -4,7 +4,8 @@ import { describableMethods, type RegisteredRoute } from './route-list.ts';
 
 export interface OpenApiDocument {
   openapi: '3.1.0';
-  info: { title: string; version: string; description: string };
+  info: { title: string; version: string; description: string; license: { name: string; identifier: string } };
+  servers: Array<{ url: string; description: string }>;
   tags: Array<{ name: string; description: string }>;
   paths: Record<string, Record<string, JsonSchema>>;
   components: JsonSchema;
@@ -53,7 +54,9 @@ export function buildOpenApiDocument(routes: readonly RegisteredRoute[], version
       title: 'Model Gateway',
       version,
       description: 'AI gateway: OpenAI, Anthropic and Gemini compatible model endpoints, relays, MCP and the admin API.',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
+    servers: [{ url: '/', description: 'This gateway' }],
     tags: Object.entries(tagDescriptions).map(([name, description]) => ({ name, description })),
     paths,
     components: {
@@ -83,7 +86,12 @@ function operationOf(description: OperationDescription, method: string, url: str
     security: securityOf(description),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...requestBodyOf(description),
-    responses: { [String(description.status ?? 200)]: answerOf(description), default: { $ref: '#/components/responses/Error' } },
+    // Every route can refuse (credentials, Host, body, unknown ids): the envelope for 4XX and the rest.
+    responses: {
+      [String(description.status ?? 200)]: answerOf(description),
+      '4XX': { $ref: '#/components/responses/Error' },
+      default: { $ref: '#/components/responses/Error' },
+    },
   };
 }
 
