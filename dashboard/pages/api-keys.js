@@ -51,7 +51,7 @@ function createForm(created, reload) {
   const role = h(
     'select',
     { name: 'role' },
-    roles.map(([value, label]) => h('option', { value, text: label })),
+    roles.map((value) => h('option', { value, text: value })),
   );
   const models = h('input', { name: 'allowed_models', autocomplete: 'off', spellcheck: 'false', placeholder: 'openai/*, chat-default' });
   const endpoints = h('input', {
@@ -70,7 +70,7 @@ function createForm(created, reload) {
       field('Name', name),
       field('User path', userPath, 'Requests with this key are charged to this path.'),
       field('Expires', expires, 'Optional; your local time.'),
-      field('Role', role, 'Viewer and admin keys may also sign in here.'),
+      field('Role', role, 'user: model endpoints and /mcp; viewer: also reads /admin; admin: also changes it.'),
       field('Allowed models', models, 'Comma-separated selectors; empty: every model.'),
       field('Allowed endpoints', endpoints, 'Comma-separated paths; empty: every endpoint.'),
     ),
@@ -103,11 +103,7 @@ function createForm(created, reload) {
   return form;
 }
 
-const roles = [
-  ['user', 'user: model endpoints and /mcp'],
-  ['viewer', 'viewer: also reads /admin'],
-  ['admin', 'admin: also changes /admin'],
-];
+const roles = ['user', 'viewer', 'admin'];
 
 /** "a, b" as a list; an empty field is no restriction (null). */
 function listOf(text) {
