@@ -1,9 +1,10 @@
-// API keys: create (the key is shown once, with a copy button), list, deactivate.
+// API keys: create with a role and allowlists (the key is shown once, with a copy button), list
+// with role, last use and spend, rotate with a grace period, deactivate.
 
 import { api } from '../lib/api.js';
 import { badge, empty, field, h, replace, table } from '../lib/dom.js';
 import { count, dollars, when } from '../lib/format.js';
-import { confirmAction, errorLine, failure, notify, pageHeader, section } from '../lib/ui.js';
+import { confirmAction, errorLine, failure, formDialog, notify, pageHeader, section } from '../lib/ui.js';
 
 export function apiKeysPage(main) {
   const listHolder = h('div', { dataset: { testid: 'api-keys' } });
@@ -20,18 +21,21 @@ export function apiKeysPage(main) {
   );
   const load = async () => {
     try {
-      replace(listHolder, keysTable(await api('GET', `/admin/api-keys?window=${usageWindow.value}`), load));
+      replace(listHolder, keysTable(await api('GET', `/admin/api-keys?window=${usageWindow.value}`), load, created));
     } catch (error) {
       replace(listHolder, failure(error));
     }
   };
+  const newKey = section('New key', [], createForm(created, load), created);
+  // A viewer sees no empty card: the whole section is a write control.
+  newKey.setAttribute('data-write', '');
   replace(
     main,
     pageHeader(
       'API keys',
-      'Managed keys call the model endpoints and /mcp (never /admin). A key bound to a user path is always charged to it.',
+      'Keys with the user role call the model endpoints and /mcp; viewer keys may also read /admin and this dashboard, admin keys may also change it. A key bound to a user path is always charged to it.',
     ),
-    section('New key', [], createForm(created, load), created),
+    newKey,
     section('Keys', [usageWindow], listHolder),
   );
   usageWindow.addEventListener('change', load);
@@ -44,6 +48,18 @@ function createForm(created, reload) {
   const name = h('input', { name: 'name', required: true, autocomplete: 'off', placeholder: 'billing-service' });
   const userPath = h('input', { name: 'user_path', autocomplete: 'off', spellcheck: 'false', placeholder: '/team/app (optional)' });
   const expires = h('input', { name: 'expires_at', type: 'datetime-local' });
+  const role = h(
+    'select',
+    { name: 'role' },
+    roles.map((value) => h('option', { value, text: value })),
+  );
+  const models = h('input', { name: 'allowed_models', autocomplete: 'off', spellcheck: 'false', placeholder: 'openai/*, chat-default' });
+  const endpoints = h('input', {
+    name: 'allowed_endpoints',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    placeholder: '/v1/chat/completions, /mcp',
+  });
   const submit = h('button', { type: 'submit', class: 'primary', text: 'Create key' });
   const form = h(
     'form',
@@ -54,6 +70,9 @@ function createForm(created, reload) {
       field('Name', name),
       field('User path', userPath, 'Requests with this key are charged to this path.'),
       field('Expires', expires, 'Optional; your local time.'),
+      field('Role', role, 'user: model endpoints and /mcp; viewer: also reads /admin; admin: also changes it.'),
+      field('Allowed models', models, 'Comma-separated selectors; empty: every model.'),
+      field('Allowed endpoints', endpoints, 'Comma-separated paths; empty: every endpoint.'),
     ),
     error.element,
     h('div', { class: 'actions' }, submit),
@@ -66,6 +85,11 @@ function createForm(created, reload) {
       const body = { name: name.value };
       if (userPath.value.trim() !== '') body.user_path = userPath.value.trim();
       if (expires.value !== '') body.expires_at = new Date(expires.value).toISOString();
+      if (role.value !== 'user') body.role = role.value;
+      const allowedModels = listOf(models.value);
+      if (allowedModels !== null) body.allowed_models = allowedModels;
+      const allowedEndpoints = listOf(endpoints.value);
+      if (allowedEndpoints !== null) body.allowed_endpoints = allowedEndpoints;
       const key = await api('POST', '/admin/api-keys', body);
       showCreated(created, key);
       form.reset();
@@ -79,8 +103,26 @@ function createForm(created, reload) {
   return form;
 }
 
+const roles = ['user', 'viewer', 'admin'];
+
+/** "a, b" as a list; an empty field is no restriction (null). */
+function listOf(text) {
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  return entries.length === 0 ? null : entries;
+}
+
+/** An allowlist cell: "all" for none, else the entries. */
+function allowed(entries) {
+  if (entries === null || entries === undefined) return h('span', { class: 'muted', text: 'all' });
+  if (entries.length === 0) return h('span', { class: 'muted', text: 'none' });
+  return h('code', { text: entries.join(', ') });
+}
+
 /** The new key, shown once: it is not stored anywhere the dashboard can read it again. */
-function showCreated(holder, key) {
+function showCreated(holder, key, verb = 'created') {
   const value = h('input', {
     class: 'secret',
     readonly: true,
@@ -104,7 +146,7 @@ function showCreated(holder, key) {
   });
   replace(
     holder,
-    h('p', {}, h('strong', { text: `Key “${key.name}” created. ` }), 'Copy it now: it is shown only once and cannot be recovered.'),
+    h('p', {}, h('strong', { text: `Key “${key.name}” ${verb}. ` }), 'Copy it now: it is shown only once and cannot be recovered.'),
     h(
       'div',
       { class: 'secret-row' },
@@ -124,18 +166,21 @@ function status(key) {
   return badge('expired', 'bad');
 }
 
-function keysTable(keys, reload) {
+function keysTable(keys, reload, created) {
   if (keys.length === 0) return empty('No managed keys yet.');
   return table(
-    ['Name', 'Key', 'User path', 'Status', 'Created', 'Expires', 'Last used', 'Requests', 'Cost', ''],
+    ['Name', 'Key', 'Role', 'User path', 'Models', 'Endpoints', 'Status', 'Created', 'Expires', 'Last used', 'Requests', 'Cost', ''],
     keys.map((key) =>
       h(
         'tr',
         { dataset: { id: key.id } },
         h('td', { text: key.name }),
         h('td', {}, h('code', { text: key.redacted })),
+        h('td', { class: 'key-role' }, badge(key.role ?? 'user', key.role === 'admin' ? 'warn' : 'neutral')),
         h('td', {}, key.user_path ? h('code', { text: key.user_path }) : h('span', { class: 'muted', text: 'from X-User-Path' })),
-        h('td', {}, status(key)),
+        h('td', { class: 'key-models' }, allowed(key.allowed_models)),
+        h('td', { class: 'key-endpoints' }, allowed(key.allowed_endpoints)),
+        h('td', {}, status(key), key.previous_key_expires_at ? previousKey(key.previous_key_expires_at) : null),
         h('td', { text: when(key.created_at) }),
         h('td', { text: key.expires_at ? when(key.expires_at) : 'never' }),
         h('td', { class: 'key-last-used', text: key.last_used_at ? when(key.last_used_at) : '—' }),
@@ -145,19 +190,58 @@ function keysTable(keys, reload) {
           'td',
           { class: 'row-actions' },
           key.active
-            ? h('button', {
-                'data-write': true,
-                type: 'button',
-                class: 'small danger-outline',
-                text: 'Deactivate',
-                onclick: () => deactivate(key, reload),
-              })
+            ? [
+                h('button', {
+                  'data-write': true,
+                  type: 'button',
+                  class: 'small ghost',
+                  text: 'Rotate',
+                  onclick: () => rotate(key, reload, created),
+                }),
+                h('button', {
+                  'data-write': true,
+                  type: 'button',
+                  class: 'small danger-outline',
+                  text: 'Deactivate',
+                  onclick: () => deactivate(key, reload),
+                }),
+              ]
             : null,
         ),
       ),
     ),
     { label: 'API keys' },
   );
+}
+
+/** The old secret of a rotated key, still accepted until its grace period ends. */
+function previousKey(until) {
+  return h('small', { class: 'muted key-previous', text: ` old key valid until ${when(until)}` });
+}
+
+/** A new secret for the key; the old one keeps working for `grace_seconds`. */
+function rotate(key, reload, created) {
+  formDialog({
+    title: 'Rotate this key?',
+    testId: 'rotate-dialog',
+    intro: [
+      h('code', { text: `${key.name} (${key.redacted})` }),
+      ' gets a new secret, shown once. The old one keeps working for the grace period.',
+    ],
+    submitLabel: 'Rotate',
+    build() {
+      const grace = h('input', { name: 'grace_seconds', type: 'number', min: '0', max: '2592000', step: '1', value: '3600' });
+      return field('Grace period (seconds)', grace, '0 ends the old key at once; at most 30 days (2592000).');
+    },
+    async submit(form) {
+      const text = form.elements.namedItem('grace_seconds').value.trim();
+      const rotated = await api('POST', `/admin/api-keys/${encodeURIComponent(key.id)}/rotate`, {
+        grace_seconds: text === '' ? 0 : Number(text),
+      });
+      showCreated(created, rotated, 'rotated');
+      await reload();
+    },
+  });
 }
 
 function deactivate(key, reload) {

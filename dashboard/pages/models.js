@@ -124,9 +124,21 @@ function targetList(model, row) {
   );
 }
 
-function availability(available) {
+/** closed: green; half-open (one probe call decides): amber; open: red. */
+const circuitTones = { closed: 'ok', half_open: 'warn', open: 'bad' };
+
+function circuitBadge(circuit) {
+  const element = badge(`circuit ${String(circuit).replace('_', '-')}`, circuitTones[circuit] ?? 'muted');
+  element.classList.add('circuit-badge');
+  element.dataset.circuit = circuit;
+  return element;
+}
+
+/** A model of a half-open instance is served only if the probe call succeeds: amber, as its circuit. */
+function availability(available, circuit) {
   if (available === undefined) return '—';
-  return available ? badge('available', 'ok') : badge('unavailable', 'bad');
+  if (!available) return badge('unavailable', 'bad');
+  return circuit === 'half_open' ? badge('available (probing)', 'warn') : badge('available', 'ok');
 }
 
 function deleteVirtual(model, reload) {
@@ -161,7 +173,7 @@ function instanceTables(rows) {
         {},
         h('code', { text: instance }),
         badge(first.provider_type, 'scope'),
-        badge(`circuit ${first.circuit}`, first.circuit === 'closed' ? 'ok' : 'bad'),
+        circuitBadge(first.circuit),
         badge(`listing ${first.listing}`, 'muted'),
       ),
       table(
@@ -174,7 +186,7 @@ function instanceTables(rows) {
             h('td', { class: 'number', text: dollars(row.pricing?.input_per_mtok) }),
             h('td', { class: 'number', text: dollars(row.pricing?.output_per_mtok) }),
             h('td', { class: 'number', text: dollars(row.pricing?.cached_input_per_mtok) }),
-            h('td', {}, availability(row.available)),
+            h('td', {}, availability(row.available, row.circuit)),
           ),
         ),
         { label: `Models of ${instance}` },

@@ -59,6 +59,19 @@ function filterControls() {
   ];
 }
 
+/** Below this width the filters start folded: eleven fields would push the first row a screen down. */
+const narrowScreen = '(max-width: 760px)';
+
+/** The filters in a card that folds (open on wide screens, closed on narrow ones until asked for). */
+function filtersCard(form) {
+  return h(
+    'details',
+    { class: 'card filters-card', open: !window.matchMedia(narrowScreen).matches, dataset: { testid: 'filters-card' } },
+    h('summary', { class: 'card-header' }, h('h2', { text: 'Filters' })),
+    form,
+  );
+}
+
 export function requestsPage(main) {
   const controls = filterControls();
   const listHolder = h('div', { dataset: { testid: 'requests' } });
@@ -152,7 +165,7 @@ export function requestsPage(main) {
       'Requests',
       'Every request that reached a model endpoint, newest first: why it failed, which target served it, what it cost.',
     ),
-    section('Filters', [], form),
+    filtersCard(form),
     section('Requests', [tailToggle], status, listHolder, h('div', { class: 'actions' }, more)),
     stats.element,
   );

@@ -1,4 +1,4 @@
-// Usage and budgets: requests, tokens and cost over time by user path, provider or model
+// Usage and budgets: requests, tokens and cost over time by user path, provider, model or API key
 // (GET /admin/usage with a bucket), and budgets with their spend.
 
 import { aborted, api, query } from '../lib/api.js';
@@ -22,7 +22,7 @@ const metrics = {
   // An unpriced group (cost_usd null) draws no cost; the totals below show "—" for it.
   cost_usd: { label: 'Cost (USD)', of: (row) => row.cost_usd ?? 0, format: 'dollars' },
 };
-const dimensions = { user_path: 'User path', provider: 'Provider', model: 'Model' };
+const dimensions = { user_path: 'User path', provider: 'Provider', model: 'Model', api_key: 'API key' };
 /** Series beyond this many are summed into "other", so colours stay readable. */
 const maximumSeries = 6;
 
@@ -203,7 +203,15 @@ async function fetchSeries(controls, signal) {
     { signal },
   );
   const buckets = Array.from({ length: range.buckets }, (_, index) => from + index * range.size);
-  return { rows: data.rows, buckets, range, metric: metrics[controls.metric.value], dimension: dimensions[controls.groupBy.value] };
+  const rows = controls.groupBy.value === 'api_key' ? await namedByKey(data.rows, signal) : data.rows;
+  return { rows, buckets, range, metric: metrics[controls.metric.value], dimension: dimensions[controls.groupBy.value] };
+}
+
+/** Rows grouped by API key id, keyed by the key's name and redacted form instead (null: no key). */
+async function namedByKey(rows, signal) {
+  const keys = await api('GET', '/admin/api-keys?window=24h', undefined, { signal });
+  const names = new Map(keys.map((key) => [key.id, `${key.name} (${key.redacted})`]));
+  return rows.map((row) => ({ ...row, key: row.key === null ? 'no key (master key or open)' : (names.get(row.key) ?? row.key) }));
 }
 
 /** Series per key (the biggest first, the tail summed into "other"), aligned on the buckets. */

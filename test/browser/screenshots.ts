@@ -12,11 +12,11 @@ import { admin, chatAs, launchChromium, openPage, signIn, startDashboardGateway 
 import type { DashboardGateway } from './browser-support.ts';
 
 // `npm run screenshots`: starts the built gateway with sample data and saves a PNG of every
-// dashboard page at 1280x800 (and two at 400x800) into docs/images/, for the README.
+// dashboard page at 1280x800 (and a few at 400x800 and 375x800) into docs/images/, for the README.
 
 const outputDirectory = resolve(import.meta.dirname, '..', '..', 'docs', 'images');
 
-const pages = ['rate-limits', 'models', 'mcp', 'usage', 'api-keys'] as const;
+const pages = ['rate-limits', 'models', 'mcp', 'usage', 'api-keys', 'requests'] as const;
 
 /** Rules, virtual models, keys, budgets and some traffic, so that no page is empty. */
 async function seed({ gateway }: DashboardGateway): Promise<McpFixture[]> {
@@ -50,8 +50,16 @@ async function seed({ gateway }: DashboardGateway): Promise<McpFixture[]> {
   });
   await admin(gateway, 'PUT', '/admin/budgets', { user_path: '/acme', period: 'monthly', amount: 50 });
   await admin(gateway, 'PUT', '/admin/budgets', { user_path: '/acme/support', period: 'daily', amount: 0.5 });
-  await admin(gateway, 'POST', '/admin/api-keys', { name: 'support-bot', user_path: '/acme/support' });
-  await admin(gateway, 'POST', '/admin/api-keys', { name: 'analytics' });
+  const bot = (await admin(gateway, 'POST', '/admin/api-keys', {
+    name: 'support-bot',
+    user_path: '/acme/support',
+    allowed_models: ['openai/*'],
+    allowed_endpoints: ['/v1/chat/completions'],
+  })) as { id: string; key: string };
+  await admin(gateway, 'POST', '/admin/api-keys', { name: 'analytics', role: 'viewer' });
+  await admin(gateway, 'POST', '/admin/api-keys', { name: 'ops-admin', role: 'admin' });
+  for (let index = 0; index < 5; index += 1) await chatWithKey(gateway, bot.key);
+  await admin(gateway, 'POST', `/admin/api-keys/${bot.id}/rotate`, { grace_seconds: 86_400 });
   const traffic: Array<[string, string, number]> = [
     ['/acme/support', 'openai/mock-model', 9],
     ['/acme/sales', 'openai-east/mock-model', 6],
@@ -61,6 +69,15 @@ async function seed({ gateway }: DashboardGateway): Promise<McpFixture[]> {
   for (const [userPath, model, times] of traffic) for (let index = 0; index < times; index += 1) await chatAs(gateway, userPath, model);
   await seedHistory(gateway.cwd);
   return seedMcp(gateway);
+}
+
+async function chatWithKey(gateway: DashboardGateway['gateway'], key: string): Promise<void> {
+  const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'openai/mock-model', messages: [{ role: 'user', content: 'Hello' }] }),
+  });
+  await response.arrayBuffer();
 }
 
 /** A day of earlier usage records written straight into the gateway's SQLite file, for the charts. */
@@ -174,7 +191,11 @@ async function main(): Promise<void> {
     await signIn(narrow.page, sample.gateway);
     await shoot(narrow.page, `${sample.gateway.url}/dashboard#/rate-limits`, 'dashboard-rate-limits-narrow');
     await shoot(narrow.page, `${sample.gateway.url}/dashboard#/usage`, 'dashboard-usage-narrow');
-    const problems = [...wide.problems, ...narrow.problems];
+    const phone = await openPage(browser, 375, 800);
+    await signIn(phone.page, sample.gateway);
+    await shoot(phone.page, `${sample.gateway.url}/dashboard#/requests`, 'dashboard-requests-375');
+    await shoot(phone.page, `${sample.gateway.url}/dashboard#/api-keys`, 'dashboard-api-keys-375');
+    const problems = [...wide.problems, ...narrow.problems, ...phone.problems];
     if (problems.length > 0) throw new Error(`the pages logged errors:\n${problems.join('\n')}`);
   } finally {
     await browser.close();
