@@ -1,5 +1,7 @@
 import { isIP } from 'node:net';
 
+import { isLoopbackHost } from '../core/loopback.ts';
+
 // DNS rebinding protection of /mcp (MCP transport spec, "Security Warning"; ADR 0034): a page in a
 // browser must not reach the gateway's MCP sessions through a name that resolves to it (Host), nor
 // drive them from another site (Origin).
@@ -13,13 +15,6 @@ export interface McpRequestGuardOptions {
   readonly allowedOrigins: readonly string[];
   /** MCP_ALLOWED_HOSTS: names (`gateway.example.com`, any port) or `name:port`, lower case, or `*`. */
   readonly allowedHosts: readonly string[];
-}
-
-/** Whether an address is a loopback one (`localhost`, 127.0.0.0/8, ::1). */
-export function isLoopbackAddress(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (bare === 'localhost' || bare === '::1') return true;
-  return isIP(bare) === 4 && bare.startsWith('127.');
 }
 
 function isWildcardAddress(host: string): boolean {
@@ -55,7 +50,7 @@ export class McpRequestGuard {
   private readonly allowedOrigins: readonly string[];
 
   constructor(options: McpRequestGuardOptions) {
-    this.loopback = isLoopbackAddress(options.listenHost);
+    this.loopback = isLoopbackHost(options.listenHost);
     const wildcard = isWildcardAddress(options.listenHost);
     this.anyHost = options.allowedHosts.includes('*') || (wildcard && options.allowedHosts.length === 0);
     const listening = wildcard ? [] : [hostForm(options.listenHost)];

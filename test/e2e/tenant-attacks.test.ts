@@ -7,7 +7,7 @@ import { startGateway, type GatewayProcess } from '../support/gateway-process.ts
 import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
 import { expectEnvelope, MASTER_KEY, parseJson, type RawReply } from './helpers.ts';
 import { call, callJson, eventually } from './storage-helpers.ts';
-import { batchInput, serveSharedAccount, type SharedAccount } from './tenant-isolation-helpers.ts';
+import { batchInput, serveSharedAccount, type SharedAccount, uploadFile } from './tenant-isolation-helpers.ts';
 
 // Issue 27, tried as an attacker with an ordinary key: variants of the examples that the
 // first fixes did not cover. Two managed keys (/team/a, /team/b) share one upstream account.
@@ -32,15 +32,7 @@ describe('tenant attacks', () => {
     });
     return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
   };
-  const upload = async (token: string, content = batchInput('gpt-4o-mini')): Promise<string> => {
-    const form = new FormData();
-    form.set('purpose', 'batch');
-    form.set('file', new Blob([content]), 'input.jsonl');
-    const response = await fetch(`${gateway.url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
-    const text = await response.text();
-    expect(response.status, text).toBe(200);
-    return String(parseJson(text)['id']);
-  };
+  const upload = (token: string, content = batchInput('gpt-4o-mini')): Promise<string> => uploadFile(gateway.url, token, content);
 
   beforeAll(async () => {
     mock = await startMockUpstream();

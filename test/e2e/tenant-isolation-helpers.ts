@@ -1,3 +1,5 @@
+import { expect } from 'vitest';
+
 import type { MockRequest, MockUpstream } from '../support/mock-upstream.ts';
 import { decodeForm, sendJson } from './relay-helpers.ts';
 
@@ -134,4 +136,15 @@ export function batchInput(...models: string[]): string {
       JSON.stringify({ custom_id: `r${index}`, method: 'POST', url: '/v1/chat/completions', body: { model, messages: [] } }),
     )
     .join('\n');
+}
+
+/** Uploads a batch input file as the key's tenant through `/v1/files`; its id. */
+export async function uploadFile(gatewayUrl: string, token: string, content: string): Promise<string> {
+  const form = new FormData();
+  form.set('purpose', 'batch');
+  form.set('file', new Blob([content]), 'input.jsonl');
+  const response = await fetch(`${gatewayUrl}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  const text = await response.text();
+  expect(response.status, text).toBe(200);
+  return String((JSON.parse(text) as Record<string, unknown>)['id']);
 }

@@ -7,7 +7,7 @@ import { signingKey, signToken } from '../support/mock-jwks.ts';
 import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
 import { expectEnvelope, parseJson, type RawReply } from './helpers.ts';
 import { backendNames, call, callJson, createGatewayDatabase, usageRecordOf, type GatewayDatabase } from './storage-helpers.ts';
-import { batchInput, serveSharedAccount, type SharedAccount } from './tenant-isolation-helpers.ts';
+import { batchInput, serveSharedAccount, type SharedAccount, uploadFile } from './tenant-isolation-helpers.ts';
 
 // Issue 27 items 1 and 4: files, batches and native Responses belong to the tenant that created
 // them. Two managed keys (/team/a, /team/b) and a JWT tenant share one upstream account; each
@@ -36,15 +36,7 @@ describe.each(backendNames)('tenant isolation on %s', (backend) => {
     post: (path: string, body: unknown) => call(gateway, path, { token, body }),
     delete: (path: string) => call(gateway, path, { token, method: 'DELETE' }),
   });
-  const upload = async (token: string, content: string): Promise<string> => {
-    const form = new FormData();
-    form.set('purpose', 'batch');
-    form.set('file', new Blob([content]), 'input.jsonl');
-    const response = await fetch(`${gateway.url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
-    const text = await response.text();
-    expect(response.status, text).toBe(200);
-    return String(parseJson(text)['id']);
-  };
+  const upload = (token: string, content: string): Promise<string> => uploadFile(gateway.url, token, content);
   const createBatch = async (token: string, fileId: string): Promise<string> => {
     const reply = await as(token).post('/v1/batches', {
       input_file_id: fileId,
