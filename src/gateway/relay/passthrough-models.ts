@@ -27,6 +27,8 @@ export interface PassthroughModelRequest {
   readonly rest: string;
   readonly body: Buffer | undefined;
   readonly contentType: string | undefined;
+  /** The body already parsed as a JSON object (`jsonObjectOfBody`), so it is not parsed twice. */
+  readonly json?: Readonly<Record<string, unknown>> | undefined;
   /** Azure: the model ids a deployment serves (null: a deployment the instance does not map). */
   readonly deploymentModels?: ((deployment: string) => readonly string[] | null) | undefined;
 }
@@ -53,7 +55,7 @@ const bodyModelRoutes = new Set([
 
 export function passthroughModels(request: PassthroughModelRequest): PassthroughModels {
   const segments = routeSegments(request.rest);
-  const body = bodyModels(request.body, request.contentType);
+  const body = bodyModels(request.body, request.contentType, request.json);
   const fromBody = body ?? [];
   if (segments === null) return { checked: null, executed: fromBody[0] };
   const fromPath = pathModels(segments, request.deploymentModels);
@@ -89,20 +91,31 @@ function pathModels(segments: readonly string[], deploymentModels: PassthroughMo
 }
 
 /** Every `model` the body names (JSON or multipart); [] for none; null when it cannot be read. */
-function bodyModels(body: Buffer | undefined, contentType: string | undefined): readonly string[] | null {
+function bodyModels(
+  body: Buffer | undefined,
+  contentType: string | undefined,
+  json: Readonly<Record<string, unknown>> | undefined,
+): readonly string[] | null {
   if (body === undefined || body.length === 0) return [];
   const type = (contentType ?? '').toLowerCase();
   if (type.startsWith('multipart/form-data')) return formModels(body, contentType);
+  if (json !== undefined) return modelsOfObject(json);
   // Upstreams read JSON whatever the content type says: a body that opens like an object is read as one.
   if (!opensLikeObject(body) && !/^application\/([\w.+-]+\+)?json\b/.test(type)) return [];
   try {
     const parsed: unknown = JSON.parse(body.toString('utf8').replace(/^\uFEFF/, ''));
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !('model' in parsed)) return [];
-    const model = (parsed as Record<string, unknown>)['model'];
-    return typeof model === 'string' && model !== '' ? [model] : null;
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return [];
+    return modelsOfObject(parsed as Record<string, unknown>);
   } catch {
     return null;
   }
+}
+
+/** A JSON body's `model`: [] when it names none, null when the field is there but unreadable. */
+function modelsOfObject(json: Readonly<Record<string, unknown>>): readonly string[] | null {
+  if (!('model' in json)) return [];
+  const model = json['model'];
+  return typeof model === 'string' && model !== '' ? [model] : null;
 }
 
 function formModels(body: Buffer, contentType: string | undefined): readonly string[] | null {

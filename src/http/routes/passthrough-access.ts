@@ -16,6 +16,7 @@ export function checkPassthroughModels(
   instance: string,
   adapter: ProviderAdapter,
   virtualModels: VirtualModelNames | null,
+  json?: Readonly<Record<string, unknown>>,
 ): string | undefined {
   const body = Buffer.isBuffer(request.body) && request.body.length > 0 ? request.body : undefined;
   const models = passthroughModels({
@@ -23,6 +24,7 @@ export function checkPassthroughModels(
     rest: rawRestOf(request.url),
     body,
     contentType: request.headers['content-type'],
+    json,
     deploymentModels: adapter.deploymentModels?.bind(adapter),
   });
   for (const model of models.checked ?? []) assertModelNameLength(model);

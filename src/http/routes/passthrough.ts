@@ -79,7 +79,7 @@ async function passthrough(
   const json = jsonObjectOfBody(body, request.headers['content-type']);
   assertReadableBody(request, body);
   // The model that runs: the path's where the provider's API carries it there, else the body's.
-  const model = checkPassthroughModels(request, instance, adapter, dependencies.virtualModels);
+  const model = checkPassthroughModels(request, instance, adapter, dependencies.virtualModels, json);
   if (dependencies.owners) await assertPassthroughOwned(dependencies.owners, request, instance, path, request.method, body);
   const context = requestContextOf(request, reply);
   // Estimated when first needed (a budget covers the path, or the answer reported no usage).
