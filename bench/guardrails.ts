@@ -4,7 +4,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pino } from 'pino';
 
-import { buildGuardrails } from '../src/config/guardrails.ts';
+import { buildGuardrails } from '../src/guardrails/guardrail-settings.ts';
 import { Guardrails } from '../src/guardrails/pipeline.ts';
 import type { ChatRequestBody } from '../src/providers/provider.ts';
 import { measureLoad, round, startGateway, startMock } from './harness.ts';

@@ -3,8 +3,8 @@
 // per-request cost: header parse, JWT shape check, cache lookup) and, for contrast, a full
 // jose verification of a fresh token. Run: npx tsx bench/jwt-auth.ts
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { JwtVerifier } from '../src/auth/jwt-verifier.ts';
-import { Authenticator } from '../src/http/auth.ts';
+import { JwtVerifier } from '../src/auth/jwt/jwt-verifier.ts';
+import { Authenticator } from '../src/auth/authenticator.ts';
 
 const issuer = 'https://idp.example.test/';
 const { privateKey, publicKey } = await generateKeyPair('RS256');

@@ -3,15 +3,15 @@ import { heapPolicyAfterStart } from './lifecycle/heap-policy.ts';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import type { ClusterWorker, WorkerState } from './cluster/worker.ts';
-import { ConfigError } from './config/config-error.ts';
+import { ConfigError } from './errors/config-error.ts';
 import { loadProcessSettings } from './config/load.ts';
 import type { LoadedSettings, Settings } from './config/settings.ts';
-import { Authenticator } from './http/auth.ts';
+import { Authenticator } from './auth/authenticator.ts';
 import { isLoopbackHost } from './core/loopback.ts';
-import type { JwtVerifier } from './auth/jwt-verifier.ts';
+import type { JwtVerifier } from './auth/jwt/jwt-verifier.ts';
 import { buildServer } from './http/server.ts';
 import { LogDestination } from './lifecycle/log-destination.ts';
-import { RunningHandlers } from './lifecycle/running-handlers.ts';
+import { RunningHandlers } from './http/running-handlers.ts';
 import { installShutdown, type ShutdownOptions } from './lifecycle/shutdown.ts';
 import type { GatewayMetrics } from './observability/metrics.ts';
 import { startTracing } from './observability/tracing.ts';
@@ -200,7 +200,7 @@ function createCatalog(settings: Settings, adapters: ProviderAdapter[], logger: 
 /** jose is loaded only when a JWT issuer is configured. */
 async function createJwtVerifier(settings: Settings, logger: Logger): Promise<JwtVerifier | null> {
   if (settings.auth.jwt.issuers.length === 0) return null;
-  const { JwtVerifier: Verifier } = await import('./auth/jwt-verifier.ts');
+  const { JwtVerifier: Verifier } = await import('./auth/jwt/jwt-verifier.ts');
   return new Verifier(settings.auth.jwt, logger);
 }
 

@@ -6,7 +6,7 @@ import { createRedisCacheStore } from './cache/redis-cache-store.ts';
 import { ResponseCache } from './cache/response-cache-service.ts';
 import type { Settings } from './config/settings.ts';
 import type { ClusterWorker } from './cluster/worker.ts';
-import { ApiKeyService } from './keys/api-key-service.ts';
+import { ApiKeyService } from './auth/api-keys/api-key-service.ts';
 import { McpGateway } from './mcp/mcp-gateway.ts';
 import type { RateLimiter } from './ratelimit/rate-limiter.ts';
 import { startRateLimiting } from './ratelimit/rate-limiting.ts';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { normalizeUserPathOrThrow } from '../http/user-path.ts';
-import type { ApiKeyRow } from '../keys/api-key-store.ts';
-import type { ApiKeyChanges, ApiKeyService } from '../keys/api-key-service.ts';
+import { normalizeUserPathOrThrow } from '../auth/user-path-header.ts';
+import type { ApiKeyRow } from '../auth/api-keys/api-key-store.ts';
+import type { ApiKeyChanges, ApiKeyService } from '../auth/api-keys/api-key-service.ts';
 import { invalidParameter, isoTime, parseBody } from './admin-errors.ts';
 import { applyKeyShorthand } from './api-key-shorthand.ts';
 import { activityByKey, readActivityWindow } from './api-key-activity.ts';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { BudgetService, BudgetStatus } from '../budgets/budget-service.ts';
 import { budgetPeriods } from '../budgets/periods.ts';
-import { normalizeUserPathOrThrow } from '../http/user-path.ts';
+import { normalizeUserPathOrThrow } from '../auth/user-path-header.ts';
 import { featureUnavailable, registerFeatureRoutes, invalidParameter, isoTime, parseBody } from './admin-errors.ts';
 import type { AnswerOf, budgetSchema } from './schemas/answers.ts';
 import { budgetCodes, budgetKeySchema, budgetPutSchema } from './schemas/bodies.ts';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ConfigError } from '../config/config-error.ts';
+import { ConfigError } from '../errors/config-error.ts';
 import { invalidRequest, notFound } from '../errors/gateway-error.ts';
 import { guardrailSpec } from '../guardrails/guardrail-spec.ts';
 import type { StoredGuardrail, StoredGuardrails } from '../guardrails/stored-guardrails.ts';

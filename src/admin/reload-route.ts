@@ -1,10 +1,14 @@
 import type { FastifyInstance } from 'fastify';
-import type { ConfigReloader } from '../lifecycle/config-reload.ts';
+
+/** What reloads the configuration (lifecycle/config-reload.ts's ConfigReloader). */
+export interface Reloader {
+  reload(): Promise<object>;
+}
 
 /**
  * `POST /admin/reload` (master key): hot reload of the configuration file, as SIGHUP does.
  * 200 with what was applied; 400 `invalid_config` naming the key when the file is refused.
  */
-export function registerReloadRoute(app: FastifyInstance, reloader: ConfigReloader): void {
+export function registerReloadRoute(app: FastifyInstance, reloader: Reloader): void {
   app.post('/admin/reload', async () => reloader.reload());
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../errors/gateway-error.ts';
-import { normalizeUserPathOrThrow } from '../http/user-path.ts';
+import { normalizeUserPathOrThrow } from '../auth/user-path-header.ts';
 import type {
   RequestLogCursor,
   RequestLogEntry,

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { normalizeUserPathOrThrow } from '../http/user-path.ts';
+import { normalizeUserPathOrThrow } from '../auth/user-path-header.ts';
 import type { UsageBucket, UsageGroupBy, UsageQuery, UsageStore, UsageTotals } from '../usage/usage-store.ts';
 import { featureUnavailable, invalidParameter, isoTime, queryText } from './admin-errors.ts';
 import { parseTimeRange } from './time-range.ts';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Principal } from '../http/auth.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { AnswerOf, whoamiSchema } from './schemas/answers.ts';
 
 /** What an admin credential may do: `admin` (everything) or `viewer` (GET only). */

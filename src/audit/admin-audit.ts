@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { timeOrderedUuid } from '../core/time-ordered-id.ts';
-import type { Principal } from '../http/auth.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { AuditStore } from './audit-store.ts';
 import { changedItems, listItems } from './audit-diff.ts';
 

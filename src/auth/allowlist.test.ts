@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Principal } from '../http/auth.ts';
+import type { Principal } from './principal.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { thrown } from '../testing/thrown.ts';
 import {

@@ -1,5 +1,5 @@
 import { permissionError } from '../errors/gateway-error.ts';
-import type { Principal } from '../http/auth.ts';
+import type { Principal } from './principal.ts';
 import { accountEndpointOf } from './passthrough-paths.ts';
 
 /** What a request asked for: a virtual model by name, or a concrete model on an instance. */

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { BudgetRuleSettings } from '../config/budgets.ts';
+import type { BudgetRuleSettings } from './budget-settings.ts';
 import { FreshRun } from '../core/fresh-run.ts';
 import { userPathCovers } from '../core/user-path.ts';
 import { GatewayError, invalidRequest, notFound } from '../errors/gateway-error.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildBudgetRules } from './budgets.ts';
-import { ConfigError } from './config-error.ts';
+import { ConfigError } from '../errors/config-error.ts';
 import { suffixToUserPath } from './env-paths.ts';
 import { thrown } from '../testing/thrown.ts';
 

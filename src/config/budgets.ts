@@ -1,16 +1,9 @@
 import { budgetPeriods, isNamedBudgetPeriod } from '../budgets/periods.ts';
-import { ConfigError } from './config-error.ts';
+import { ConfigError } from '../errors/config-error.ts';
 import { configUserPath, pathVariables } from './env-paths.ts';
 import { numericValue } from './values.ts';
 import { isJsonObject } from '../core/json.ts';
-
-/** A budget rule declared in configuration (origin `config`). */
-export interface BudgetRuleSettings {
-  readonly userPath: string;
-  readonly periodSeconds: number;
-  /** USD. */
-  readonly amount: number;
-}
+import type { BudgetRuleSettings } from '../budgets/budget-settings.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigError } from './config-error.ts';
+import { ConfigError } from '../errors/config-error.ts';
 import { readDemoSettings } from './demo-settings.ts';
 import { environmentPatterns } from './env-patterns.ts';
 import { loadSettings, scalarVariables } from './load.ts';

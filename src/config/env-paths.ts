@@ -1,5 +1,5 @@
 import { InvalidUserPathError, normalizeUserPath } from '../core/user-path.ts';
-import { ConfigError } from './config-error.ts';
+import { ConfigError } from '../errors/config-error.ts';
 
 /**
  * Maps a variable suffix to a user path (`SET_BUDGET_<SUFFIX>`, `SET_RATE_LIMIT_<SUFFIX>`):

@@ -1,4 +1,4 @@
-import { azureVersionVariables } from './azure-env.ts';
+import { azureVersionVariables } from '../providers/azure/settings-from-env.ts';
 import { budgetVariablePrefix } from './budgets.ts';
 import { envProviderEndings } from './env-providers.ts';
 import { providerRateLimitVariablePrefix, rateLimitVariablePrefix } from './rate-limits.ts';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FailoverRuleValidationError, parseFailoverRuleInput } from '../routing/failover-rule-validation.ts';
 import { thrown } from '../testing/thrown.ts';
-import { ConfigError } from './config-error.ts';
+import { ConfigError } from '../errors/config-error.ts';
 import { buildFailoverRules } from './failover.ts';
 import { loadSettings } from './load.ts';
 

@@ -1,6 +1,6 @@
 import type { FailoverRuleDefinition } from '../routing/failover-rule.ts';
 import { FailoverRuleValidationError, parseFailoverRuleInput } from '../routing/failover-rule-validation.ts';
-import { ConfigError } from './config-error.ts';
+import { ConfigError } from '../errors/config-error.ts';
 
 const rulesKey = 'failover.rules';
 

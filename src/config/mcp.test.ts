@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { thrown } from '../testing/thrown.ts';
-import { ConfigError } from './config-error.ts';
+import { ConfigError } from '../errors/config-error.ts';
 import { defaultServerSettings } from '../mcp/mcp-server-fields.ts';
 import { loadSettings } from './load.ts';
 

@@ -1,5 +1,5 @@
 import type { ProviderDocument } from './schema.ts';
-import type { ProviderOptions } from './settings.ts';
+import type { ProviderOptions } from '../providers/provider-settings.ts';
 
 /** The type-specific fields of a provider entry (Azure, Bedrock, Vertex, Gemini), unset ones left out. */
 export function providerOptionsOf(provider: ProviderDocument): ProviderOptions {

@@ -1,10 +1,11 @@
 import { providerTypes, type ProviderTypeProfile } from '../providers/provider-types.ts';
-import { ConfigError } from './config-error.ts';
+import { ConfigError } from '../errors/config-error.ts';
 import { instanceName, type ConfigDocument } from './schema.ts';
-import type { DisabledProvider, ProviderSettings, Settings } from './settings.ts';
+import type { DisabledProvider, Settings } from './settings.ts';
+import type { ProviderSettings } from '../providers/provider-settings.ts';
 import { providerOptionsOf } from './provider-options.ts';
-import { withVertexEnvironment } from './vertex-env.ts';
-import { withAwsEnvironment } from './bedrock-env.ts';
+import { withVertexEnvironment } from '../providers/vertex/settings-from-env.ts';
+import { withAwsEnvironment } from '../providers/bedrock/settings-from-env.ts';
 import { buildVirtualModels } from './virtual-models.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;

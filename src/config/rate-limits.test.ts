@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from './config-error.ts';
+import { ConfigError } from '../errors/config-error.ts';
 import { loadSettings } from './load.ts';
 import { buildRateLimitRules } from './rate-limits.ts';
 import { thrown } from '../testing/thrown.ts';

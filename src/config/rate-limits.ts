@@ -1,6 +1,6 @@
 import { periodSecondsOf } from '../ratelimit/periods.ts';
 import { RuleValidationError, ruleId, validateRule, type RateLimitScope, type RuleDraft } from '../ratelimit/rules.ts';
-import { ConfigError } from './config-error.ts';
+import { ConfigError } from '../errors/config-error.ts';
 import { configUserPath, pathVariables } from './env-paths.ts';
 import { numericValue } from './values.ts';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { providerTypeNames } from '../providers/provider-types.ts';
 import { parseByteSize } from './values.ts';
-import { authSchema } from './auth.ts';
+import { authSchema } from '../auth/auth-settings.ts';
 
 /**
  * The configuration schema. YAML and environment variables are merged into one raw document

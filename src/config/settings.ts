@@ -1,31 +1,19 @@
 import type { ResponseCacheScope } from '../cache/cache-key.ts';
 import type { ProviderType } from '../providers/provider-types.ts';
+import type { ProviderSettings } from '../providers/provider-settings.ts';
+import type { RateLimitSettings } from '../ratelimit/rate-limit-settings.ts';
 import type { StorageSettings } from '../storage/storage.ts';
 import type { ModelPrice } from '../usage/price-table.ts';
 import type { RequestLogSettings } from '../request-log/request-log-settings.ts';
-import type { RuleDraft } from '../ratelimit/rules.ts';
 import type { VirtualModelDefinition } from '../routing/virtual-model.ts';
 import type { FailoverRuleDefinition } from '../routing/failover-rule.ts';
-import type { BudgetRuleSettings } from './budgets.ts';
-import type { McpSettings } from './mcp.ts';
-import type { JwtSettings } from './auth.ts';
-import type { TracingSettings } from './tracing.ts';
-import type { GuardrailSettings } from './guardrails.ts';
+import type { BudgetRuleSettings } from '../budgets/budget-settings.ts';
+import type { McpSettings } from '../mcp/mcp-settings.ts';
+import type { JwtSettings } from '../auth/auth-settings.ts';
+import type { TracingSettings } from '../observability/tracing-settings.ts';
+import type { GuardrailSettings } from '../guardrails/guardrail-settings.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-
-export interface ProviderSettings {
-  /** Instance name, used in selectors (`<name>/<model>`) and in responses. */
-  readonly name: string;
-  readonly type: ProviderType;
-  readonly apiKey: string | null;
-  /** Base URL without a trailing slash, e.g. `https://api.openai.com/v1`. */
-  readonly baseUrl: string;
-  /** Configured model ids; null means "ask the upstream's GET /models". */
-  readonly models: readonly string[] | null;
-  /** Type-specific settings; each adapter reads the ones of its type. */
-  readonly options: ProviderOptions;
-}
 
 /** A provider instance declared but not registered: a setting it needs is missing (`GET /health/ready` lists it). */
 export interface DisabledProvider {
@@ -37,29 +25,6 @@ export interface DisabledProvider {
   readonly setting: string;
   /** Its configured models (a request for one answers 503 `provider_unavailable`), null when none were listed. */
   readonly models: readonly string[] | null;
-}
-
-/** Settings only some provider types read (YAML names in README "Providers"). */
-export interface ProviderOptions {
-  /** Azure `api-version` query parameter. */
-  readonly apiVersion?: string;
-  /** Azure: model id -> deployment name. */
-  readonly deployments?: Readonly<Record<string, string>>;
-  /** Bedrock: AWS region. */
-  readonly region?: string;
-  readonly awsAccessKeyId?: string;
-  readonly awsSecretAccessKey?: string;
-  readonly awsSessionToken?: string;
-  /** Vertex: Google Cloud project and location. */
-  readonly project?: string;
-  readonly location?: string;
-  /** Vertex: path to a service-account JSON file, or the JSON inline. */
-  readonly credentials?: string;
-  readonly credentialsJson?: string;
-  /** Gemini: `native` (generativelanguage API, default) or `openai` (Google's OpenAI-compatible route). */
-  readonly api?: 'native' | 'openai';
-  /** YAML `forward_account_headers`: passthrough keeps the client's account-selecting headers (relay-headers.ts). */
-  readonly forwardAccountHeaders?: boolean;
 }
 
 /** The validated, frozen settings every other module receives. */
@@ -97,20 +62,7 @@ export interface Settings {
     /** REDIS_URL when set: spend and reservations shared by replicas at once. */
     readonly redisUrl: string | null;
   };
-  readonly rateLimits: {
-    readonly enabled: boolean;
-    readonly rules: readonly RuleDraft[];
-    /** Where counters live: this process (`memory`, the default) or Redis, shared by replicas. */
-    readonly store: 'memory' | 'redis';
-    /** Set when `store` is `redis`. */
-    readonly redisUrl: string | null;
-    /** Key prefix in Redis; null for the default. */
-    readonly redisPrefix: string | null;
-    /** While Redis does not answer: `open` counts locally, `closed` refuses limited requests (503). */
-    readonly failMode: 'open' | 'closed';
-    /** How long a concurrency slot held in Redis outlives its last renewal. */
-    readonly leaseTtlMs: number;
-  };
+  readonly rateLimits: RateLimitSettings;
   /** How often state changed through another replica's admin API is re-read from the database. */
   readonly reloadIntervalMs: number;
   /** YAML `pricing:` overrides, by `<model>` or `<instance>/<model>`. */

@@ -1,4 +1,4 @@
-import { ConfigError } from './config-error.ts';
+import { ConfigError } from '../errors/config-error.ts';
 
 /** Parsers for configuration values given as strings (environment variables). */
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { VirtualModelValidationError } from '../routing/virtual-model-validation.ts';
-import { ConfigError } from './config-error.ts';
+import { ConfigError } from '../errors/config-error.ts';
 import { loadSettings } from './load.ts';
 import { buildVirtualModels, parseVirtualModelInput } from './virtual-models.ts';
 import { thrown } from '../testing/thrown.ts';

@@ -1,6 +1,6 @@
 import type { VirtualModelDefinition } from '../routing/virtual-model.ts';
 import { parseVirtualModelInput, VirtualModelValidationError } from '../routing/virtual-model-validation.ts';
-import { ConfigError } from './config-error.ts';
+import { ConfigError } from '../errors/config-error.ts';
 
 export { parseVirtualModelInput } from '../routing/virtual-model-validation.ts';
 

@@ -1,26 +1,18 @@
 import type { Readable } from 'node:stream';
 import { assertModelAllowed } from '../auth/allowlist.ts';
-import type { BudgetService } from '../budgets/budget-service.ts';
 import type { CachedResponse } from '../cache/response-cache.ts';
-import type { ResponseCache } from '../cache/response-cache-service.ts';
 import { attemptStatus } from '../errors/envelope.ts';
 import type { JsonResult, StreamResult } from '../providers/provider.ts';
-import type { Admission, RateLimiter } from '../ratelimit/rate-limiter.ts';
-import type { CircuitBreakers } from '../routing/circuit-breaker.ts';
-import type { InFlightCounter } from '../routing/in-flight.ts';
-import type { ModelCatalog } from '../routing/model-catalog.ts';
+import type { Admission } from '../ratelimit/rate-limiter.ts';
 import type { ResolvedTarget } from '../routing/resolve-model.ts';
 import { planRoute } from '../routing/route-planner.ts';
-import type { VirtualModels } from '../routing/virtual-models.ts';
-import type { FailoverRules } from '../routing/failover-rules.ts';
-import type { ActiveGuardrails, Guardrails } from '../guardrails/pipeline.ts';
+import type { ActiveGuardrails } from '../guardrails/pipeline.ts';
 import type { ChunkOptions, UsageObject } from '../streaming/chat-chunk.ts';
 import type { RelayResult } from '../streaming/relay-chat-stream.ts';
-import type { Metering } from '../usage/metering.ts';
 import { buildUpstreamBody, readChatRequest, type ChatRequest } from './chat-request.ts';
 import { readJsonAnswer } from './json-answer.ts';
 import { executePlan, type AttemptRecord } from './execute-plan.ts';
-import { reservationCost } from './model-call.ts';
+import { reservationCost, type CacheMode, type ChatPipelineDependencies } from './pipeline-dependencies.ts';
 import type { RequestContext } from './request-context.ts';
 
 export type ChatTarget = ResolvedTarget;
@@ -42,32 +34,6 @@ export type ChatOutcome =
       /** Called by the HTTP layer once the relay has ended. */
       finish: (result: RelayResult) => void;
     });
-
-export interface ChatPipelineDependencies {
-  catalog: ModelCatalog;
-  metering: Metering;
-  /** Null when budgets are off. */
-  budgets: BudgetService | null;
-  /** Null when rate limits are off. */
-  limiter: RateLimiter | null;
-  virtualModels: VirtualModels | null;
-  /** Failover rules for direct requests; none when absent. */
-  failoverRules?: FailoverRules | null;
-  breakers: CircuitBreakers;
-  inFlight: InFlightCounter;
-  /** Null when the response cache is off. */
-  cache: ResponseCache | null;
-  retries: number;
-  retryBaseDelayMs: number;
-  /** Null or absent when no guardrail is configured. */
-  guardrails?: Guardrails | null;
-}
-
-/** What the client's Cache-Control allows for this request. */
-export interface CacheMode {
-  lookup: boolean;
-  store: boolean;
-}
 
 const chatEndpoint = '/v1/chat/completions';
 

@@ -4,7 +4,7 @@ import { invalidRequest } from '../errors/gateway-error.ts';
 import { readBody } from '../providers/upstream-body.ts';
 import type { ResolvedTarget } from '../routing/resolve-model.ts';
 import type { ChunkOptions } from '../streaming/chat-chunk.ts';
-import type { ChatPipelineDependencies } from './chat-completions.ts';
+import type { ChatPipelineDependencies } from './pipeline-dependencies.ts';
 import { buildUpstreamBody, type ChatRequest } from './chat-request.ts';
 import { readJsonAnswer, type JsonAnswer } from './json-answer.ts';
 import { runModelCall, type ModelCallOutcome } from './model-call.ts';

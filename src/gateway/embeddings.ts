@@ -1,7 +1,7 @@
 import { invalidRequest } from '../errors/gateway-error.ts';
 import { readBody, upstreamErrorOf } from '../providers/upstream-body.ts';
 import type { ResolvedTarget } from '../routing/resolve-model.ts';
-import type { ChatPipelineDependencies } from './chat-completions.ts';
+import type { ChatPipelineDependencies } from './pipeline-dependencies.ts';
 import { readJsonAnswer, type JsonAnswer } from './json-answer.ts';
 import { readModelFields, upstreamBodyOf, type ModelFields } from './model-fields.ts';
 import { runModelCall, type ModelCallOutcome } from './model-call.ts';

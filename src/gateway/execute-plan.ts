@@ -10,7 +10,7 @@ import type { InFlightCounter } from '../routing/in-flight.ts';
 import type { ResolvedTarget } from '../routing/resolve-model.ts';
 import type { RoutePlan } from '../routing/route-planner.ts';
 import type { RequestContext } from './request-context.ts';
-import { newSpanId, traceparentOf, withTraceparent } from '../observability/trace-context.ts';
+import { newSpanId, traceparentOf, withTraceparent } from '../core/trace-context.ts';
 
 export interface AttemptRecord {
   provider: string;

@@ -1,11 +1,10 @@
-import { estimateTokens, type TokenEstimate } from '../budgets/estimate.ts';
 import { assertModelAllowed } from '../auth/allowlist.ts';
 import { attemptStatus } from '../errors/envelope.ts';
 import { invalidRequest } from '../errors/gateway-error.ts';
 import type { ResolvedTarget } from '../routing/resolve-model.ts';
 import { planRoute, type RoutePlan } from '../routing/route-planner.ts';
 import type { UsageObject } from '../streaming/chat-chunk.ts';
-import type { ChatPipelineDependencies } from './chat-completions.ts';
+import { reservationCost, type ChatPipelineDependencies } from './pipeline-dependencies.ts';
 import { executePlan, type Executed } from './execute-plan.ts';
 import type { RequestContext } from './request-context.ts';
 
@@ -89,20 +88,4 @@ function servedPart(plan: RoutePlan, serves: (target: ResolvedTarget) => boolean
   if (candidates.length > 0) return candidates.length === plan.candidates.length ? plan : { ...plan, candidates };
   const names = plan.candidates.map((target) => `"${target.adapter.name}" (type ${target.adapter.type})`).join(', ');
   throw invalidRequest(`provider instance ${names} cannot serve ${endpoint}`, { code: 'unsupported_endpoint', param: 'model' });
-}
-
-/**
- * Prices a request's budget reservation on each target tried: its token estimate (computed
- * once, and only when a budget may need it) at the target's price.
- */
-export function reservationCost(
-  body: Readonly<Record<string, unknown>>,
-  dependencies: Pick<ChatPipelineDependencies, 'budgets' | 'metering'>,
-): ((target: ResolvedTarget) => number | null) | undefined {
-  if (dependencies.budgets === null) return undefined;
-  let estimate: TokenEstimate | null = null;
-  return (target) => {
-    estimate ??= estimateTokens(body);
-    return dependencies.metering.costEstimate(target.adapter.name, target.model, estimate);
-  };
 }

@@ -1,5 +1,5 @@
 import type { AbortSource } from '../core/abort-source.ts';
-import type { Principal } from '../http/auth.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { RequestTrail } from '../request-log/request-trail.ts';
 
 /** What the HTTP layer learned about a request before the pipeline runs. */

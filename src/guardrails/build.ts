@@ -1,5 +1,5 @@
 import { countTokens, loadTokenCounter } from '../core/tokenizer.ts';
-import type { GuardrailSettings } from '../config/guardrails.ts';
+import type { GuardrailSettings } from './guardrail-settings.ts';
 import type { ProviderAdapter } from '../providers/provider.ts';
 import { moderationCheck } from './moderation.ts';
 import { compileDenyList } from './deny-list.ts';

@@ -1,5 +1,5 @@
 import { pathToFileURL } from 'node:url';
-import type { GuardrailSettings } from '../config/guardrails.ts';
+import type { GuardrailSettings } from './guardrail-settings.ts';
 import type { CustomFinders } from './build.ts';
 import type { Span } from './types.ts';
 

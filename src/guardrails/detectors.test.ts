@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildGuardrail } from './build.ts';
-import { buildGuardrails } from '../config/guardrails.ts';
+import { buildGuardrails } from './guardrail-settings.ts';
 import { scan, redact } from './text-scan.ts';
 import { luhn, mod97 } from './pii.ts';
 import type { TextGuardrail } from './types.ts';

@@ -1,4 +1,4 @@
-import type { GuardrailSettings } from '../config/guardrails.ts';
+import type { GuardrailSettings } from './guardrail-settings.ts';
 
 /**
  * A guardrail as its YAML entry reads, every default filled in: what `GET /admin/guardrails`

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { userPathCovers } from '../core/user-path.ts';
-import type { GuardrailSettings } from '../config/guardrails.ts';
+import type { GuardrailSettings } from './guardrail-settings.ts';
 import type { ChatRequestBody } from '../providers/provider.ts';
 import type { RequestTrail } from '../request-log/request-trail.ts';
 import { guardrailBlocked } from './blocked.ts';

@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { buildGuardrails } from '../config/guardrails.ts';
+import { buildGuardrails } from './guardrail-settings.ts';
 import { Guardrails } from './pipeline.ts';
 
 // Issue 27 item 15: a guardrail's user paths cover requests by the rule of rate limits and

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { buildGuardrails } from '../config/guardrails.ts';
-import { ConfigError } from '../config/config-error.ts';
+import { buildGuardrails } from './guardrail-settings.ts';
+import { ConfigError } from '../errors/config-error.ts';
 import type { GuardrailRow, GuardrailStore } from './guardrail-store.ts';
 import { StoredGuardrails } from './stored-guardrails.ts';
 

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { buildGuardrails } from '../config/guardrails.ts';
+import { buildGuardrails } from './guardrail-settings.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { Guardrails, type ActiveGuardrails } from './pipeline.ts';
 

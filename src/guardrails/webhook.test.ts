@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildGuardrails } from '../config/guardrails.ts';
+import { buildGuardrails } from './guardrail-settings.ts';
 import { buildGuardrail } from './build.ts';
 import type { RequestGuardrail } from './types.ts';
 

@@ -8,7 +8,7 @@ import { isMcpUrl, jsonRpcCodes, jsonRpcError } from '../mcp/jsonrpc-errors.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
 import { discardRestOfBody, type DiscardBounds } from './oversized-body.ts';
 import { didYouMean } from '../core/closest-names.ts';
-import type { Principal } from './auth.ts';
+import type { Principal } from '../auth/principal.ts';
 
 /**
  * Hooks every request passes: the request id echoed, the 503 while draining, and one log line

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { invalidRequest } from '../errors/gateway-error.ts';
-import { assertJsonDepth } from './json-depth.ts';
+import { assertJsonDepth } from '../core/json-depth.ts';
 import { assertStoredFields } from './stored-fields.ts';
 
 /**

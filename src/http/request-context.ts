@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Principal } from './auth.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { RequestContext } from '../gateway/request-context.ts';
 import type { RequestTrail } from '../request-log/request-trail.ts';
 import { ClientAbort } from './client-abort.ts';

@@ -28,16 +28,18 @@ import type { VirtualModels } from '../routing/virtual-models.ts';
 import type { FailoverRules } from '../routing/failover-rules.ts';
 import type { BudgetService } from '../budgets/budget-service.ts';
 import type { Settings } from '../config/settings.ts';
-import type { ApiKeyService } from '../keys/api-key-service.ts';
+import type { ApiKeyService } from '../auth/api-keys/api-key-service.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
 import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
 import type { ResponseState } from '../responses/response-state.ts';
 import type { ModelCatalog } from '../routing/model-catalog.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { Metering } from '../usage/metering.ts';
-import type { RunningHandlers } from '../lifecycle/running-handlers.ts';
+import type { RunningHandlers } from './running-handlers.ts';
 import type { PriceBook } from '../usage/pricing.ts';
-import { withGoogleQueryKey, type Authenticator, type Principal } from './auth.ts';
+import { withGoogleQueryKey } from './google-query-key.ts';
+import type { Authenticator } from '../auth/authenticator.ts';
+import type { Principal } from '../auth/principal.ts';
 import { assertEndpointAllowed } from '../auth/allowlist.ts';
 import { clientErrorHandler } from './client-errors.ts';
 import { installErrorHandlers, installRequestHooks } from './hooks.ts';
@@ -61,7 +63,7 @@ import { registerStoredFieldBounds } from './stored-fields.ts';
 import { registerRealtimeRelay } from './routes/realtime.ts';
 import { registerResponsesRoutes } from './routes/responses.ts';
 import { registerSelfUsageRoute } from './routes/usage.ts';
-import { resolveUserPath } from './user-path.ts';
+import { resolveUserPath } from '../auth/user-path-header.ts';
 import type { RequestLogRecorder } from '../request-log/request-log-recorder.ts';
 import { installRequestLog } from '../request-log/request-log-hooks.ts';
 import { entryObserver } from '../observability/entry-observer.ts';
@@ -69,8 +71,7 @@ import type { RequestTracer } from '../observability/tracing.ts';
 import { registerRequestLogRoutes } from '../admin/requests-routes.ts';
 import { collectRoutes } from './openapi/route-list.ts';
 import { registerOpenApiRoute } from './routes/openapi.ts';
-import { registerReloadRoute } from '../admin/reload-route.ts';
-import type { ConfigReloader } from '../lifecycle/config-reload.ts';
+import { registerReloadRoute, type Reloader } from '../admin/reload-route.ts';
 import type { StoredGuardrails } from '../guardrails/stored-guardrails.ts';
 import { registerGuardrailRoutes } from '../admin/guardrails-routes.ts';
 
@@ -124,7 +125,7 @@ export interface ServerDependencies {
   /** Null unless an OTLP endpoint is configured (src/observability/tracing.ts). */
   tracer?: RequestTracer | null;
   /** Hot reload of the configuration file (POST /admin/reload); absent: no such route. */
-  reloader?: ConfigReloader | null;
+  reloader?: Reloader | null;
 }
 
 export function buildServer(dependencies: ServerDependencies): FastifyInstance {

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { ConfigError } from '../config/config-error.ts';
+import { ConfigError } from '../errors/config-error.ts';
 import type { LoadedSettings, Settings } from '../config/settings.ts';
 import { invalidRequest, type GatewayError } from '../errors/gateway-error.ts';
 import type { BudgetService } from '../budgets/budget-service.ts';

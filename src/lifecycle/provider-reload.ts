@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ProviderSettings } from '../config/settings.ts';
+import type { ProviderSettings } from '../providers/provider-settings.ts';
 import type { ProviderAdapter } from '../providers/provider.ts';
 import { createAdapters } from '../providers/registry.ts';
 import type { UpstreamClient } from '../providers/upstream-client.ts';

@@ -1,7 +1,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { EndpointView, ExposedTool } from './endpoint-view.ts';
 import { defaultSearchLimit, maxSearchLimit, searchTools } from './tool-search.ts';
-import { exceedsJsonDepth, maximumJsonDepth } from '../http/json-depth.ts';
+import { exceedsJsonDepth, maximumJsonDepth } from '../core/json-depth.ts';
 
 export const searchToolName = 'search_tools';
 export const callToolName = 'call_tool';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { McpSettings } from '../config/mcp.ts';
-import type { Storage } from '../storage/storage.ts';
+import type { McpSettings } from './mcp-settings.ts';
+import type { McpServerStore, McpVirtualServerStore } from './mcp-definitions.ts';
 import { MemoryEventStores, type SessionEventStores } from './event-store.ts';
 import { McpRegistry } from './mcp-registry.ts';
 import { McpSessions } from './mcp-sessions.ts';
@@ -10,7 +10,7 @@ import { defaultUpstreamTimings, type UpstreamTimings } from './upstream-timings
 
 export interface McpGatewayOptions {
   settings: McpSettings;
-  storage: Pick<Storage, 'mcpServers' | 'mcpVirtualServers'>;
+  storage: { readonly mcpServers: McpServerStore; readonly mcpVirtualServers: McpVirtualServerStore };
   logger: Logger;
   /** Re-read the admin stores this often, so that writes on other replicas show up. */
   reloadIntervalMs?: number;

@@ -17,9 +17,17 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import { resourceOwner } from './endpoint-view.ts';
-import type { Snapshot } from './session-server.ts';
+import { resourceOwner, type EndpointView } from './endpoint-view.ts';
+import type { McpEndpoint } from './mcp-registry.ts';
 import type { SessionUpstreams } from './session-upstreams.ts';
+
+export interface Snapshot {
+  readonly endpoint: McpEndpoint;
+  readonly members: readonly string[];
+  readonly view: EndpointView;
+  /** Names (exposed and bare) of tools the members' filters hide, to say so when one is called. */
+  readonly excluded: ReadonlySet<string>;
+}
 
 export type RelayExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 

@@ -10,12 +10,12 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import { callToolName, discoveryTools, readCallTool, runSearchTools, searchToolName, toolError } from './discovery-tools.ts';
-import { buildEndpointView, type EndpointNaming, type EndpointView } from './endpoint-view.ts';
+import { buildEndpointView, type EndpointNaming } from './endpoint-view.ts';
 import type { ToolDiscoveryMode } from './mcp-definitions.ts';
 import { plainErrorMessage } from './plain-error-messages.ts';
 import type { McpEndpoint } from './mcp-registry.ts';
 import { filterTools } from './mcp-server-fields.ts';
-import { progressRelay, registerSessionHandlers, type RelayExtra } from './session-handlers.ts';
+import { progressRelay, registerSessionHandlers, type RelayExtra, type Snapshot } from './session-handlers.ts';
 import { SessionUpstreams } from './session-upstreams.ts';
 import type { UpstreamManager } from './upstream-manager.ts';
 
@@ -74,14 +74,6 @@ export function createSessionServer(context: SessionServerContext): Server {
     void upstreams.close();
   };
   return server;
-}
-
-export interface Snapshot {
-  readonly endpoint: McpEndpoint;
-  readonly members: readonly string[];
-  readonly view: EndpointView;
-  /** Names (exposed and bare) of tools the members' filters hide, to say so when one is called. */
-  readonly excluded: ReadonlySet<string>;
 }
 
 /**

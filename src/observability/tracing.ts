@@ -1,9 +1,9 @@
 import type * as OtelApi from '@opentelemetry/api';
 import type { Attributes, Tracer } from '@opentelemetry/api';
-import type { TracingSettings } from '../config/tracing.ts';
+import type { TracingSettings } from './tracing-settings.ts';
 import type { RequestLogEntry } from '../request-log/request-log-store.ts';
 import type { RequestTrail, TrailAttempt } from '../request-log/request-trail.ts';
-import { enableTracePropagation, newSpanId, type TraceContext } from './trace-context.ts';
+import { enableTracePropagation, newSpanId, type TraceContext } from '../core/trace-context.ts';
 
 /** What a settled request gives its trace: the entry, the trail, and its `performance.now()` start. */
 export interface TracedRequest {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Principal } from '../http/auth.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { OwnedResource } from './ownership-store.ts';
 import { listingScope, mayView, ownedBy, ownerKeyIdOf, seesAll } from './visibility.ts';
 

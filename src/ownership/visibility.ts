@@ -1,5 +1,5 @@
 import { userPathCovers } from '../core/user-path.ts';
-import type { Principal } from '../http/auth.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { OwnedKind, OwnedResource } from './ownership-store.ts';
 
 /** Who asks: the authenticated principal and the request's user path. */

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { SseParser, type SseEvent } from '../streaming/sse-parser.ts';
-import { mapNetworkError } from './upstream-client.ts';
+import { mapNetworkError } from '../streaming/network-error.ts';
 
 /** Turns an upstream's SSE events into OpenAI chat chunk frames; `finish` is called at the body's end. */
 export interface SseFrameConverter {

@@ -1,6 +1,6 @@
 import type { AbortSource } from '../core/abort-source.ts';
 import type { Readable } from 'node:stream';
-import type { ProviderSettings } from '../config/settings.ts';
+import type { ProviderSettings } from './provider-settings.ts';
 import type { UpstreamClient, UpstreamResponse } from './upstream-client.ts';
 
 /** A chat request as the gateway forwards it: OpenAI's shape, unknown fields kept. */

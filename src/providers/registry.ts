@@ -1,4 +1,4 @@
-import type { ProviderSettings } from '../config/settings.ts';
+import type { ProviderSettings } from './provider-settings.ts';
 import { createAnthropicAdapter } from './anthropic/adapter.ts';
 import { createAzureAdapter } from './azure/adapter.ts';
 import { createBedrockAdapter } from './bedrock/adapter.ts';

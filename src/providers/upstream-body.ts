@@ -1,13 +1,13 @@
 import {
   defaultMaxResponseBytes,
-  mapNetworkError,
   maximumErrorBodyBytes,
   responseTooLarge,
   type BufferedUpstreamResponse,
   type UpstreamResponse,
 } from './upstream-client.ts';
+import { mapNetworkError } from '../streaming/network-error.ts';
 import { mapUpstreamError } from './upstream-errors.ts';
-import type { StreamedUpstreamResponse } from './upstream-stream.ts';
+import type { StreamedUpstreamResponse } from '../streaming/upstream-body.ts';
 
 /**
  * The whole body as text; a failure while reading it is the upstream's (502/504), not ours.

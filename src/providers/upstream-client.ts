@@ -6,10 +6,11 @@ import undiciErrors from 'undici/lib/core/errors.js';
 import undiciUtil from 'undici/lib/core/util.js';
 import Pool from 'undici/lib/dispatcher/pool.js';
 import { abortSourceOf, type AbortSource } from '../core/abort-source.ts';
-import { GatewayError, providerError } from '../errors/gateway-error.ts';
-import { SseEventTooLargeError } from '../streaming/sse-parser.ts';
-import { currentTraceparent } from '../observability/trace-context.ts';
-import { StreamingHandler, type StreamedUpstreamResponse } from './upstream-stream.ts';
+import type { GatewayError } from '../errors/gateway-error.ts';
+import { providerError } from '../errors/gateway-error.ts';
+import { currentTraceparent } from '../core/trace-context.ts';
+import { mapNetworkError } from '../streaming/network-error.ts';
+import { StreamingHandler, type StreamedUpstreamResponse } from '../streaming/upstream-body.ts';
 
 export interface UpstreamClientOptions {
   timeoutMs: number;
@@ -322,29 +323,3 @@ function contentLengthOf(rawHeaders: readonly Buffer[]): number {
 }
 
 function noop(): void {}
-
-/** Maps a failed upstream call to a GatewayError; an abort by our own signal is rethrown, a GatewayError kept. */
-export function mapNetworkError(error: unknown, provider: string, signal?: { readonly aborted: boolean }): unknown {
-  if (signal?.aborted) return error;
-  // Already mapped (an adapter that converts a stream raised the upstream's own error event).
-  if (error instanceof GatewayError) return error;
-  if (error instanceof SseEventTooLargeError) {
-    return providerError(`upstream ${provider} sent a stream event larger than ${error.limit} characters`, {
-      provider,
-      code: 'upstream_event_too_large',
-      cause: error,
-    });
-  }
-  if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
-    return providerError(`upstream ${provider} did not answer in time`, { provider, status: 504, code: 'upstream_timeout', cause: error });
-  }
-  if (error instanceof undiciErrors.ConnectTimeoutError) {
-    return providerError(`upstream ${provider} could not be reached: connect timeout`, {
-      provider,
-      code: 'upstream_unreachable',
-      cause: error,
-    });
-  }
-  const reason = error instanceof Error ? ((error as NodeJS.ErrnoException).code ?? error.message) || 'network error' : 'network error';
-  return providerError(`upstream ${provider} could not be reached: ${reason}`, { provider, code: 'upstream_unreachable', cause: error });
-}

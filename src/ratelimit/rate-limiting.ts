@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Settings } from '../config/settings.ts';
+import type { RateLimitSettings } from './rate-limit-settings.ts';
 import type { RateLimitCounterStore } from './counter-store.ts';
 import { MemoryCounterStore } from './memory-counter-store.ts';
 import { RateLimiter } from './rate-limiter.ts';
@@ -17,7 +17,7 @@ export interface RateLimiting {
 }
 
 export interface RateLimitingOptions {
-  readonly settings: Settings;
+  readonly settings: { readonly rateLimits: RateLimitSettings; readonly reloadIntervalMs: number };
   readonly ruleStore: RateLimitRuleStore;
   /** False when usage tracking is off: token caps are then not enforced. */
   readonly usageEnabled: boolean;
@@ -64,7 +64,7 @@ export async function startRateLimiting(options: RateLimitingOptions): Promise<R
   };
 }
 
-async function connectShared(limits: Settings['rateLimits'], logger: Logger): Promise<ResilientCounterStore> {
+async function connectShared(limits: RateLimitSettings, logger: Logger): Promise<ResilientCounterStore> {
   const client = await connectRedisForCounters({ url: limits.redisUrl ?? '' });
   const shared = new RedisCounterStore({ client, prefix: limits.redisPrefix ?? defaultRateLimitPrefix, leaseTtlMs: limits.leaseTtlMs });
   return new ResilientCounterStore({

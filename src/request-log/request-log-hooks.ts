@@ -13,7 +13,7 @@ import { buildEntry, type BodyPolicy } from './request-log-entry.ts';
 import type { RequestLogRecorder } from './request-log-recorder.ts';
 import { RequestTrail } from './request-trail.ts';
 import type { RequestLogEntry } from './request-log-store.ts';
-import { traceContextOf } from '../observability/trace-context.ts';
+import { traceContextOf } from '../core/trace-context.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayError } from '../errors/gateway-error.ts';
-import type { TraceContext } from '../observability/trace-context.ts';
+import type { TraceContext } from '../core/trace-context.ts';
 import type { RequestLogGuardrail } from './request-log-store.ts';
 
 /** An upstream attempt as the pipeline records it (src/gateway/execute-plan.ts). */

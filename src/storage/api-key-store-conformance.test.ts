@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiKeyRow } from '../keys/api-key-store.ts';
+import type { ApiKeyRow } from '../auth/api-keys/api-key-store.ts';
 import { baseTime, useFreshStorage } from './testing/fixtures.ts';
 import { defaultTestDatabaseUrl, storageBackends } from './testing/storage-backends.ts';
 

@@ -1,4 +1,4 @@
-import type { ApiKeyStore } from '../keys/api-key-store.ts';
+import type { ApiKeyStore } from '../auth/api-keys/api-key-store.ts';
 import type { AuditStore } from '../audit/audit-store.ts';
 import type { BudgetStore } from '../budgets/budget-store.ts';
 import type { McpServerStore, McpVirtualServerStore } from '../mcp/mcp-definitions.ts';

@@ -1,14 +1,24 @@
 import { timeOrderedUuid } from '../core/time-ordered-id.ts';
 import type { BudgetService } from '../budgets/budget-service.ts';
 import type { TokenEstimate } from '../budgets/estimate.ts';
-import type { RequestContext } from '../gateway/request-context.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
 import type { PriceBook, TokenCounts } from './pricing.ts';
 import { readTokenCounts } from './pricing.ts';
 import type { UsageRecorder } from './usage-recorder.ts';
+import type { RequestTrail } from '../request-log/request-trail.ts';
+
+/** Who a metered request was for: the gateway's RequestContext satisfies it. */
+export interface MeteringSubject {
+  readonly requestId: string;
+  readonly principal: Pick<Principal, 'kind' | 'keyId' | 'subject'>;
+  readonly userPath: string;
+  readonly startedAt: number;
+  readonly trail?: Pick<RequestTrail, 'metered'> | null;
+}
 
 export interface ExecutionReport {
-  context: RequestContext;
+  context: MeteringSubject;
   endpoint: string;
   /** The instance and model that executed the request. */
   provider: string;

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { toGatewayError } from '../../errors/envelope.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { mapNetworkError } from '../../providers/upstream-client.ts';
+import { mapNetworkError } from '../../streaming/network-error.ts';
 import type { UsageObject } from '../../streaming/chat-chunk.ts';
 import type { RelayResult } from '../../streaming/relay-chat-stream.ts';
 import { closed, parseChunk, upstreamMessage } from '../../streaming/dialect-relay.ts';

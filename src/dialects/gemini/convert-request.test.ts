@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { toChatRequest } from './convert-request.ts';
-import { estimateTokens } from './count-tokens.ts';
+import { estimateTokens } from '../../gateway/gemini/count-tokens.ts';
 
 const fixture = (name: string): unknown => JSON.parse(readFileSync(`test/fixtures/gemini-dialect/${name}`, 'utf8')) as unknown;
 

@@ -1,7 +1,7 @@
 import { invalidRequest } from '../../errors/gateway-error.ts';
 import type { UpstreamResponse } from '../../providers/upstream-client.ts';
 import type { ResolvedTarget } from '../../routing/resolve-model.ts';
-import type { ChatPipelineDependencies } from '../chat-completions.ts';
+import type { ChatPipelineDependencies } from '../pipeline-dependencies.ts';
 import { runModelCall, type ModelCallOutcome } from '../model-call.ts';
 import { readModelFields, upstreamBodyOf } from '../model-fields.ts';
 import type { RequestContext } from '../request-context.ts';

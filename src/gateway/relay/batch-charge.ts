@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Principal } from '../../http/auth.ts';
+import type { Principal } from '../../auth/principal.ts';
 import type { OwnedResource, OwnershipStore } from '../../ownership/ownership-store.ts';
 import type { ProviderAdapter } from '../../providers/provider.ts';
 import type { Metering } from '../../usage/metering.ts';

@@ -8,7 +8,7 @@ import { readBody, upstreamErrorOf } from '../../providers/upstream-body.ts';
 import { ResponseState, type PreparedInput } from '../../responses/response-state.ts';
 import type { ResolvedTarget } from '../../routing/resolve-model.ts';
 import type { UsageObject } from '../../streaming/chat-chunk.ts';
-import type { ChatPipelineDependencies } from '../chat-completions.ts';
+import type { ChatPipelineDependencies } from '../pipeline-dependencies.ts';
 import { readJsonAnswer } from '../json-answer.ts';
 import { readModelFields, readStreamFlag, upstreamBodyOf, type ModelFields } from '../model-fields.ts';
 import { runModelCall, type ModelCallOutcome } from '../model-call.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import * as answers from '../../admin/schemas/answers.ts';
 import * as bodies from '../../admin/schemas/bodies.ts';
-import { guardrailEntrySchema } from '../../config/guardrails.ts';
+import { guardrailEntrySchema } from '../../guardrails/guardrail-settings.ts';
 import {
   forwardedBodySchema,
   healthSchema,

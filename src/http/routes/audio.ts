@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
+import type { ChatPipelineDependencies } from '../../gateway/pipeline-dependencies.ts';
 import { runAudioUpload, runSpeech, type AudioUpload } from '../../gateway/relay/audio.ts';
 import { clientClosedRequest } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';

@@ -1,7 +1,8 @@
 import { cacheModeOf } from './cache-mode.ts';
 import type { AbortSource } from '../../core/abort-source.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { runChatCompletion, type ChatOutcome, type ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
+import { runChatCompletion, type ChatOutcome } from '../../gateway/chat-completions.ts';
+import type { ChatPipelineDependencies } from '../../gateway/pipeline-dependencies.ts';
 import { requestContextOf } from '../request-context.ts';
 import { relayChatStream } from '../../streaming/relay-chat-stream.ts';
 import { jsonBodyOf } from '../json-body.ts';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
+import type { ChatPipelineDependencies } from '../../gateway/pipeline-dependencies.ts';
 import type { ModelCallOutcome } from '../../gateway/model-call.ts';
 import { runImageGeneration, runImageUpload, type ImageResult, type ImageUpload } from '../../gateway/relay/images.ts';
 import type { ClientAbort } from '../client-abort.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { countTokensEndpoint, runCountTokens } from '../../dialects/anthropic-messages/count-tokens.ts';
-import type { ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
+import { countTokensEndpoint, runCountTokens } from '../../gateway/messages/count-tokens.ts';
+import type { ChatPipelineDependencies } from '../../gateway/pipeline-dependencies.ts';
 import { clientClosedRequest } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { requestContextOf } from '../request-context.ts';

@@ -2,15 +2,10 @@ import { cacheModeOf } from './cache-mode.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CachedResponse } from '../../cache/response-cache.ts';
 import { relayNativeMessagesStream } from '../../dialects/anthropic-messages/native-stream-relay.ts';
-import {
-  readMessagesRequest,
-  runMessages,
-  type MessagesOutcome,
-  type MessagesRequest,
-} from '../../dialects/anthropic-messages/run-messages.ts';
+import { readMessagesRequest, runMessages, type MessagesOutcome, type MessagesRequest } from '../../gateway/messages/run-messages.ts';
 import { relayMessagesStream } from '../../dialects/anthropic-messages/stream-relay.ts';
 import { MessagesStreamTranslator } from '../../dialects/anthropic-messages/stream-translator.ts';
-import type { ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
+import type { ChatPipelineDependencies } from '../../gateway/pipeline-dependencies.ts';
 import type { RelayResult } from '../../streaming/relay-chat-stream.ts';
 import { clientClosedRequest } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';

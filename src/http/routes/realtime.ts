@@ -5,16 +5,16 @@ import type { Logger } from 'pino';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { renderEnvelope, toGatewayError } from '../../errors/envelope.ts';
 import { GatewayError, invalidRequest, notFound } from '../../errors/gateway-error.ts';
-import type { ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
+import type { ChatPipelineDependencies } from '../../gateway/pipeline-dependencies.ts';
 import { runModelCall, type ModelCallOutcome } from '../../gateway/model-call.ts';
 import type * as Relay from '../../gateway/relay/realtime-relay.ts';
 import { RealtimeUsage } from '../../gateway/relay/realtime-usage.ts';
 import type { RequestContext } from '../../gateway/request-context.ts';
-import type { Authenticator } from '../auth.ts';
+import type { Authenticator } from '../../auth/authenticator.ts';
 import { assertEndpointAllowed } from '../../auth/allowlist.ts';
 import { serveAsPlainHttp, wantsWebSocket } from '../plain-upgrade.ts';
 import { requestIdFor } from '../request-id.ts';
-import { resolveUserPath } from '../user-path.ts';
+import { resolveUserPath } from '../../auth/user-path-header.ts';
 
 export interface RealtimeDependencies extends ChatPipelineDependencies {
   authenticator: Authenticator;

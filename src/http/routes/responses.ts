@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
+import type { ChatPipelineDependencies } from '../../gateway/pipeline-dependencies.ts';
 import { relayResponsesStream } from '../../gateway/responses/relay-responses-stream.ts';
 import { createResponsesPipeline } from '../../gateway/responses/run-responses.ts';
 import type { ResponseState } from '../../responses/response-state.ts';

@@ -1,4 +1,4 @@
-import { assertJsonDepth } from '../../http/json-depth.ts';
+import { assertJsonDepth } from '../../core/json-depth.ts';
 import { convertContent, malformed, unsupported, type InputBlock } from './convert-content.ts';
 import { isRecord, type ContentBlock, type MessageParam, type TextBlock, type ToolResultBlock, type ToolUseBlock } from './wire.ts';
 

@@ -1,7 +1,8 @@
 import { PassThrough, pipeline, type Readable } from 'node:stream';
 import type { CallContext, MessagesApi, MessagesApiRequest, MessagesApiResult } from '../provider.ts';
 import { readBody, upstreamErrorOf } from '../upstream-body.ts';
-import { mapNetworkError, type UpstreamClient } from '../upstream-client.ts';
+import { mapNetworkError } from '../../streaming/network-error.ts';
+import type { UpstreamClient } from '../upstream-client.ts';
 import { mapUpstreamError } from '../upstream-errors.ts';
 import { SseParser } from '../../streaming/sse-parser.ts';
 import { errorStatuses } from './convert-stream.ts';

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { ProviderSettings } from '../../config/settings.ts';
+import type { ProviderSettings } from '../provider-settings.ts';
 import type { UpstreamClient, UpstreamRequest, UpstreamResponse } from '../upstream-client.ts';
 import { signRequest, type AwsCredentials } from './sigv4.ts';
 

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { ProviderSettings } from '../../config/settings.ts';
+import type { ProviderSettings } from '../provider-settings.ts';
 import { providerTypes } from '../provider-types.ts';
 import type { UpstreamClient, UpstreamRequest, UpstreamResponse } from '../upstream-client.ts';
 import { GEMINI_API_BASE, createGeminiAdapter, isNativePath } from './adapter.ts';

@@ -1,4 +1,4 @@
-import type { ProviderSettings } from '../../config/settings.ts';
+import type { ProviderSettings } from '../provider-settings.ts';
 import { providerError } from '../../errors/gateway-error.ts';
 import { createOpenAICompatibleAdapter } from '../openai-compatible/adapter.ts';
 import type {

@@ -1,5 +1,5 @@
 import { abortSourceOf } from '../../core/abort-source.ts';
-import type { ProviderSettings } from '../../config/settings.ts';
+import type { ProviderSettings } from '../provider-settings.ts';
 import { providerError } from '../../errors/gateway-error.ts';
 import type {
   CallContext,

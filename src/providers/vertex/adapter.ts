@@ -1,4 +1,4 @@
-import type { ProviderSettings } from '../../config/settings.ts';
+import type { ProviderSettings } from '../provider-settings.ts';
 import { isJsonObject as isRecord } from '../../core/json.ts';
 import { GatewayError, invalidRequest } from '../../errors/gateway-error.ts';
 import { convertChatResponse, parseMessagesResponse } from '../anthropic/convert-chat-response.ts';

@@ -1,4 +1,4 @@
-import type { ApiKeyRole, ApiKeyRow, ApiKeyStore } from '../../keys/api-key-store.ts';
+import type { ApiKeyRole, ApiKeyRow, ApiKeyStore } from '../../auth/api-keys/api-key-store.ts';
 import type { SqlExecutor, SqlValue } from './sql-executor.ts';
 import { SqlParameters, toNullableNumber, toNumber } from './sql-executor.ts';
 

@@ -1,5 +1,5 @@
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWSHeaderParameters, type FlattenedJWSInput } from 'jose';
-import { authenticationError } from '../errors/gateway-error.ts';
+import { authenticationError } from '../../errors/gateway-error.ts';
 
 export interface WarnLogger {
   warn(fields: Record<string, unknown>, message: string): void;
@@ -82,7 +82,7 @@ export class JwksCache {
   private async fetchKeys(): Promise<JSONWebKeySet> {
     const timeoutMs = this.options.timeoutMs ?? 5000;
     // undici's index (fetch, WebSocket, ...) is loaded only when a JWKS is fetched (ADR 16).
-    const { request } = await import('../lazy/undici-request.ts');
+    const { request } = await import('../../lazy/undici-request.ts');
     const response = await request(this.options.url, {
       headers: { accept: 'application/json' },
       signal: AbortSignal.timeout(timeoutMs),

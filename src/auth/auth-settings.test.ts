@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from './config-error.ts';
-import { loadSettings } from './load.ts';
+import { ConfigError } from '../errors/config-error.ts';
+import { loadSettings } from '../config/load.ts';
 
 function load(yaml: string) {
   const cwd = mkdtempSync(join(tmpdir(), 'auth-config-'));

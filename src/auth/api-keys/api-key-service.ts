@@ -1,8 +1,8 @@
 import { hash, randomBytes, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { FreshRun } from '../core/fresh-run.ts';
-import { notFound } from '../errors/gateway-error.ts';
-import type { ApiKeyAuthenticator, Principal } from '../http/auth.ts';
+import { FreshRun } from '../../core/fresh-run.ts';
+import { notFound } from '../../errors/gateway-error.ts';
+import type { ApiKeyAuthenticator, Principal } from '../principal.ts';
 import type { ApiKeyRole, ApiKeyRow, ApiKeyStore } from './api-key-store.ts';
 
 export const apiKeyPrefix = 'sk-gw-';

@@ -2,13 +2,13 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { normalizeUserPath } from '../core/user-path.ts';
-import { unsafePattern } from '../guardrails/deny-list.ts';
-import { patternError } from '../guardrails/pattern-scan.ts';
-import { piiEntities, type PiiEntity } from '../guardrails/pii.ts';
-import type { GuardrailMode, GuardrailScope } from '../guardrails/types.ts';
-import type { WebhookOptions } from '../guardrails/webhook.ts';
-import type { ModerationOptions } from '../guardrails/moderation.ts';
-import { ConfigError } from './config-error.ts';
+import { unsafePattern } from './deny-list.ts';
+import { patternError } from './pattern-scan.ts';
+import { piiEntities, type PiiEntity } from './pii.ts';
+import type { GuardrailMode, GuardrailScope } from './types.ts';
+import type { WebhookOptions } from './webhook.ts';
+import type { ModerationOptions } from './moderation.ts';
+import { ConfigError } from '../errors/config-error.ts';
 
 const key = 'guardrails';
 

@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { upstreamErrorOf } from './upstream-body.ts';
-import { UpstreamClient } from './upstream-client.ts';
-import { UpstreamBody, type ChunkSink } from './upstream-stream.ts';
+import { upstreamErrorOf } from '../providers/upstream-body.ts';
+import { UpstreamClient } from '../providers/upstream-client.ts';
+import { UpstreamBody, type ChunkSink } from './upstream-body.ts';
 
 describe('UpstreamClient.requestStream', () => {
   let server: Server;

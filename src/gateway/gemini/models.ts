@@ -1,4 +1,4 @@
-import type { ModelEntry } from '../../gateway/model-lookup.ts';
+import type { ModelEntry } from '../model-lookup.ts';
 
 /** What every gateway model answers on this dialect (embeddings only where the upstream embeds). */
 const methods = ['generateContent', 'streamGenerateContent', 'countTokens', 'embedContent', 'batchEmbedContents'];

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadSettings } from './load.ts';
+import { loadSettings } from '../../config/load.ts';
 
 const load = (env: Record<string, string>, yaml?: string) => {
   const cwd = mkdtempSync(join(tmpdir(), 'azure-env-test-'));

@@ -2,9 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from './config-error.ts';
-import { loadSettings } from './load.ts';
-import { thrown } from '../testing/thrown.ts';
+import { ConfigError } from '../../errors/config-error.ts';
+import { loadSettings } from '../../config/load.ts';
+import { thrown } from '../../testing/thrown.ts';
 
 const load = (yaml: string, env: Record<string, string> = {}) => {
   const directory = mkdtempSync(join(tmpdir(), 'vertex-config-'));

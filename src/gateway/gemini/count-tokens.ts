@@ -1,8 +1,8 @@
 import { countTokens } from '../../core/tokenizer.ts';
-import type { ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
-import { runModelCall, type ModelCallOutcome } from '../../gateway/model-call.ts';
-import type { RequestContext } from '../../gateway/request-context.ts';
-import { field, invalid, isObject, type JsonObject } from './wire.ts';
+import type { ChatPipelineDependencies } from '../pipeline-dependencies.ts';
+import { runModelCall, type ModelCallOutcome } from '../model-call.ts';
+import type { RequestContext } from '../request-context.ts';
+import { field, invalid, isObject, type JsonObject } from '../../dialects/gemini/wire.ts';
 
 export const countTokensEndpoint = '/v1beta/models:countTokens';
 

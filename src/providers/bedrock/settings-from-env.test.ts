@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
-import { withAwsEnvironment } from './bedrock-env.ts';
-import { loadSettings } from './load.ts';
-import type { ProviderSettings } from './settings.ts';
+import { withAwsEnvironment } from './settings-from-env.ts';
+import { loadSettings } from '../../config/load.ts';
+import type { ProviderSettings } from '../provider-settings.ts';
 
 const instance = (overrides: Partial<ProviderSettings> = {}): ProviderSettings => ({
   name: 'aws',

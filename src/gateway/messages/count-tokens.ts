@@ -1,12 +1,12 @@
 import { invalidRequest, providerError } from '../../errors/gateway-error.ts';
 import { messagesApiFor } from '../../providers/provider.ts';
-import type { ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
-import { runModelCall, type ModelCallOutcome } from '../../gateway/model-call.ts';
-import { readModelFields, upstreamBodyOf } from '../../gateway/model-fields.ts';
-import type { RequestContext } from '../../gateway/request-context.ts';
+import type { ChatPipelineDependencies } from '../pipeline-dependencies.ts';
+import { runModelCall, type ModelCallOutcome } from '../model-call.ts';
+import { readModelFields, upstreamBodyOf } from '../model-fields.ts';
+import type { RequestContext } from '../request-context.ts';
 import type { ResolvedTarget } from '../../routing/resolve-model.ts';
-import { estimateInputTokens } from './token-estimate.ts';
-import { isObject } from './wire.ts';
+import { estimateInputTokens } from '../../dialects/anthropic-messages/token-estimate.ts';
+import { isObject } from '../../dialects/anthropic-messages/wire.ts';
 
 export const countTokensEndpoint = '/v1/messages/count_tokens';
 

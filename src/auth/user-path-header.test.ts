@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { userPathCovers } from '../core/user-path.ts';
-import { normalizeUserPathOrThrow as normalizeUserPath, resolveUserPath } from './user-path.ts';
+import { normalizeUserPathOrThrow as normalizeUserPath, resolveUserPath } from './user-path-header.ts';
 
 describe('normalizeUserPath', () => {
   it.each([

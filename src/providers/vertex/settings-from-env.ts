@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ConfigError } from './config-error.ts';
-import type { ProviderSettings } from './settings.ts';
+import { ConfigError } from '../../errors/config-error.ts';
+import type { ProviderSettings } from '../provider-settings.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

@@ -1,9 +1,9 @@
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import type { JwtSettings } from '../config/auth.ts';
-import { GatewayError } from '../errors/gateway-error.ts';
-import { rejected } from '../testing/thrown.ts';
-import { Authenticator } from '../http/auth.ts';
+import type { JwtSettings } from '../auth-settings.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import { rejected } from '../../testing/thrown.ts';
+import { Authenticator } from '../authenticator.ts';
 import { JwtVerifier, looksLikeJwt } from './jwt-verifier.ts';
 
 const issuer = 'https://idp.example.test/';

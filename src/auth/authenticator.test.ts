@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { Authenticator, constantTimeEquals, extractToken, withGoogleQueryKey, type ApiKeyAuthenticator } from './auth.ts';
+import { Authenticator, constantTimeEquals, extractToken } from './authenticator.ts';
+import { withGoogleQueryKey } from '../http/google-query-key.ts';
+import type { ApiKeyAuthenticator } from './principal.ts';
 import { thrown } from '../testing/thrown.ts';
-import type { JwtVerifier } from '../auth/jwt-verifier.ts';
+import type { JwtVerifier } from './jwt/jwt-verifier.ts';
 
 describe('constantTimeEquals', () => {
   it('is true for the secret only: not a prefix, an extension, a repetition or a one-character change', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildTracingSettings } from './tracing.ts';
+import { buildTracingSettings } from './tracing-settings.ts';
 
 describe('tracing settings (OTEL_* variables)', () => {
   it('is off without an endpoint', () => {

@@ -1,4 +1,4 @@
-import { ConfigError } from './config-error.ts';
+import { ConfigError } from '../errors/config-error.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

@@ -1,4 +1,4 @@
-import type { ProviderOptions, ProviderSettings } from './settings.ts';
+import type { ProviderOptions, ProviderSettings } from '../provider-settings.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { FreshRun } from '../core/fresh-run.ts';
+import { FreshRun } from './fresh-run.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 
 /** When a definition was stored, and whether it comes from configuration (read-only) or the admin API. */

@@ -1,8 +1,8 @@
 import { createLocalJWKSet, decodeJwt, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
-import type { JwtIssuerSettings, JwtSettings } from '../config/auth.ts';
-import { InvalidUserPathError, normalizeUserPath } from '../core/user-path.ts';
-import { authenticationError, GatewayError } from '../errors/gateway-error.ts';
-import type { Principal } from '../http/auth.ts';
+import type { JwtIssuerSettings, JwtSettings } from '../auth-settings.ts';
+import { InvalidUserPathError, normalizeUserPath } from '../../core/user-path.ts';
+import { authenticationError, GatewayError } from '../../errors/gateway-error.ts';
+import type { Principal } from '../principal.ts';
 import { ClaimTemplate, MissingClaimError, modelsOfClaim } from './claim-template.ts';
 import { JwksCache, type KeyResolver, type WarnLogger } from './jwks-cache.ts';
 import { VerdictCache } from './verdict-cache.ts';

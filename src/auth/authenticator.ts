@@ -1,34 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { isGeminiDialectUrl } from '../dialects/gemini/errors.ts';
 import { authenticationError, permissionError } from '../errors/gateway-error.ts';
-import { looksLikeJwt } from '../auth/jwt-shape.ts';
-import type { JwtVerifier } from '../auth/jwt-verifier.ts';
+import { looksLikeJwt } from './jwt/jwt-shape.ts';
+import type { JwtVerifier } from './jwt/jwt-verifier.ts';
 import { isLoopbackHostHeader } from '../core/loopback.ts';
-
-export interface Principal {
-  /** `open`: no credentials are configured; `master`: the master key; `api_key`: a managed key; `jwt`: a trusted issuer's token. */
-  readonly kind: 'open' | 'master' | 'api_key' | 'jwt';
-  readonly keyId: string | null;
-  /** The user path a managed key is bound to (or a JWT's claim template gives); it always wins over the header. */
-  readonly boundUserPath: string | null;
-  /** What the caller may ask for: concrete selectors, virtual model names, `<instance>/*`; absent or null: anything. */
-  readonly allowedModels?: readonly string[] | null;
-  /** Model endpoints, `/mcp` and MCP server names the caller may call; absent or null: all of them. */
-  readonly allowedEndpoints?: readonly string[] | null;
-  /** `user`: model endpoints and `/mcp`; `viewer`: also GET on `/admin`; `admin`: everything. Absent: by kind. */
-  readonly role?: 'user' | 'viewer' | 'admin';
-  /** A JWT's subject (`sub`), recorded where a key id would be. */
-  readonly subject?: string | null;
-  /** A JWT's issuer (`iss`): a subject names one credential only together with its issuer. */
-  readonly issuer?: string | null;
-}
-
-/** The seam for managed API keys: looks a presented token up. */
-export interface ApiKeyAuthenticator {
-  /** Whether any managed key exists (if none and no master key, the gateway is open). */
-  hasKeys(): boolean;
-  authenticate(token: string): Principal | null;
-}
+import type { ApiKeyAuthenticator, Principal } from './principal.ts';
 
 const openPrincipal: Principal = Object.freeze({ kind: 'open', keyId: null, boundUserPath: null });
 const masterPrincipal: Principal = Object.freeze({ kind: 'master', keyId: null, boundUserPath: null });
@@ -219,16 +194,4 @@ function checkAdminRole(principal: Principal, method: string): Principal {
 
 function adminRequired() {
   return permissionError('admin routes need the master key or a key with the admin (or, for GET, viewer) role', { code: 'admin_required' });
-}
-
-/**
- * Google's clients may send the key in the query (`?key=<token>`) instead of `x-goog-api-key`:
- * accepted on the Gemini dialect's routes only, when no credential header is present.
- */
-export function withGoogleQueryKey(headers: IncomingHttpHeaders, url: string): IncomingHttpHeaders {
-  if (headers.authorization !== undefined || headers['x-api-key'] !== undefined || headers['x-goog-api-key'] !== undefined) return headers;
-  const query = url.indexOf('?');
-  if (query === -1 || !isGeminiDialectUrl(url)) return headers;
-  const key = new URLSearchParams(url.slice(query + 1)).get('key');
-  return key === null || key === '' ? headers : { ...headers, 'x-goog-api-key': key };
 }

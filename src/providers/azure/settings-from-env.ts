@@ -1,4 +1,4 @@
-import { isJsonObject } from '../core/json.ts';
+import { isJsonObject } from '../../core/json.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
