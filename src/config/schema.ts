@@ -168,7 +168,7 @@ export const configSchema = z.object({
   virtual_models: z.unknown().optional(),
   /** Failover rules for direct requests; each rule is validated by config/failover.ts (shared with the admin API). */
   failover: z.object({ rules: z.unknown().optional() }).prefault({}),
-  /** Validated by config/guardrails.ts. */
+  /** Validated by guardrails/guardrail-settings.ts. */
   guardrails: z.unknown().optional(),
   upstream: z
     .object({
@@ -214,7 +214,7 @@ export const configSchema = z.object({
       upstream_session_idle_seconds: integer(1, 86_400, 300),
     })
     .prefault({}),
-  /** JWT bearer tokens from trusted issuers (config/auth.ts). */
+  /** JWT bearer tokens from trusted issuers (auth/auth-settings.ts). */
   auth: authSchema,
 });
 

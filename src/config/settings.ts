@@ -49,7 +49,7 @@ export interface Settings {
   readonly logging: { readonly level: LogLevel };
   /** `auth` (METRICS_AUTH): /metrics needs the master key or an admin or viewer key; off: /metrics is public. */
   readonly metrics: { readonly enabled: boolean; readonly auth: boolean };
-  /** OTEL_* variables (src/config/tracing.ts). */
+  /** OTEL_* variables (src/observability/tracing-settings.ts). */
   readonly tracing: TracingSettings;
   readonly storage: StorageSettings;
   readonly usage: { readonly enabled: boolean; readonly flushIntervalMs: number; readonly batchSize: number };

@@ -2,7 +2,7 @@ import type { GuardrailSettings } from './guardrail-settings.ts';
 
 /**
  * A guardrail as its YAML entry reads, every default filled in: what `GET /admin/guardrails`
- * shows and what the store keeps (parsed again by config/guardrails.ts when read). The webhook
+ * shows and what the store keeps (parsed again by guardrails/guardrail-settings.ts when read). The webhook
  * `secret` is kept in the store only: a view shows `secret_set` instead.
  */
 export function guardrailSpec(settings: GuardrailSettings, view: 'stored' | 'shown'): Record<string, unknown> {

@@ -1,6 +1,6 @@
 /**
  * A guardrail managed through the admin API, as stored: its YAML-shaped entry (`{name, type,
- * mode, applies_to, ...settings}`, validated by the schema of config/guardrails.ts before it is
+ * mode, applies_to, ...settings}`, validated by the schema of guardrails/guardrail-settings.ts before it is
  * stored and again when it is read).
  */
 export interface GuardrailRow {

@@ -59,7 +59,7 @@ export function responseTooLarge(provider: string, limit: number): GatewayError 
   });
 }
 
-/** The attempt's `traceparent` (src/observability/trace-context.ts) while tracing is on; else the headers as they are. */
+/** The attempt's `traceparent` (src/core/trace-context.ts) while tracing is on; else the headers as they are. */
 function withTrace(headers: Record<string, string>): Record<string, string> {
   const traceparent = currentTraceparent();
   return traceparent === undefined ? headers : { ...headers, traceparent };
