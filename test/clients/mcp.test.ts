@@ -3,11 +3,13 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { expectEnvelope, MASTER_KEY, rawRequest, rejectionOf } from '../e2e/helpers.ts';
-import { connectMcp, textOf, waitForConnected } from '../e2e/mcp-helpers.ts';
-import type { McpConnection } from '../e2e/mcp-helpers.ts';
-import { startGateway } from '../support/gateway-process.ts';
+import { rejectionOf } from '../support/clients.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { MASTER_KEY, startGateway } from '../support/gateway-process.ts';
 import type { GatewayProcess } from '../support/gateway-process.ts';
+import { rawRequest } from '../support/http.ts';
+import { connectMcp, textOf, waitForConnected } from '../support/mcp.ts';
+import type { McpConnection } from '../support/mcp.ts';
 import { startMcpFixture } from '../support/mcp-fixture-server.ts';
 import type { McpFixture } from '../support/mcp-fixture-server.ts';
 

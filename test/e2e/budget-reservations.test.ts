@@ -1,13 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startRedisServer, type RedisServerProcess } from '../../src/ratelimit/testing/redis-server.ts';
-import { startGateway } from '../support/gateway-process.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, startGateway } from '../support/gateway-process.ts';
 import type { GatewayProcess } from '../support/gateway-process.ts';
+import { bearer, call, callJson, chatBody, rawRequest } from '../support/http.ts';
+import type { RawReply } from '../support/http.ts';
 import { startMockUpstream } from '../support/mock-upstream.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
-import { bearer, chatBody, chatRequests, expectEnvelope, gatewayEnv, rawRequest } from './helpers.ts';
-import type { RawReply } from './helpers.ts';
-import { call, callJson, createGatewayDatabase, eventually, type GatewayDatabase } from './storage-helpers.ts';
+import { createGatewayDatabase } from '../support/storage.ts';
+import type { GatewayDatabase } from '../support/storage.ts';
+import { chatRequests } from '../support/upstream.ts';
+import { eventually } from '../support/wait.ts';
 
 // Budgets that cannot be overshot (issue 15): each request reserves an estimate of its largest
 // cost at admission, so 50 parallel requests against a $0.20 budget at $0.02 a request pass

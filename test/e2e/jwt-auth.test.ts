@@ -6,11 +6,16 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { signingKey, signToken, startMockJwks, type MockJwks, type TestSigningKey } from '../support/mock-jwks.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { chatBody, expectEnvelope, gatewayEnv, parseJson } from './helpers.ts';
-import { call, createGatewayDatabase, usageRecordOf, type GatewayDatabase } from './storage-helpers.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, startGateway } from '../support/gateway-process.ts';
+import type { GatewayProcess } from '../support/gateway-process.ts';
+import { call, chatBody, parseJson } from '../support/http.ts';
+import { signingKey, signToken, startMockJwks } from '../support/mock-jwks.ts';
+import type { MockJwks, TestSigningKey } from '../support/mock-jwks.ts';
+import { startMockUpstream } from '../support/mock-upstream.ts';
+import type { MockUpstream } from '../support/mock-upstream.ts';
+import { createGatewayDatabase, usageRecordOf } from '../support/storage.ts';
+import type { GatewayDatabase } from '../support/storage.ts';
 
 // Issue 19: JWT bearer tokens of trusted issuers, validated with jose against a JWKS on loopback.
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
+import { gatewayEnv, startGateway } from '../support/gateway-process.ts';
 import type { GatewayProcess } from '../support/gateway-process.ts';
+import { bearer, chatBody, rawRequest } from '../support/http.ts';
 import { startMockUpstream } from '../support/mock-upstream.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
-import { bearer, chatBody, gatewayEnv, rawRequest } from './helpers.ts';
 
 // Issue 15 defect 7: a credential in the query string never reaches the logs, whether the
 // request is accepted, refused with 401 or unknown; other parameters stay readable.

@@ -4,14 +4,16 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
-import { startGateway } from '../support/gateway-process.ts';
+import { anthropicClient } from '../support/clients.ts';
+import { gatewayEnv, startGateway } from '../support/gateway-process.ts';
 import type { GatewayProcess } from '../support/gateway-process.ts';
+import { bearer, rawRequest } from '../support/http.ts';
 import { MOCK_COMPLETION_TOKENS, MOCK_CONTENT, MOCK_PROMPT_TOKENS, startMockUpstream } from '../support/mock-upstream.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
-import { anthropicClient, parseAnthropicSse } from './messages-helpers.ts';
-import { bearer, chatRequests, gatewayEnv, lastChatBody, rawRequest } from './helpers.ts';
-import { createGatewayDatabase, usageRecordOf } from './storage-helpers.ts';
-import type { GatewayDatabase } from './storage-helpers.ts';
+import { createGatewayDatabase, usageRecordOf } from '../support/storage.ts';
+import type { GatewayDatabase } from '../support/storage.ts';
+import { parseAnthropicSse } from '../support/streams.ts';
+import { chatRequests, lastChatBody } from '../support/upstream.ts';
 
 // CONTRACT section 5 and issue 6: POST /v1/messages speaks Anthropic's Messages dialect in and
 // out with an OpenAI-compatible provider behind it, through the chat pipeline (usage, cache),

@@ -2,15 +2,16 @@ import type { ServerResponse } from 'node:http';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
+import { usageOf } from '../support/admin.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
 import type { GatewayProcess } from '../support/gateway-process.ts';
+import { bearer, call, callJson, chatBody, rawRequest } from '../support/http.ts';
+import type { RawReply } from '../support/http.ts';
 import { imagesHandler } from '../support/mock-openai-extras.ts';
 import { startMockUpstream } from '../support/mock-upstream.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
-import { bearer, chatBody, expectEnvelope, rawRequest, UPSTREAM_KEY } from './helpers.ts';
-import type { RawReply } from './helpers.ts';
-import { usageOf } from './relay-helpers.ts';
-import { call, callJson, eventually } from './storage-helpers.ts';
+import { eventually } from '../support/wait.ts';
 
 // One metering path (issue 27, items 6, 7, 17): passthrough streams and JSON answers of any
 // size reserve at admission and are charged like chat; estimates multiply by `n`; a failed

@@ -3,13 +3,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { testRedisUrl, testServices } from '../support/services.ts';
 import { startGateway } from '../support/gateway-process.ts';
 import type { GatewayProcess } from '../support/gateway-process.ts';
+import { bearer, chatBody, rawRequest } from '../support/http.ts';
+import type { RawReply } from '../support/http.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
-import { bearer, chatBody, parseSse, rawRequest } from './helpers.ts';
-import type { RawReply } from './helpers.ts';
-import { chatCount, closeAll, instancesEnv, startMocks } from './virtual-models-helpers.ts';
+import { testRedisUrl, testServices } from '../support/services.ts';
+import { parseSse } from '../support/streams.ts';
+import { chatCount, closeAll, instancesEnv, startMocks } from '../support/virtual-models.ts';
 
 // CONTRACT section 8: RESPONSE_CACHE_STORE=redis shares entries between gateway processes;
 // without RESPONSE_CACHE_ENABLED (the default) every request goes upstream.

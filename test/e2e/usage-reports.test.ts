@@ -1,13 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
-import { startGateway } from '../support/gateway-process.ts';
+import { adminUsage, utcDate } from '../support/admin.ts';
+import type { UsageRow } from '../support/admin.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
 import type { GatewayProcess } from '../support/gateway-process.ts';
+import { bearer, call, chatBody, rawRequest } from '../support/http.ts';
 import { startMockUpstream } from '../support/mock-upstream.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
-import { UPSTREAM_KEY, bearer, chatBody, expectEnvelope, gatewayEnv, rawRequest } from './helpers.ts';
-import { adminUsage, backendNames, call, createGatewayDatabase, usageRecordOf, utcDate } from './storage-helpers.ts';
-import type { GatewayDatabase, UsageRow } from './storage-helpers.ts';
+import { backendNames, createGatewayDatabase, usageRecordOf } from '../support/storage.ts';
+import type { GatewayDatabase } from '../support/storage.ts';
 
 // CONTRACT section 7: GET /admin/usage grouped by user_path, provider, model and day, with
 // from/to and the user_path subtree filter, on SQLite and on PostgreSQL.

@@ -1,11 +1,13 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
 import { expect } from 'vitest';
 
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { parseJson } from './helpers.ts';
-import { call, callJson, eventually } from './storage-helpers.ts';
+import type { GatewayProcess } from './gateway-process.ts';
+import { call, callJson, parseJson } from './http.ts';
+import { eventually } from './wait.ts';
 
-// Helpers of the request log suites (request-log*.test.ts): the admin API's entries, polled
-// until the batch writer has stored them.
+// Admin API reads the suites share: usage rows (GET /admin/usage) and request log entries
+// (GET /admin/requests), polled until the batch writers have stored them.
 
 export interface LoggedAttempt {
   provider: string;
@@ -98,4 +100,60 @@ export async function listRequests(
   const requests = body['requests'] as LoggedRequest[];
   for (const entry of requests) expect(Object.keys(entry).sort()).toEqual(entryKeys);
   return { requests, next_cursor: body['next_cursor'] as string | null };
+}
+
+/** One row of GET /admin/usage. */
+export interface UsageRow {
+  key: string;
+  requests: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  /** Null when a record of the group has no known price. */
+  cost_usd: number | null;
+  /** Records of the group without a known price. */
+  unpriced_requests: number;
+}
+
+/** GET /admin/usage with a query; asserts 200 and the body shape; returns the rows by key. */
+export async function adminUsage(gateway: GatewayProcess, query: Record<string, string>): Promise<Map<string, UsageRow>> {
+  const body = await callJson(gateway, `/admin/usage?${new URLSearchParams(query).toString()}`, 200);
+  expect(Object.keys(body).sort()).toEqual(['from', 'group_by', 'rows', 'to']);
+  expect(body['group_by']).toBe(query['group_by'] ?? 'day');
+  const rows = body['rows'] as UsageRow[];
+  for (const row of rows) {
+    expect(Object.keys(row).sort()).toEqual([
+      'completion_tokens',
+      'cost_usd',
+      'key',
+      'prompt_tokens',
+      'requests',
+      'total_tokens',
+      'unpriced_requests',
+    ]);
+  }
+  return new Map(rows.map((row) => [row.key, row]));
+}
+
+/** Today's UTC date, `YYYY-MM-DD`, shifted by whole days. */
+export function utcDate(offsetDays = 0): string {
+  return new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** Seconds from now to the next UTC midnight. */
+export function secondsToUtcMidnight(): number {
+  const now = new Date();
+  const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+  return (midnight - now.getTime()) / 1000;
+}
+
+/** Waits for the usage row of `userPath` (grouped by user path) to reach `requests`. */
+export async function usageOf(gateway: GatewayProcess, userPath: string, requests = 1): Promise<UsageRow | undefined> {
+  let row: UsageRow | undefined;
+  for (let tries = 0; tries < 50; tries += 1) {
+    row = (await adminUsage(gateway, { group_by: 'user_path', user_path: userPath })).get(userPath);
+    if (row !== undefined && row.requests >= requests) return row;
+    await sleep(100);
+  }
+  return row;
 }
