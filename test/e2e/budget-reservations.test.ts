@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startRedisServer, type RedisServerProcess } from '../../src/ratelimit/testing/redis-server.ts';
+import { spentOf } from '../support/admin.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
 import { gatewayEnv, startGateway } from '../support/gateway-process.ts';
 import type { GatewayProcess } from '../support/gateway-process.ts';
-import { bearer, call, callJson, chatBody, rawRequest } from '../support/http.ts';
+import { admitted, bearer, call, chatBody, rawRequest } from '../support/http.ts';
 import type { RawReply } from '../support/http.ts';
 import { startMockUpstream } from '../support/mock-upstream.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
@@ -38,17 +39,9 @@ async function putBudget(gateway: GatewayProcess, userPath: string, budget: numb
   expect([200, 201], reply.text).toContain(reply.status);
 }
 
-async function spentOf(gateway: GatewayProcess, userPath: string): Promise<number> {
-  const body = await callJson(gateway, '/admin/budgets', 200);
-  const budget = (body['budgets'] as Array<{ user_path: string; spent: number }>).find((item) => item.user_path === userPath);
-  return budget?.spent ?? Number.NaN;
-}
-
 function expectBudgetExceeded(reply: RawReply): void {
   expectEnvelope(reply, { status: 429, type: 'rate_limit_error', code: 'budget_exceeded', provider: 'budget', param: null });
 }
-
-const admitted = (replies: RawReply[]): number => replies.filter((reply) => reply.status === 200).length;
 
 describe('budget reservations in one process', () => {
   let mock: MockUpstream;

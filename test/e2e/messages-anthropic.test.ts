@@ -1,10 +1,8 @@
-import { randomUUID } from 'node:crypto';
-
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
-import { anthropicClient, rejectionOf } from '../support/clients.ts';
+import { anthropicClient, rejectionOf, userTurn } from '../support/clients.ts';
 import { expectAnthropicEnvelope } from '../support/envelopes.ts';
 import { MASTER_KEY, startGateway } from '../support/gateway-process.ts';
 import type { GatewayProcess } from '../support/gateway-process.ts';
@@ -36,10 +34,6 @@ const weatherTool: Anthropic.Tool = {
   description: 'Weather for a city',
   input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
 };
-
-function userTurn(text = 'Say hello'): Anthropic.MessageParam[] {
-  return [{ role: 'user', content: `${text} (${randomUUID()})` }];
-}
 
 describe('POST /v1/messages with a native Anthropic provider', () => {
   let mock: MockAnthropic;

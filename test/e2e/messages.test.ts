@@ -1,10 +1,8 @@
-import { randomUUID } from 'node:crypto';
-
 import type Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
-import { anthropicClient } from '../support/clients.ts';
+import { anthropicClient, userTurn } from '../support/clients.ts';
 import { gatewayEnv, startGateway } from '../support/gateway-process.ts';
 import type { GatewayProcess } from '../support/gateway-process.ts';
 import { bearer, rawRequest } from '../support/http.ts';
@@ -18,11 +16,6 @@ import { chatRequests, lastChatBody } from '../support/upstream.ts';
 // CONTRACT section 5 and issue 6: POST /v1/messages speaks Anthropic's Messages dialect in and
 // out with an OpenAI-compatible provider behind it, through the chat pipeline (usage, cache),
 // driven by the official @anthropic-ai/sdk client.
-
-/** A user turn of its own, so no two tests share a response-cache entry. */
-function userTurn(text = 'Say hello'): Anthropic.MessageParam[] {
-  return [{ role: 'user', content: `${text} (${randomUUID()})` }];
-}
 
 const weatherTool: Anthropic.Tool = {
   name: 'get_weather',

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startGateway } from '../support/gateway-process.ts';
 import type { GatewayProcess } from '../support/gateway-process.ts';
-import { bearer, chatBody, rawRequest } from '../support/http.ts';
+import { bearer, chatBody, isHit, rawRequest } from '../support/http.ts';
 import type { RawReply } from '../support/http.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
 import { testRedisUrl, testServices } from '../support/services.ts';
@@ -20,8 +20,6 @@ const REDIS_URL = testRedisUrl;
 function send(gateway: GatewayProcess, payload: unknown): Promise<RawReply> {
   return rawRequest(`${gateway.url}/v1/chat/completions`, { body: payload, headers: bearer() });
 }
-
-const isHit = (reply: RawReply): boolean => reply.headers['x-cache'] === 'HIT';
 
 /** Redis keeps entries between runs: every body carries a fresh nonce. */
 const fresh = (label: string, extra: Record<string, unknown> = {}): Record<string, unknown> =>

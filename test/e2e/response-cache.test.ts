@@ -9,7 +9,7 @@ import { openAIClient } from '../support/clients.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
 import { startGateway } from '../support/gateway-process.ts';
 import type { GatewayProcess } from '../support/gateway-process.ts';
-import { bearer, parseJson, rawRequest } from '../support/http.ts';
+import { bearer, isHit, parseJson, rawRequest } from '../support/http.ts';
 import type { RawReply } from '../support/http.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
 import { rateLimitHeaderNames, rateLimitRules } from '../support/rate-limits.ts';
@@ -37,8 +37,6 @@ virtual_models:
 function body(content: string, extra: Record<string, unknown> = {}, model = 'openai/mock-model'): Record<string, unknown> {
   return { model, messages: [{ role: 'user', content }], ...extra };
 }
-
-const isHit = (reply: RawReply): boolean => reply.headers['x-cache'] === 'HIT';
 
 describe('response cache in memory', () => {
   let mocks: MockUpstream[];

@@ -157,3 +157,10 @@ export async function usageOf(gateway: GatewayProcess, userPath: string, request
   }
   return row;
 }
+
+/** What GET /admin/budgets lists as spent on `userPath` (NaN when it lists no budget there). */
+export async function spentOf(gateway: GatewayProcess, userPath: string): Promise<number> {
+  const body = await callJson(gateway, '/admin/budgets', 200);
+  const budget = (body['budgets'] as Array<{ user_path: string; spent: number }>).find((item) => item.user_path === userPath);
+  return budget?.spent ?? Number.NaN;
+}

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 import Anthropic from '@anthropic-ai/sdk';
 import { ApiError, GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
@@ -17,6 +19,11 @@ export function openAIClient(gateway: GatewayProcess, apiKey = MASTER_KEY): Open
 /** The official client; it appends /v1/messages to the gateway's origin and sends x-api-key. */
 export function anthropicClient(gateway: GatewayProcess, apiKey = MASTER_KEY, headers: Record<string, string> = {}): Anthropic {
   return new Anthropic({ baseURL: gateway.url, apiKey, maxRetries: 0, timeout: 10_000, defaultHeaders: headers });
+}
+
+/** A user turn of its own, so no two tests share a response-cache entry. */
+export function userTurn(text = 'Say hello'): Anthropic.MessageParam[] {
+  return [{ role: 'user', content: `${text} (${randomUUID()})` }];
 }
 
 /** It calls <baseUrl>/v1beta/models/<model>:<method>, the key in x-goog-api-key. */

@@ -100,6 +100,12 @@ export const statuses = (replies: readonly RawReply[]): number[] => replies.map(
 /** How many of `values` are `wanted`. */
 export const count = (values: readonly number[], wanted: number): number => values.filter((value) => value === wanted).length;
 
+/** How many replies are 200s. */
+export const admitted = (replies: readonly RawReply[]): number => replies.filter((reply) => reply.status === 200).length;
+
+/** The response cache answered (`x-cache: HIT`). */
+export const isHit = (reply: RawReply): boolean => reply.headers['x-cache'] === 'HIT';
+
 // WORKERS > 1: the cluster hands new connections to the workers in turn, so a request on a
 // connection of its own may reach any worker; several in a row reach every one of them.
 
