@@ -5,13 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { rejectionOf } from '../support/clients.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { MASTER_KEY, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
 import { rawRequest } from '../support/http.ts';
-import { connectMcp, textOf, waitForConnected } from '../support/mcp.ts';
-import type { McpConnection } from '../support/mcp.ts';
-import { startMcpFixture } from '../support/mcp-fixture-server.ts';
-import type { McpFixture } from '../support/mcp-fixture-server.ts';
+import { connectMcp, type McpConnection, textOf, waitForConnected } from '../support/mcp.ts';
+import { type McpFixture, startMcpFixture } from '../support/mcp-fixture-server.ts';
 
 // The MCP SDK's own client (Client + StreamableHTTPClientTransport) through the built gateway, as an
 // MCP application uses it (issue 14.4): tools, error texts as the server wrote them, and a missing key

@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
 import { expectClientError, openAIClient, rejectionOf } from '../support/clients.ts';
-import { MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
 import {
   completionsHandler,
   imagesHandler,
@@ -13,10 +12,8 @@ import {
   MOCK_IMAGE_USAGE,
   moderationsHandler,
 } from '../support/mock-openai-extras.ts';
-import { MOCK_CONTENT, startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockRequest, MockUpstream } from '../support/mock-upstream.ts';
-import { createGatewayDatabase, usageRecordOf } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
+import { MOCK_CONTENT, type MockRequest, type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
 import { decodeForm, sendJson } from '../support/upstream.ts';
 
 // The official openai Node client (pinned, v6) through the built gateway against an

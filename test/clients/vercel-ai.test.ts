@@ -3,13 +3,10 @@ import { generateText, stepCountIs, streamText, tool, type LanguageModel } from 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, startGateway } from '../support/gateway-process.ts';
 import { AGENT_FINAL, AGENT_PREAMBLE, agentChatHandler, agentMessagesHandler } from '../support/mock-agent.ts';
-import { startMockAnthropic } from '../support/mock-anthropic.ts';
-import type { MockAnthropic } from '../support/mock-anthropic.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
+import { type MockAnthropic, startMockAnthropic } from '../support/mock-anthropic.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 import { lastUpstreamBody } from '../support/upstream.ts';
 
 // The Vercel AI SDK (`ai` + `@ai-sdk/openai`, pinned in package.json) through the built

@@ -8,11 +8,9 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
-import { gatewayStartTimeoutMs, killOnExit, startGateway, stopChild } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, gatewayStartTimeoutMs, killOnExit, startGateway, stopChild } from '../support/gateway-process.ts';
 import { testRedisUrl, testServices } from '../support/services.ts';
-import { createGatewayDatabase } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
+import { createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
 import { eventually } from '../support/wait.ts';
 
 // No Docker engine here: docker-compose.yaml is read as YAML, its structure checked against

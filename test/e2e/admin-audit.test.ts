@@ -1,14 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { expectEnvelope } from '../support/envelopes.ts';
-import { gatewayEnv, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { call, callJson } from '../support/http.ts';
-import type { Call } from '../support/http.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { backendNames, createGatewayDatabase } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, type Call, callJson } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { backendNames, createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
 
 // Issue 19: every change through the admin API is in GET /admin/audit with who, when, what,
 // before and after (secrets redacted), filtered and paged by cursor; kept across restarts.

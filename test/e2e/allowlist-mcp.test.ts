@@ -2,17 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { rejectionOf } from '../support/clients.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { MASTER_KEY, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
 import { call, chatBody } from '../support/http.ts';
-import { connectMcp, textOf, waitForConnected } from '../support/mcp.ts';
-import type { McpConnection } from '../support/mcp.ts';
-import { startMcpFixture } from '../support/mcp-fixture-server.ts';
-import type { McpFixture } from '../support/mcp-fixture-server.ts';
-import { signingKey, signToken } from '../support/mock-jwks.ts';
-import type { TestSigningKey } from '../support/mock-jwks.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
+import { connectMcp, type McpConnection, textOf, waitForConnected } from '../support/mcp.ts';
+import { type McpFixture, startMcpFixture } from '../support/mcp-fixture-server.ts';
+import { signingKey, signToken, type TestSigningKey } from '../support/mock-jwks.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 
 // Issue 19: an endpoint allowlist (here from a JWT claim) on model endpoints, `/mcp` and MCP
 // server names, through the MCP SDK's own client.

@@ -3,13 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { expectClientError, rejectionOf } from '../support/clients.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { gatewayEnv, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
 import { call, chatBody, parseJson } from '../support/http.ts';
-import { signingKey, signToken } from '../support/mock-jwks.ts';
-import type { TestSigningKey } from '../support/mock-jwks.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
+import { signingKey, signToken, type TestSigningKey } from '../support/mock-jwks.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 
 // Issue 19: a caller's model allowlist (here from a JWT claim) is enforced on every model
 // endpoint before anything is counted, and /v1/models lists only what it may use.

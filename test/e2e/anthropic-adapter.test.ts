@@ -6,13 +6,17 @@ import type { Storage } from '../../src/storage/storage.ts';
 import { adminUsage } from '../support/admin.ts';
 import { openAIClient } from '../support/clients.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { MASTER_KEY, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
 import { bearer, callJson, chatBody, listModels, parseJson, rawRequest } from '../support/http.ts';
-import { MOCK_ANTHROPIC_CONTENT, MOCK_INPUT_TOKENS, MOCK_OUTPUT_TOKENS, startMockAnthropic } from '../support/mock-anthropic.ts';
-import type { MockAnthropic, RecordedRequest } from '../support/mock-anthropic.ts';
-import { createGatewayDatabase, usageRecordOf } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
+import {
+  MOCK_ANTHROPIC_CONTENT,
+  MOCK_INPUT_TOKENS,
+  MOCK_OUTPUT_TOKENS,
+  type MockAnthropic,
+  type RecordedRequest,
+  startMockAnthropic,
+} from '../support/mock-anthropic.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
 import { collect, parseSse } from '../support/streams.ts';
 
 // The native Anthropic adapter end to end: the official openai client drives

@@ -7,13 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Storage } from '../../src/storage/storage.ts';
 import { expectClientError, openAIClient, rejectionOf } from '../support/clients.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { gatewayEnv, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { gatewayEnv, type GatewayProcess, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
 import { call, callJson, chatBody } from '../support/http.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { createGatewayDatabase, usageRecordOf } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
 
 // CONTRACT section 3: managed API keys `sk-gw-…`, created, listed and deactivated through the
 // admin API, bound to a user path, refused on /admin, and persisted.

@@ -3,14 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisServer, type RedisServerProcess } from '../../src/ratelimit/testing/redis-server.ts';
 import { spentOf } from '../support/admin.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { gatewayEnv, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { admitted, bearer, call, chatBody, rawRequest } from '../support/http.ts';
-import type { RawReply } from '../support/http.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { createGatewayDatabase } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { admitted, bearer, call, chatBody, type RawReply, rawRequest } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
 import { chatRequests } from '../support/upstream.ts';
 import { eventually } from '../support/wait.ts';
 

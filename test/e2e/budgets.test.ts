@@ -4,14 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { secondsToUtcMidnight } from '../support/admin.ts';
 import { expectClientError, openAIClient, rejectionOf } from '../support/clients.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { gatewayEnv, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { call, callJson, chatBody } from '../support/http.ts';
-import type { RawReply } from '../support/http.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { backendNames, createGatewayDatabase } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, callJson, chatBody, type RawReply } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { backendNames, createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
 import { chatRequests } from '../support/upstream.ts';
 import { eventually } from '../support/wait.ts';
 

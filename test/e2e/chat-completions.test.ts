@@ -8,11 +8,15 @@ import type {
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { openAIClient } from '../support/clients.ts';
-import { gatewayEnv, MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { gatewayEnv, type GatewayProcess, MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
 import { bearer, chatBody, parseJson, rawRequest } from '../support/http.ts';
-import { MOCK_COMPLETION_TOKENS, MOCK_CONTENT, MOCK_PROMPT_TOKENS, startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
+import {
+  MOCK_COMPLETION_TOKENS,
+  MOCK_CONTENT,
+  MOCK_PROMPT_TOKENS,
+  type MockUpstream,
+  startMockUpstream,
+} from '../support/mock-upstream.ts';
 import { collect, parseSse } from '../support/streams.ts';
 import { chatRequests, lastChatBody } from '../support/upstream.ts';
 

@@ -2,11 +2,9 @@ import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { openAIClient } from '../support/clients.ts';
-import { MASTER_KEY, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
 import { bearer, parseJson, rawRequest } from '../support/http.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 import { sendJson } from '../support/upstream.ts';
 
 // The official client asks for base64 embeddings unless told otherwise and decodes them.

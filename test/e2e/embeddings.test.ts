@@ -4,8 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Storage } from '../../src/storage/storage.ts';
 import { expectClientError, openAIClient, rejectionOf } from '../support/clients.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { gatewayEnv, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { gatewayEnv, type GatewayProcess, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
 import { bearer, parseJson, rawRequest } from '../support/http.ts';
 import {
   embeddingsHandler,
@@ -13,10 +12,8 @@ import {
   MOCK_EMBEDDING_TOKENS_PER_INPUT,
   mockEmbedding,
 } from '../support/mock-openai-extras.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream, RecordedRequest } from '../support/mock-upstream.ts';
-import { createGatewayDatabase, usageRecordOf } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
+import { type MockUpstream, type RecordedRequest, startMockUpstream } from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
 
 // CONTRACT section 5: POST /v1/embeddings through the gateway with the official openai
 // client: routed like chat, `provider` hint stripped, usage recorded, limits enforced.

@@ -4,11 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { expectClientError, openAIClient, rejectionOf } from '../support/clients.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { gatewayEnv, MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { gatewayEnv, type GatewayProcess, MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
 import { bearer, chatBody, parseJson, rawRequest } from '../support/http.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 
 const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'Say hello' }];
 const errorModels = ['error-500', 'error-503', 'error-429', 'error-401', 'error-404', 'error-400', 'forbidden-model', 'garbage-model'];

@@ -1,14 +1,10 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { runGatewayExpectingFailure, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { chatBody } from '../support/http.ts';
-import type { RawReply } from '../support/http.ts';
-import { signingKey, signToken } from '../support/mock-jwks.ts';
-import type { TestSigningKey } from '../support/mock-jwks.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
+import { type GatewayProcess, runGatewayExpectingFailure, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
+import { chatBody, type RawReply } from '../support/http.ts';
+import { signingKey, signToken, type TestSigningKey } from '../support/mock-jwks.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 
 // Issue 27 "Nothing fails open": without MASTER_KEY but with another credential mechanism the
 // admin API is closed; open mode (no credential at all) serves loopback Host names only and

@@ -1,13 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { expectEnvelope } from '../support/envelopes.ts';
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { call } from '../support/http.ts';
-import type { Call } from '../support/http.ts';
+import { type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, type Call } from '../support/http.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
-import { createGatewayDatabase } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
+import { createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
 import { chat, chatCount, closeAll, instancesEnv, servedBy, startMocks } from '../support/virtual-models.ts';
 import { eventually } from '../support/wait.ts';
 

@@ -5,15 +5,12 @@ import type { Storage } from '../../src/storage/storage.ts';
 import type { UsageRecord } from '../../src/usage/usage-store.ts';
 import { openAIClient, rejectionOf } from '../support/clients.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
 import { call, parseJson } from '../support/http.ts';
 import { embeddingsHandler } from '../support/mock-openai-extras.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 import { ruleOf } from '../support/rate-limits.ts';
-import { createGatewayDatabase } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
+import { createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
 import { chat, chatCount, closeAll, instancesEnv, servedBy, startMocks } from '../support/virtual-models.ts';
 import { eventually } from '../support/wait.ts';
 

@@ -3,11 +3,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { expectClientError, openAIClient, rejectionOf } from '../support/clients.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { MASTER_KEY, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
 import { bearer, rawRequest } from '../support/http.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockRequest, MockUpstream } from '../support/mock-upstream.ts';
+import { type MockRequest, type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 import { findRule } from '../support/rate-limits.ts';
 import { decodeForm, sendJson } from '../support/upstream.ts';
 

@@ -4,15 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Storage } from '../../src/storage/storage.ts';
 import { expectApiError, geminiClient, rejectionOf, requestIdOf } from '../support/clients.ts';
 import { expectEnvelope, expectGoogleEnvelope } from '../support/envelopes.ts';
-import { MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
 import { bearer, chatBody, rawRequest } from '../support/http.ts';
-import { startMockAnthropic } from '../support/mock-anthropic.ts';
-import type { MockAnthropic } from '../support/mock-anthropic.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { createGatewayDatabase, usageRecordOf } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
+import { type MockAnthropic, startMockAnthropic } from '../support/mock-anthropic.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
 import { eventually } from '../support/wait.ts';
 
 // Issue 17 on the Gemini dialect's routes: every error, from the auth hook, the body parser,

@@ -5,16 +5,18 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
 import { geminiClient, requestIdOf } from '../support/clients.ts';
-import { MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
 import { parseJson, rawRequest } from '../support/http.ts';
-import { MOCK_ANTHROPIC_CONTENT, startMockAnthropic } from '../support/mock-anthropic.ts';
-import type { MockAnthropic } from '../support/mock-anthropic.ts';
+import { MOCK_ANTHROPIC_CONTENT, type MockAnthropic, startMockAnthropic } from '../support/mock-anthropic.ts';
 import { embeddingsHandler, mockEmbedding } from '../support/mock-openai-extras.ts';
-import { MOCK_COMPLETION_TOKENS, MOCK_CONTENT, MOCK_PROMPT_TOKENS, startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { createGatewayDatabase, usageRecordOf } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
+import {
+  MOCK_COMPLETION_TOKENS,
+  MOCK_CONTENT,
+  MOCK_PROMPT_TOKENS,
+  type MockUpstream,
+  startMockUpstream,
+} from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
 import { chatRequests, lastChatBody } from '../support/upstream.ts';
 import { eventually } from '../support/wait.ts';
 

@@ -5,21 +5,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Storage } from '../../src/storage/storage.ts';
 import { anthropicClient, expectClientError, openAIClient, rejectionOf } from '../support/clients.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
 import { bearer, chatBody, listModels, parseJson, rawRequest } from '../support/http.ts';
 import {
+  type GeminiRecordedRequest,
   MOCK_GEMINI_SIGNATURE,
   MOCK_GEMINI_TEXT,
   MOCK_GEMINI_THOUGHT,
   MOCK_GEMINI_USAGE,
+  type MockGemini,
   startMockGemini,
 } from '../support/mock-gemini.ts';
-import type { GeminiRecordedRequest, MockGemini } from '../support/mock-gemini.ts';
-import { MOCK_CONTENT, startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { createGatewayDatabase, usageRecordOf } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
+import { MOCK_CONTENT, type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
 import { collect } from '../support/streams.ts';
 
 // The native Gemini adapter (type `gemini`, default `api: native`) end to end: the official

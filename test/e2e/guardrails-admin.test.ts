@@ -5,14 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { loggedRequest } from '../support/admin.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { gatewayEnv, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { call, callJson, parseJson } from '../support/http.ts';
-import type { Call } from '../support/http.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockRequest, MockUpstream } from '../support/mock-upstream.ts';
-import { createGatewayDatabase } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, type Call, callJson, parseJson } from '../support/http.ts';
+import { type MockRequest, type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
 import { eventually } from '../support/wait.ts';
 
 // Issue 20 (remainder): GET|PUT|DELETE /admin/guardrails, stored in PostgreSQL here and shared

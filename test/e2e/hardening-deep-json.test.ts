@@ -1,13 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { expectAnthropicEnvelope, expectEnvelope } from '../support/envelopes.ts';
-import { MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
 import { bearer, chatBody, parseJson, rawRequest } from '../support/http.ts';
-import { startMockAnthropic } from '../support/mock-anthropic.ts';
-import type { MockAnthropic } from '../support/mock-anthropic.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
+import { type MockAnthropic, startMockAnthropic } from '../support/mock-anthropic.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 import { createGatewayDatabase, usageRecordOf } from '../support/storage.ts';
 
 // Issue 15 defect 1: one key must not switch a provider off for everyone. A body nested

@@ -7,15 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { gatewayEnv, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
 import { call, chatBody, parseJson } from '../support/http.ts';
-import { signingKey, signToken, startMockJwks } from '../support/mock-jwks.ts';
-import type { MockJwks, TestSigningKey } from '../support/mock-jwks.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { createGatewayDatabase, usageRecordOf } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
+import { type MockJwks, signingKey, signToken, startMockJwks, type TestSigningKey } from '../support/mock-jwks.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
 
 // Issue 19: JWT bearer tokens of trusted issuers, validated with jose against a JWKS on loopback.
 

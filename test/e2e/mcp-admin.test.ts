@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { expectEnvelope } from '../support/envelopes.ts';
-import { MASTER_KEY, runGatewayExpectingFailure, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, MASTER_KEY, runGatewayExpectingFailure, startGateway } from '../support/gateway-process.ts';
 import { call, closedPort } from '../support/http.ts';
 import {
   connectMcp,
@@ -14,8 +13,7 @@ import {
   textOf,
   waitForConnected,
 } from '../support/mcp.ts';
-import { startMcpFixture } from '../support/mcp-fixture-server.ts';
-import type { McpFixture } from '../support/mcp-fixture-server.ts';
+import { type McpFixture, startMcpFixture } from '../support/mcp-fixture-server.ts';
 
 // SEED-SPEC `GET /admin/mcp-virtual-servers` (200/401/503, every field of mcpVirtualServerResponse)
 // and CONTRACT section 9: config-declared and admin-managed servers and virtual servers.

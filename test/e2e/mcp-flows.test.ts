@@ -18,11 +18,9 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { rejectionOf } from '../support/clients.ts';
-import { MASTER_KEY, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
 import { textOf, waitForConnected } from '../support/mcp.ts';
-import { startMcpFixture } from '../support/mcp-fixture-server.ts';
-import type { McpFixture } from '../support/mcp-fixture-server.ts';
+import { type McpFixture, startMcpFixture } from '../support/mcp-fixture-server.ts';
 
 // ADR 0033: what an upstream sends back during a call (progress, log messages, sampling,
 // elicitation and roots requests, resource updates, list changes) reaches the downstream client

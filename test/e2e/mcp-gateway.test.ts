@@ -6,13 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { rejectionOf } from '../support/clients.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { MASTER_KEY, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
 import { call } from '../support/http.ts';
-import { connectMcp, rawMcpPost, textOf, waitForConnected } from '../support/mcp.ts';
-import type { McpConnection } from '../support/mcp.ts';
-import { startMcpFixture, startMcpSseFixture } from '../support/mcp-fixture-server.ts';
-import type { McpFixture } from '../support/mcp-fixture-server.ts';
+import { connectMcp, type McpConnection, rawMcpPost, textOf, waitForConnected } from '../support/mcp.ts';
+import { type McpFixture, startMcpFixture, startMcpSseFixture } from '../support/mcp-fixture-server.ts';
 
 // CONTRACT section 9: /mcp/{name} over MCP Streamable HTTP, with real MCP servers written with the
 // SDK behind the gateway (two over HTTP, one over stdio) and the SDK's client in front.

@@ -6,12 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { rejectionOf } from '../support/clients.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { MASTER_KEY, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
 import { call } from '../support/http.ts';
 import { connectMcp, listVirtualServers, rawMcpPost, textOf, waitForConnected } from '../support/mcp.ts';
-import { startMcpFixture } from '../support/mcp-fixture-server.ts';
-import type { McpFixture } from '../support/mcp-fixture-server.ts';
+import { type McpFixture, startMcpFixture } from '../support/mcp-fixture-server.ts';
 import { waitFor } from '../support/wait.ts';
 
 // Admin credentials on the virtual server listing, and what removing a server or a virtual

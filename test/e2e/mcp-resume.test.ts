@@ -2,11 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, startGateway } from '../support/gateway-process.ts';
 import { rawMcpRequest } from '../support/mcp.ts';
-import { startMcpFixture } from '../support/mcp-fixture-server.ts';
-import type { McpFixture } from '../support/mcp-fixture-server.ts';
+import { type McpFixture, startMcpFixture } from '../support/mcp-fixture-server.ts';
 import { testServices } from '../support/services.ts';
 
 // Resumable Streamable HTTP streams (ADR 0034): a tool call's SSE stream starts with an event id

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { expectEnvelope } from '../support/envelopes.ts';
-import { MASTER_KEY, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
 import { call, closedPort } from '../support/http.ts';
 import {
   connectMcp,
@@ -11,12 +10,11 @@ import {
   putServer,
   putVirtual,
   rawMcpPost,
+  type ServerView,
   textOf,
   waitForConnected,
 } from '../support/mcp.ts';
-import type { ServerView } from '../support/mcp.ts';
-import { startMcpFixture } from '../support/mcp-fixture-server.ts';
-import type { McpFixture } from '../support/mcp-fixture-server.ts';
+import { type McpFixture, startMcpFixture } from '../support/mcp-fixture-server.ts';
 
 // The server fields of GoModel's admin API (reference/mcp.md 1.2-1.3 and 5): a PUT in GoModel's
 // shape with a display name, enabled, allowed/disallowed tools, user_paths scopes, the per-call

@@ -4,12 +4,10 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { rejectionOf } from '../support/clients.ts';
-import { MASTER_KEY, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
 import { bearer } from '../support/http.ts';
 import { rawMcpRequest } from '../support/mcp.ts';
-import { startMcpFixture } from '../support/mcp-fixture-server.ts';
-import type { McpFixture } from '../support/mcp-fixture-server.ts';
+import { type McpFixture, startMcpFixture } from '../support/mcp-fixture-server.ts';
 
 // The MCP transport edges of ADR 0034: Host and Origin checks on a loopback gateway, and errors in
 // JSON-RPC form where the protocol expects one (parse errors, cursors the gateway never issued).

@@ -4,13 +4,16 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Storage } from '../../src/storage/storage.ts';
 import { anthropicClient, rejectionOf, userTurn } from '../support/clients.ts';
 import { expectAnthropicEnvelope } from '../support/envelopes.ts';
-import { MASTER_KEY, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
 import { bearer, rawRequest } from '../support/http.ts';
-import { MOCK_ANTHROPIC_CONTENT, MOCK_INPUT_TOKENS, MOCK_OUTPUT_TOKENS, startMockAnthropic } from '../support/mock-anthropic.ts';
-import type { MockAnthropic } from '../support/mock-anthropic.ts';
-import { createGatewayDatabase, usageRecordOf } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
+import {
+  MOCK_ANTHROPIC_CONTENT,
+  MOCK_INPUT_TOKENS,
+  MOCK_OUTPUT_TOKENS,
+  type MockAnthropic,
+  startMockAnthropic,
+} from '../support/mock-anthropic.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
 
 // /v1/messages in front of an `anthropic`-type instance: the adapter's messagesApi takes the
 // request natively and the answer or events are relayed as they are (test/clients/anthropic.test.ts

@@ -3,13 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { anthropicClient, expectSdkError, rejectionOf } from '../support/clients.ts';
 import { expectAnthropicEnvelope, expectEnvelope } from '../support/envelopes.ts';
-import { gatewayEnv, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { gatewayEnv, type GatewayProcess, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
 import { bearer, chatBody, rawRequest } from '../support/http.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { createGatewayDatabase, usageRecordOf } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
 import { parseAnthropicSse } from '../support/streams.ts';
 import type { Storage } from '../../src/storage/storage.ts';
 

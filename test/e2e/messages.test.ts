@@ -3,13 +3,16 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
 import { anthropicClient, userTurn } from '../support/clients.ts';
-import { gatewayEnv, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
 import { bearer, rawRequest } from '../support/http.ts';
-import { MOCK_COMPLETION_TOKENS, MOCK_CONTENT, MOCK_PROMPT_TOKENS, startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { createGatewayDatabase, usageRecordOf } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
+import {
+  MOCK_COMPLETION_TOKENS,
+  MOCK_CONTENT,
+  MOCK_PROMPT_TOKENS,
+  type MockUpstream,
+  startMockUpstream,
+} from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
 import { parseAnthropicSse } from '../support/streams.ts';
 import { chatRequests, lastChatBody } from '../support/upstream.ts';
 

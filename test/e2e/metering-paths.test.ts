@@ -4,13 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { spentOf, usageOf } from '../support/admin.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { admitted, bearer, call, chatBody, rawRequest } from '../support/http.ts';
-import type { RawReply } from '../support/http.ts';
+import { type GatewayProcess, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
+import { admitted, bearer, call, chatBody, type RawReply, rawRequest } from '../support/http.ts';
 import { imagesHandler } from '../support/mock-openai-extras.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 import { eventually } from '../support/wait.ts';
 
 // One metering path (issue 27, items 6, 7, 17): passthrough streams and JSON answers of any

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, startGateway } from '../support/gateway-process.ts';
 import { call } from '../support/http.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
 import { chat, closeAll, instancesEnv, startMocks } from '../support/virtual-models.ts';

@@ -2,11 +2,16 @@ import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { expectEnvelope } from '../support/envelopes.ts';
-import { gatewayEnv, MASTER_KEY, runGatewayExpectingFailure, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import {
+  gatewayEnv,
+  type GatewayProcess,
+  MASTER_KEY,
+  runGatewayExpectingFailure,
+  startGateway,
+  UPSTREAM_KEY,
+} from '../support/gateway-process.ts';
 import { bearer, chatBody, closedPort, listModels, parseJson, rawRequest } from '../support/http.ts';
-import { MOCK_CONTENT, startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
+import { MOCK_CONTENT, type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 import { parseSse } from '../support/streams.ts';
 import { chatRequests, lastChatBody, waitForChat } from '../support/upstream.ts';
 

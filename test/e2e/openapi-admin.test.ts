@@ -1,14 +1,10 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { gatewayEnv, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { call } from '../support/http.ts';
-import type { Call } from '../support/http.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { answerSchema } from '../support/openapi.ts';
-import type { Json } from '../support/openapi.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, type Call } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { answerSchema, type Json } from '../support/openapi.ts';
 import { chatAt } from '../support/rate-limits.ts';
 
 // The admin API in GET /openapi.json (issue 21): request bodies are the zod schemas the routes

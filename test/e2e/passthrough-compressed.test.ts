@@ -6,8 +6,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { usageOf } from '../support/admin.ts';
-import { MASTER_KEY, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
 
 // Real providers compress JSON for clients that accept it, and the official client (fetch)
 // always says it does: the passthrough relays the compressed bytes and still reads the usage.

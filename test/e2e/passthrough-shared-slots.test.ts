@@ -4,10 +4,8 @@ import { Redis } from 'ioredis';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 import { testServices } from '../support/services.ts';
 import { eventually } from '../support/wait.ts';
 import { startRedisServer, type RedisServerProcess } from '../../src/ratelimit/testing/redis-server.ts';

@@ -6,11 +6,9 @@ import Database from 'better-sqlite3';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { gatewayEnv, killOnExit, startGateway, stopChild } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { gatewayEnv, type GatewayProcess, killOnExit, startGateway, stopChild } from '../support/gateway-process.ts';
 import { bearer, chatBody } from '../support/http.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 import { descendantsOf, isAlive, killAlive } from '../support/process-tree.ts';
 
 // The gateway honours SIGTERM whatever it is doing: when nobody reads its stdout, when its

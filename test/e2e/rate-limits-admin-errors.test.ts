@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { expectEnvelope } from '../support/envelopes.ts';
-import { gatewayEnv, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { call, parseJson } from '../support/http.ts';
-import type { Call } from '../support/http.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, type Call, parseJson } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 import { chatAt, expectRateLimited, findRule, listRules, putRule, rateLimitHeaders } from '../support/rate-limits.ts';
 import { chatRequests } from '../support/upstream.ts';
 

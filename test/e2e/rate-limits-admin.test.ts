@@ -1,13 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { expectEnvelope } from '../support/envelopes.ts';
-import { gatewayEnv, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
 import { call, parseJson } from '../support/http.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { chatAt, expectListing, expectRateLimited, findRule, listRules, putRule } from '../support/rate-limits.ts';
-import type { ListedRule } from '../support/rate-limits.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { chatAt, expectListing, expectRateLimited, findRule, type ListedRule, listRules, putRule } from '../support/rate-limits.ts';
 import { chatRequests } from '../support/upstream.ts';
 
 // The rate-limit administration of SEED-SPEC ("Rate-limit administration", "States and

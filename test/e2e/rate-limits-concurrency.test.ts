@@ -5,14 +5,19 @@ import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { expectEnvelope } from '../support/envelopes.ts';
-import { gatewayEnv, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { call, chatBody, count, statuses } from '../support/http.ts';
-import type { RawReply } from '../support/http.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { abortableChat, chatAt, expectRateLimited, findRule, inFlightBecomes, outcomeOf, putRule } from '../support/rate-limits.ts';
-import type { AbortableChat } from '../support/rate-limits.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, chatBody, count, type RawReply, statuses } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import {
+  abortableChat,
+  type AbortableChat,
+  chatAt,
+  expectRateLimited,
+  findRule,
+  inFlightBecomes,
+  outcomeOf,
+  putRule,
+} from '../support/rate-limits.ts';
 import { chatRequests, inFlightSampler, waitForChat } from '../support/upstream.ts';
 
 // SEED-SPEC "Limits" and reference/peers.md section 5 items 1 and 4: request windows are exact

@@ -2,11 +2,9 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { expectClientError, rejectionOf } from '../support/clients.ts';
-import { gatewayEnv, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { gatewayEnv, type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
 import { call, chatBody } from '../support/http.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 import { chatAt, expectRateLimited, findRule, listRules, rateLimitHeaders } from '../support/rate-limits.ts';
 import { chatRequests } from '../support/upstream.ts';
 import { eventually } from '../support/wait.ts';

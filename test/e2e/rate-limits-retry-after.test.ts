@@ -2,11 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { gatewayEnv, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
 import type { RawReply } from '../support/http.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 import { chatAt, expectRateLimited, findRule, rateLimitHeaders } from '../support/rate-limits.ts';
 import { eventually } from '../support/wait.ts';
 

@@ -5,14 +5,10 @@ import { WebSocket } from 'ws';
 
 import { usageOf } from '../support/admin.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { MASTER_KEY, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { bearer, rawRequest } from '../support/http.ts';
-import type { RawReply } from '../support/http.ts';
-import { MOCK_REALTIME_USAGE, startMockRealtime } from '../support/mock-realtime.ts';
-import type { MockRealtime } from '../support/mock-realtime.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { bearer, type RawReply, rawRequest } from '../support/http.ts';
+import { MOCK_REALTIME_USAGE, type MockRealtime, startMockRealtime } from '../support/mock-realtime.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 
 // GET /v1/realtime (WebSocket): a relayed session both ways, credentials swapped, usage from
 // response.done, one concurrency slot held for the whole session, refusals as HTTP envelopes

@@ -5,16 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startRedisServer, type RedisServerProcess } from '../../src/ratelimit/testing/redis-server.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { gatewayEnv, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { call, count, parseJson, statuses } from '../support/http.ts';
-import type { RawReply } from '../support/http.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, count, parseJson, type RawReply, statuses } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 import { expectRateLimited, findRule, listRules, putRule } from '../support/rate-limits.ts';
 import { testServices } from '../support/services.ts';
-import { createGatewayDatabase } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
+import { createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
 import { chatRequests, inFlightSampler } from '../support/upstream.ts';
 import { eventually } from '../support/wait.ts';
 

@@ -2,12 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { listRequests, loggedRequest } from '../support/admin.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { MASTER_KEY, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
 import { bearer, call, callJson, chatBody, rawRequest } from '../support/http.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
-import { createGatewayDatabase } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
+import { createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
 import { closeAll, instancesEnv, startMocks } from '../support/virtual-models.ts';
 import { eventually } from '../support/wait.ts';
 

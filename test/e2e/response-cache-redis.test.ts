@@ -3,10 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { bearer, chatBody, isHit, rawRequest } from '../support/http.ts';
-import type { RawReply } from '../support/http.ts';
+import { type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { bearer, chatBody, isHit, type RawReply, rawRequest } from '../support/http.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
 import { testRedisUrl, testServices } from '../support/services.ts';
 import { parseSse } from '../support/streams.ts';

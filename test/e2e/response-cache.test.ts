@@ -7,14 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Storage } from '../../src/storage/storage.ts';
 import { openAIClient } from '../support/clients.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { bearer, isHit, parseJson, rawRequest } from '../support/http.ts';
-import type { RawReply } from '../support/http.ts';
+import { type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { bearer, isHit, parseJson, type RawReply, rawRequest } from '../support/http.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
 import { rateLimitHeaderNames, rateLimitRules } from '../support/rate-limits.ts';
-import { createGatewayDatabase, usageRecordOf } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
 import { parseSse } from '../support/streams.ts';
 import { chatCount, closeAll, instancesEnv, startMocks } from '../support/virtual-models.ts';
 

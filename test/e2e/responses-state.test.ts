@@ -3,8 +3,7 @@ import type { ResponseInputItem, Tool } from 'openai/resources/responses/respons
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { expectClientError, openAIClient, rejectionOf } from '../support/clients.ts';
-import { MASTER_KEY, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
 import { bearer } from '../support/http.ts';
 import {
   AGENT_ARGUMENTS,
@@ -14,12 +13,9 @@ import {
   agentChatHandler,
   agentMessagesHandler,
 } from '../support/mock-agent.ts';
-import { startMockAnthropic } from '../support/mock-anthropic.ts';
-import type { MockAnthropic } from '../support/mock-anthropic.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { createGatewayDatabase } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
+import { type MockAnthropic, startMockAnthropic } from '../support/mock-anthropic.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
 import { collect } from '../support/streams.ts';
 import { lastUpstreamBody, sendJson } from '../support/upstream.ts';
 

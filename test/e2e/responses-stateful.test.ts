@@ -2,11 +2,9 @@ import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { expectClientError, openAIClient, rejectionOf } from '../support/clients.ts';
-import { MASTER_KEY, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
 import { responsesHandler } from '../support/mock-openai-extras.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 import { sendJson } from '../support/upstream.ts';
 
 // A native Responses upstream answers 404 for state it does not hold (an expired

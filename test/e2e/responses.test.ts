@@ -5,14 +5,18 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Storage } from '../../src/storage/storage.ts';
 import { expectClientError, openAIClient, rejectionOf } from '../support/clients.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { MASTER_KEY, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
 import { bearer, rawRequest } from '../support/http.ts';
 import { MOCK_RESPONSES_USAGE, MOCK_WEATHER_ARGUMENTS, responsesHandler } from '../support/mock-openai-extras.ts';
-import { MOCK_COMPLETION_TOKENS, MOCK_CONTENT, MOCK_PROMPT_TOKENS, startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream, RecordedRequest } from '../support/mock-upstream.ts';
-import { createGatewayDatabase, usageRecordOf } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
+import {
+  MOCK_COMPLETION_TOKENS,
+  MOCK_CONTENT,
+  MOCK_PROMPT_TOKENS,
+  type MockUpstream,
+  type RecordedRequest,
+  startMockUpstream,
+} from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
 import { collect } from '../support/streams.ts';
 import { chatRequests, lastChatBody } from '../support/upstream.ts';
 

@@ -3,14 +3,11 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { gatewayEnv, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
 import { call, callJson, chatBody } from '../support/http.ts';
 import { connectMcp, textOf, waitForConnected } from '../support/mcp.ts';
-import { startMcpFixture } from '../support/mcp-fixture-server.ts';
-import type { McpFixture } from '../support/mcp-fixture-server.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
+import { type McpFixture, startMcpFixture } from '../support/mcp-fixture-server.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 
 // Issue 27 "Secrets never follow a new destination": a redacted value (`***`) sent back in an
 // update keeps the stored secret only while the destination's origin is unchanged; otherwise

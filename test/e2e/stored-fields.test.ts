@@ -3,14 +3,10 @@ import WebSocket from 'ws';
 
 import { adminUsage } from '../support/admin.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { gatewayEnv, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { call, chatBody, parseJson, rawRequest } from '../support/http.ts';
-import type { RawReply } from '../support/http.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { backendNames, createGatewayDatabase } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
+import { gatewayEnv, type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { call, chatBody, parseJson, type RawReply, rawRequest } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { backendNames, createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
 import { eventually } from '../support/wait.ts';
 
 // Issue 27 item 14: a `model` over 256 characters is 400 `model_name_too_long` on every model

@@ -3,11 +3,9 @@ import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { openAIClient } from '../support/clients.ts';
-import { gatewayEnv, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
 import { bearer, chatBody } from '../support/http.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream, RecordedRequest } from '../support/mock-upstream.ts';
+import { type MockUpstream, type RecordedRequest, startMockUpstream } from '../support/mock-upstream.ts';
 import { parseSse } from '../support/streams.ts';
 import { chatRequests, waitForChat } from '../support/upstream.ts';
 

@@ -4,14 +4,10 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { expectEnvelope } from '../support/envelopes.ts';
-import { MASTER_KEY, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { call, callJson, parseJson } from '../support/http.ts';
-import type { RawReply } from '../support/http.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { batchInput, serveSharedAccount, uploadFile } from '../support/tenants.ts';
-import type { SharedAccount } from '../support/tenants.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { call, callJson, parseJson, type RawReply } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { batchInput, serveSharedAccount, type SharedAccount, uploadFile } from '../support/tenants.ts';
 import { eventually } from '../support/wait.ts';
 
 // Issue 27, tried as an attacker with an ordinary key: variants of the examples that the

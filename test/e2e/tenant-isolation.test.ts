@@ -3,17 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { call, callJson, parseJson } from '../support/http.ts';
-import type { RawReply } from '../support/http.ts';
+import { type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, callJson, parseJson, type RawReply } from '../support/http.ts';
 import { signingKey, signToken } from '../support/mock-jwks.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { backendNames, createGatewayDatabase, usageRecordOf } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
-import { batchInput, serveSharedAccount, uploadFile } from '../support/tenants.ts';
-import type { SharedAccount } from '../support/tenants.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { backendNames, createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
+import { batchInput, serveSharedAccount, type SharedAccount, uploadFile } from '../support/tenants.ts';
 
 // Issue 27 items 1 and 4: files, batches and native Responses belong to the tenant that created
 // them. Two managed keys (/team/a, /team/b) and a JWT tenant share one upstream account; each

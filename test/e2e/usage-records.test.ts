@@ -7,13 +7,10 @@ import type { Storage } from '../../src/storage/storage.ts';
 import { adminUsage } from '../support/admin.ts';
 import { openAIClient } from '../support/clients.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { gatewayEnv, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
 import { bearer, callJson, chatBody, rawRequest } from '../support/http.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { backendNames, createGatewayDatabase, usageRecordOf } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { backendNames, createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
 
 // CONTRACT section 7: one usage record per executed request (streams included), written in
 // batches, on SQLite and on PostgreSQL.

@@ -3,11 +3,9 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { adminUsage } from '../support/admin.ts';
-import { gatewayEnv, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { gatewayEnv, type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
 import { call, chatBody } from '../support/http.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 import { eventually } from '../support/wait.ts';
 
 // Issue 15 defect 11: the user path header carries UTF-8 bytes; `/é` is `/é` in usage

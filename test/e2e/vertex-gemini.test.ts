@@ -4,21 +4,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
 import { openAIClient } from '../support/clients.ts';
-import { MASTER_KEY, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { createServiceAccount } from '../support/mock-google-oauth.ts';
-import type { ServiceAccount } from '../support/mock-google-oauth.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { createServiceAccount, type ServiceAccount } from '../support/mock-google-oauth.ts';
 import {
   MOCK_GEMINI_TEXT,
   MOCK_GEMINI_THOUGHT,
   MOCK_GEMINI_THOUGHT_TOKENS,
   MOCK_SAFETY_RATINGS,
   MOCK_THOUGHT_SIGNATURE,
+  type MockVertex,
   startMockVertex,
+  type VertexCall,
 } from '../support/mock-vertex.ts';
-import type { MockVertex, VertexCall } from '../support/mock-vertex.ts';
-import { createGatewayDatabase, usageRecordOf } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
 import { collect } from '../support/streams.ts';
 
 // Gemini models on a vertex instance go through the native Gemini converters: thinking

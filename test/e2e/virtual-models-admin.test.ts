@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { expectEnvelope } from '../support/envelopes.ts';
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { call, listModels, parseJson } from '../support/http.ts';
-import type { Call } from '../support/http.ts';
+import { type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, type Call, listModels, parseJson } from '../support/http.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
 import { chat, chatCount, closeAll, instancesEnv, servedBy, startMocks } from '../support/virtual-models.ts';
 

@@ -2,8 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, startGateway } from '../support/gateway-process.ts';
 import { listModels } from '../support/http.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
 import { chatCount, closeAll, inBatches, instancesEnv, servedBy, startMocks, tally } from '../support/virtual-models.ts';

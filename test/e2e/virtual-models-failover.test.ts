@@ -6,13 +6,10 @@ import type { UsageRecord } from '../../src/usage/usage-store.ts';
 import { adminUsage } from '../support/admin.ts';
 import { openAIClient } from '../support/clients.ts';
 import { expectEnvelope } from '../support/envelopes.ts';
-import { startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
 import { closedPort, parseJson } from '../support/http.ts';
-import { MOCK_CONTENT } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { createGatewayDatabase } from '../support/storage.ts';
-import type { GatewayDatabase } from '../support/storage.ts';
+import { MOCK_CONTENT, type MockUpstream } from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
 import { chat, chatCount, closeAll, instancesEnv, servedBy, startMocks } from '../support/virtual-models.ts';
 import { eventually } from '../support/wait.ts';
 

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { expectEnvelope } from '../support/envelopes.ts';
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { call, callJson, listModels } from '../support/http.ts';
-import type { RawReply } from '../support/http.ts';
+import { type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, callJson, listModels, type RawReply } from '../support/http.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
 import { rateLimitHeaderNames, ruleOf } from '../support/rate-limits.ts';
 import { chat, chatCount, closeAll, instancesEnv, servedBy, startMocks } from '../support/virtual-models.ts';

@@ -3,14 +3,10 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { gatewayEnv, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { bearer, chatBody, onEachConnection, onNewConnection, statuses } from '../support/http.ts';
-import type { RawReply, RawRequestOptions } from '../support/http.ts';
-import { startMcpFixture } from '../support/mcp-fixture-server.ts';
-import type { McpFixture } from '../support/mcp-fixture-server.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { bearer, chatBody, onEachConnection, onNewConnection, type RawReply, type RawRequestOptions, statuses } from '../support/http.ts';
+import { type McpFixture, startMcpFixture } from '../support/mcp-fixture-server.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 import type { RuleListing } from '../support/rate-limits.ts';
 import { eventually } from '../support/wait.ts';
 

@@ -5,16 +5,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { gatewayEnv, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { gatewayEnv, type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
 import { bearer, call, chatBody, onNewConnection } from '../support/http.ts';
 import { textOf } from '../support/mcp.ts';
-import { startMcpFixture } from '../support/mcp-fixture-server.ts';
-import type { McpFixture } from '../support/mcp-fixture-server.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { abortableChat, findRule, inFlightBecomes, outcomeOf } from '../support/rate-limits.ts';
-import type { AbortableChat } from '../support/rate-limits.ts';
+import { type McpFixture, startMcpFixture } from '../support/mcp-fixture-server.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { abortableChat, type AbortableChat, findRule, inFlightBecomes, outcomeOf } from '../support/rate-limits.ts';
 import { parseSse } from '../support/streams.ts';
 import { chatRequests } from '../support/upstream.ts';
 

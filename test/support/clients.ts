@@ -6,8 +6,7 @@ import OpenAI from 'openai';
 import { expect } from 'vitest';
 
 import type { AnthropicEnvelope, EnvelopeError, ExpectedError, GoogleEnvelope } from './envelopes.ts';
-import { MASTER_KEY } from './gateway-process.ts';
-import type { GatewayProcess } from './gateway-process.ts';
+import { type GatewayProcess, MASTER_KEY } from './gateway-process.ts';
 
 // The official clients (openai, @anthropic-ai/sdk, @google/genai) pointed at the gateway, and
 // assertions on the errors each raises.

@@ -1,7 +1,6 @@
 import { expect } from 'vitest';
 
-import { parseJson } from './http.ts';
-import type { RawReply } from './http.ts';
+import { parseJson, type RawReply } from './http.ts';
 
 // Assertions on the error envelopes a raw reply carries: the gateway's own (CONTRACT section 4),
 // Anthropic's (/v1/messages) and Google's (the Gemini dialect).

@@ -6,8 +6,7 @@ import { Agent, fetch as undiciFetch, request } from 'undici';
 import type { Dispatcher } from 'undici';
 import { expect } from 'vitest';
 
-import { MASTER_KEY } from './gateway-process.ts';
-import type { GatewayProcess } from './gateway-process.ts';
+import { type GatewayProcess, MASTER_KEY } from './gateway-process.ts';
 
 // HTTP of the end-to-end suites: raw exchanges with undici (any method, the master key unless
 // told otherwise), request bodies, JSON parsing, fresh connections and a port nothing listens on.

@@ -5,8 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { expect } from 'vitest';
 
-import { MASTER_KEY } from './gateway-process.ts';
-import type { GatewayProcess } from './gateway-process.ts';
+import { type GatewayProcess, MASTER_KEY } from './gateway-process.ts';
 import { call } from './http.ts';
 
 // Helpers of the MCP suites (mcp-*.test.ts): the SDK's own client in front of the gateway, the

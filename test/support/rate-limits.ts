@@ -1,11 +1,9 @@
 import { Agent, request } from 'undici';
 import { expect } from 'vitest';
 
-import { expectEnvelope } from './envelopes.ts';
-import type { EnvelopeError } from './envelopes.ts';
+import { type EnvelopeError, expectEnvelope } from './envelopes.ts';
 import type { GatewayProcess } from './gateway-process.ts';
-import { bearer, call, callJson, chatBody, parseJson } from './http.ts';
-import type { RawReply } from './http.ts';
+import { bearer, call, callJson, chatBody, parseJson, type RawReply } from './http.ts';
 import { eventually } from './wait.ts';
 
 // Rate limits (CONTRACT section 6): the rule listing of GET /admin/rate-limits, chat calls on a

@@ -1,11 +1,8 @@
 import { expect } from 'vitest';
 
-import { MASTER_KEY, UPSTREAM_KEY } from './gateway-process.ts';
-import type { GatewayProcess } from './gateway-process.ts';
-import { call, chatBody, parseJson } from './http.ts';
-import type { RawReply } from './http.ts';
-import { startMockUpstream } from './mock-upstream.ts';
-import type { MockUpstream } from './mock-upstream.ts';
+import { type GatewayProcess, MASTER_KEY, UPSTREAM_KEY } from './gateway-process.ts';
+import { call, chatBody, parseJson, type RawReply } from './http.ts';
+import { type MockUpstream, startMockUpstream } from './mock-upstream.ts';
 import { chatRequests } from './upstream.ts';
 
 // Helpers of the virtual model and response cache suites (virtual-models-*.test.ts,
