@@ -5,12 +5,10 @@ import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
-import { bearer, rawRequest, rejectionOf } from '../e2e/helpers.ts';
-import { anthropicClient, parseAnthropicSse } from '../e2e/messages-helpers.ts';
-import { createGatewayDatabase, eventually, usageRecordOf } from '../e2e/storage-helpers.ts';
-import type { GatewayDatabase } from '../e2e/storage-helpers.ts';
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { anthropicClient, rejectionOf } from '../support/clients.ts';
+import { type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { bearer, rawRequest } from '../support/http.ts';
+import { MOCK_INPUT_TOKENS, MOCK_TOOL_INPUT, type MockAnthropic, startMockAnthropic } from '../support/mock-anthropic.ts';
 import {
   MOCK_AGENT_ANSWER,
   MOCK_AGENT_PREAMBLE,
@@ -19,10 +17,10 @@ import {
   MOCK_STOP_SEQUENCE,
   MOCK_THINKING,
 } from '../support/mock-anthropic-blocks.ts';
-import { MOCK_INPUT_TOKENS, MOCK_TOOL_INPUT, startMockAnthropic } from '../support/mock-anthropic.ts';
-import type { MockAnthropic } from '../support/mock-anthropic.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
+import { parseAnthropicSse } from '../support/streams.ts';
+import { eventually } from '../support/wait.ts';
 import { answerAgentStep } from './openai-agent-route.ts';
 
 // The official @anthropic-ai/sdk through the built gateway, against an upstream that speaks

@@ -4,12 +4,9 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { MASTER_KEY } from '../e2e/helpers.ts';
-import { waitForConnected } from '../e2e/mcp-helpers.ts';
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMcpFixture } from '../support/mcp-fixture-server.ts';
-import type { McpFixture } from '../support/mcp-fixture-server.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { waitForConnected } from '../support/mcp.ts';
+import { type McpFixture, startMcpFixture } from '../support/mcp-fixture-server.ts';
 
 // The official MCP Inspector in CLI mode (`@modelcontextprotocol/inspector-cli`, bin `mcp-inspector-cli
 // --cli`) through the built gateway (issue 28: "the MCP Inspector CLI keeps passing"). The standalone

@@ -3,13 +3,12 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { expectEnvelope, MASTER_KEY, rawRequest, rejectionOf } from '../e2e/helpers.ts';
-import { connectMcp, textOf, waitForConnected } from '../e2e/mcp-helpers.ts';
-import type { McpConnection } from '../e2e/mcp-helpers.ts';
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMcpFixture } from '../support/mcp-fixture-server.ts';
-import type { McpFixture } from '../support/mcp-fixture-server.ts';
+import { rejectionOf } from '../support/clients.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { rawRequest } from '../support/http.ts';
+import { connectMcp, type McpConnection, textOf, waitForConnected } from '../support/mcp.ts';
+import { type McpFixture, startMcpFixture } from '../support/mcp-fixture-server.ts';
 
 // The MCP SDK's own client (Client + StreamableHTTPClientTransport) through the built gateway, as an
 // MCP application uses it (issue 14.4): tools, error texts as the server wrote them, and a missing key

@@ -2,12 +2,8 @@ import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
-import { expectClientError, MASTER_KEY, openAIClient, rejectionOf, UPSTREAM_KEY } from '../e2e/helpers.ts';
-import { decodeForm, sendJson } from '../e2e/relay-helpers.ts';
-import { createGatewayDatabase, usageRecordOf } from '../e2e/storage-helpers.ts';
-import type { GatewayDatabase } from '../e2e/storage-helpers.ts';
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { expectClientError, openAIClient, rejectionOf } from '../support/clients.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
 import {
   completionsHandler,
   imagesHandler,
@@ -16,8 +12,9 @@ import {
   MOCK_IMAGE_USAGE,
   moderationsHandler,
 } from '../support/mock-openai-extras.ts';
-import { MOCK_CONTENT, startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockRequest, MockUpstream } from '../support/mock-upstream.ts';
+import { MOCK_CONTENT, type MockRequest, type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
+import { decodeForm, sendJson } from '../support/upstream.ts';
 
 // The official openai Node client (pinned, v6) through the built gateway against an
 // OpenAI-wire mock upstream, on the routes it calls besides chat: models.retrieve, legacy

@@ -3,10 +3,11 @@ import { generateText, stepCountIs, streamText, tool, type LanguageModel } from 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, startGateway } from '../support/gateway-process.ts';
 import { AGENT_FINAL, AGENT_PREAMBLE, agentChatHandler, agentMessagesHandler } from '../support/mock-agent.ts';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.ts';
-import { startMockUpstream, type MockUpstream, type RecordedRequest } from '../support/mock-upstream.ts';
+import { type MockAnthropic, startMockAnthropic } from '../support/mock-anthropic.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { lastUpstreamBody } from '../support/upstream.ts';
 
 // The Vercel AI SDK (`ai` + `@ai-sdk/openai`, pinned in package.json) through the built
 // gateway: a two-step tool loop where the model writes text before its tool call, on an
@@ -55,11 +56,6 @@ const weather = tool({
   inputSchema: z.object({ city: z.string() }),
   execute: async ({ city }) => `sunny in ${city}`,
 });
-
-function lastUpstreamBody(requests: RecordedRequest[]): string {
-  const posts = requests.filter((recorded) => recorded.method === 'POST' && /\/(chat\/completions|messages)$/.test(recorded.path));
-  return JSON.stringify(posts.at(-1)?.body);
-}
 
 interface Loop {
   text: string;

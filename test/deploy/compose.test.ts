@@ -8,9 +8,10 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
-import { createGatewayDatabase, eventually, type GatewayDatabase } from '../e2e/storage-helpers.ts';
-import { gatewayStartTimeoutMs, killOnExit, startGateway, stopChild, type GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, gatewayStartTimeoutMs, killOnExit, startGateway, stopChild } from '../support/gateway-process.ts';
 import { testRedisUrl, testServices } from '../support/services.ts';
+import { createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
+import { eventually } from '../support/wait.ts';
 
 // No Docker engine here: docker-compose.yaml is read as YAML, its structure checked against
 // docs/scaling.md, and its gateway environment and config file are then run for real (two

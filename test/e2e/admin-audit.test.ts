@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { expectEnvelope, gatewayEnv } from './helpers.ts';
-import { backendNames, call, callJson, createGatewayDatabase } from './storage-helpers.ts';
-import type { AdminCall, GatewayDatabase } from './storage-helpers.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, type Call, callJson } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { backendNames, createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
 
 // Issue 19: every change through the admin API is in GET /admin/audit with who, when, what,
 // before and after (secrets redacted), filtered and paged by cursor; kept across restarts.
@@ -34,7 +32,7 @@ describe.each(backendNames)('admin audit trail (%s)', (backendName) => {
   const secrets: string[] = [];
 
   const audit = async (query = ''): Promise<Page> => (await callJson(gateway, `/admin/audit${query}`, 200)) as unknown as Page;
-  const change = async (path: string, options: AdminCall, status = 200) => {
+  const change = async (path: string, options: Call, status = 200) => {
     const reply = await call(gateway, path, options);
     expect(reply.status, `${options.method ?? 'POST'} ${path}: ${reply.text}`).toBe(status);
     return reply.text === '' ? {} : (JSON.parse(reply.text) as Record<string, unknown>);

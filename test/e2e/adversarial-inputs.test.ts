@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { countTokens } from '../../src/core/tokenizer.ts';
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { bearer, gatewayEnv, parseJson, rawRequest, type RawReply } from './helpers.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { bearer, parseJson, type RawReply, rawRequest } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 
 // Issue 27 item 2: token estimates are linear in the input and bounded (count_tokens for a
 // model without a native count, Gemini :countTokens, the max_input_tokens guardrail). The

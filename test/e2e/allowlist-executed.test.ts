@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { startMockGemini, type MockGemini } from '../support/mock-gemini.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { UPSTREAM_KEY, chatBody, expectEnvelope, gatewayEnv, parseJson, rawRequest } from './helpers.ts';
-import { call, callJson } from './storage-helpers.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, type GatewayProcess, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
+import { call, callJson, chatBody, parseJson, rawRequest } from '../support/http.ts';
+import { type MockGemini, startMockGemini } from '../support/mock-gemini.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 
 // Issue 27 items 5 and 12: an allowlist is checked against what is executed. An entry naming a
 // virtual model opens that virtual model only (not a concrete model of its name, however it is

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { startMcpFixture, type McpFixture } from '../support/mcp-fixture-server.ts';
+import { rejectionOf } from '../support/clients.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { call, chatBody } from '../support/http.ts';
+import { connectMcp, type McpConnection, textOf, waitForConnected } from '../support/mcp.ts';
+import { type McpFixture, startMcpFixture } from '../support/mcp-fixture-server.ts';
 import { signingKey, signToken, type TestSigningKey } from '../support/mock-jwks.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { chatBody, expectEnvelope, MASTER_KEY, rejectionOf } from './helpers.ts';
-import { connectMcp, textOf, waitForConnected, type McpConnection } from './mcp-helpers.ts';
-import { call } from './storage-helpers.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 
 // Issue 19: an endpoint allowlist (here from a JWT claim) on model endpoints, `/mcp` and MCP
 // server names, through the MCP SDK's own client.

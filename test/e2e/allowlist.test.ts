@@ -1,11 +1,12 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { expectClientError, rejectionOf } from '../support/clients.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, chatBody, parseJson } from '../support/http.ts';
 import { signingKey, signToken, type TestSigningKey } from '../support/mock-jwks.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { chatBody, expectClientError, expectEnvelope, gatewayEnv, parseJson, rejectionOf } from './helpers.ts';
-import { call } from './storage-helpers.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 
 // Issue 19: a caller's model allowlist (here from a JWT claim) is enforced on every model
 // endpoint before anything is counted, and /v1/models lists only what it may use.

@@ -3,13 +3,21 @@ import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionToo
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { MOCK_ANTHROPIC_CONTENT, MOCK_INPUT_TOKENS, MOCK_OUTPUT_TOKENS, startMockAnthropic } from '../support/mock-anthropic.ts';
-import type { MockAnthropic, RecordedRequest } from '../support/mock-anthropic.ts';
-import { MASTER_KEY, bearer, chatBody, expectEnvelope, listModels, openAIClient, parseJson, parseSse, rawRequest } from './helpers.ts';
-import { adminUsage, callJson, createGatewayDatabase, usageRecordOf } from './storage-helpers.ts';
-import type { GatewayDatabase } from './storage-helpers.ts';
+import { adminUsage } from '../support/admin.ts';
+import { openAIClient } from '../support/clients.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { bearer, callJson, chatBody, listModels, parseJson, rawRequest } from '../support/http.ts';
+import {
+  MOCK_ANTHROPIC_CONTENT,
+  MOCK_INPUT_TOKENS,
+  MOCK_OUTPUT_TOKENS,
+  type MockAnthropic,
+  type RecordedRequest,
+  startMockAnthropic,
+} from '../support/mock-anthropic.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
+import { collect, parseSse } from '../support/streams.ts';
 
 // The native Anthropic adapter end to end: the official openai client drives
 // /v1/chat/completions through the gateway, in front of a mock that speaks Anthropic's
@@ -47,12 +55,6 @@ const weatherTool: ChatCompletionTool = {
     parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
   },
 };
-
-async function collect(stream: AsyncIterable<ChatCompletionChunk>): Promise<WithProvider<ChatCompletionChunk>[]> {
-  const chunks: WithProvider<ChatCompletionChunk>[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return chunks;
-}
 
 function messagesRequests(mock: MockAnthropic): RecordedRequest[] {
   return mock.requests.filter((recorded) => recorded.method === 'POST' && recorded.path === '/v1/messages');
@@ -138,7 +140,9 @@ describe('native Anthropic adapter on /v1/chat/completions', () => {
   });
 
   it('streams OpenAI chunks without the usage chunk when the client did not ask for it', async () => {
-    const chunks = await collect(await client.chat.completions.create({ model: 'claude/claude-sonnet-4-5', messages, stream: true }));
+    const chunks: WithProvider<ChatCompletionChunk>[] = await collect(
+      await client.chat.completions.create({ model: 'claude/claude-sonnet-4-5', messages, stream: true }),
+    );
     for (const chunk of chunks) {
       expect(chunk.object).toBe('chat.completion.chunk');
       expect(chunk.provider).toBe('claude');

@@ -5,13 +5,12 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { chatBody, expectClientError, expectEnvelope, gatewayEnv, openAIClient, rejectionOf, UPSTREAM_KEY } from './helpers.ts';
-import { call, callJson, createGatewayDatabase, usageRecordOf } from './storage-helpers.ts';
-import type { GatewayDatabase } from './storage-helpers.ts';
+import { expectClientError, openAIClient, rejectionOf } from '../support/clients.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, type GatewayProcess, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
+import { call, callJson, chatBody } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
 
 // CONTRACT section 3: managed API keys `sk-gw-…`, created, listed and deactivated through the
 // admin API, bound to a user path, refused on /admin, and persisted.

@@ -4,12 +4,13 @@ import OpenAI, { toFile } from 'openai';
 import { FormData, request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { bearer, expectClientError, expectEnvelope, gatewayEnv, MASTER_KEY, openAIClient, rejectionOf, UPSTREAM_KEY } from './helpers.ts';
-import { decodeForm, sendJson, usageOf } from './relay-helpers.ts';
+import { usageOf } from '../support/admin.ts';
+import { expectClientError, openAIClient, rejectionOf } from '../support/clients.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, type GatewayProcess, MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
+import { bearer } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { decodeForm, sendJson } from '../support/upstream.ts';
 
 // The audio endpoints with the official openai client: speech bytes streamed back with their
 // content type, uploads relayed as valid multipart forms with the target's model, answers in

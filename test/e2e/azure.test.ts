@@ -3,27 +3,14 @@ import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockAzure } from '../support/mock-azure.ts';
-import { startMockRealtime } from '../support/mock-realtime.ts';
-import type { MockRealtime } from '../support/mock-realtime.ts';
-import type { AzureRecordedRequest, MockAzure } from '../support/mock-azure.ts';
-import { MOCK_CONTENT, startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { adminUsage, eventually } from './storage-helpers.ts';
-import {
-  MASTER_KEY,
-  UPSTREAM_KEY,
-  bearer,
-  chatBody,
-  expectClientError,
-  listModels,
-  openAIClient,
-  parseJson,
-  rawRequest,
-  rejectionOf,
-} from './helpers.ts';
+import { adminUsage } from '../support/admin.ts';
+import { expectClientError, openAIClient, rejectionOf } from '../support/clients.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
+import { bearer, chatBody, listModels, parseJson, rawRequest } from '../support/http.ts';
+import { type AzureRecordedRequest, type MockAzure, startMockAzure } from '../support/mock-azure.ts';
+import { type MockRealtime, startMockRealtime } from '../support/mock-realtime.ts';
+import { MOCK_CONTENT, type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { eventually } from '../support/wait.ts';
 
 // Provider type `azure` against a loopback Azure OpenAI: classic deployment URLs with
 // `api-version` and the `api-key` header (instance `az`, model -> deployment map), the v1

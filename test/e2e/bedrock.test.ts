@@ -2,28 +2,16 @@ import type { ChatCompletionChunk, ChatCompletionTool } from 'openai/resources/c
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { MOCK_BEDROCK_TEXT, startMockBedrock } from '../support/mock-bedrock.ts';
-import type { MockBedrock } from '../support/mock-bedrock.ts';
-import { startMockAnthropic } from '../support/mock-anthropic.ts';
-import type { MockAnthropic } from '../support/mock-anthropic.ts';
-import { MOCK_COMPLETION_TOKENS, startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import {
-  MASTER_KEY,
-  UPSTREAM_KEY,
-  bearer,
-  chatBody,
-  expectEnvelope,
-  listModels,
-  openAIClient,
-  parseJson,
-  parseSse,
-  rawRequest,
-} from './helpers.ts';
-import { createGatewayDatabase, eventually, usageRecordOf } from './storage-helpers.ts';
-import type { GatewayDatabase } from './storage-helpers.ts';
+import { openAIClient } from '../support/clients.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
+import { bearer, chatBody, listModels, parseJson, rawRequest } from '../support/http.ts';
+import { type MockAnthropic, startMockAnthropic } from '../support/mock-anthropic.ts';
+import { MOCK_BEDROCK_TEXT, type MockBedrock, startMockBedrock } from '../support/mock-bedrock.ts';
+import { MOCK_COMPLETION_TOKENS, type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
+import { parseSse } from '../support/streams.ts';
+import { eventually } from '../support/wait.ts';
 
 // The Bedrock adapter end to end: the official openai client drives the gateway in front of
 // a mock that speaks Bedrock's Converse / ConverseStream (binary event stream) / InvokeModel

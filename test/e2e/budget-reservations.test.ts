@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startRedisServer, type RedisServerProcess } from '../../src/ratelimit/testing/redis-server.ts';
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { bearer, chatBody, chatRequests, expectEnvelope, gatewayEnv, rawRequest } from './helpers.ts';
-import type { RawReply } from './helpers.ts';
-import { call, callJson, createGatewayDatabase, eventually, type GatewayDatabase } from './storage-helpers.ts';
+import { spentOf } from '../support/admin.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { admitted, bearer, call, chatBody, type RawReply, rawRequest } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
+import { chatRequests } from '../support/upstream.ts';
+import { eventually } from '../support/wait.ts';
 
 // Budgets that cannot be overshot (issue 15): each request reserves an estimate of its largest
 // cost at admission, so 50 parallel requests against a $0.20 budget at $0.02 a request pass
@@ -34,17 +35,9 @@ async function putBudget(gateway: GatewayProcess, userPath: string, budget: numb
   expect([200, 201], reply.text).toContain(reply.status);
 }
 
-async function spentOf(gateway: GatewayProcess, userPath: string): Promise<number> {
-  const body = await callJson(gateway, '/admin/budgets', 200);
-  const budget = (body['budgets'] as Array<{ user_path: string; spent: number }>).find((item) => item.user_path === userPath);
-  return budget?.spent ?? Number.NaN;
-}
-
 function expectBudgetExceeded(reply: RawReply): void {
   expectEnvelope(reply, { status: 429, type: 'rate_limit_error', code: 'budget_exceeded', provider: 'budget', param: null });
 }
-
-const admitted = (replies: RawReply[]): number => replies.filter((reply) => reply.status === 200).length;
 
 describe('budget reservations in one process', () => {
   let mock: MockUpstream;

@@ -1,14 +1,15 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { chatBody, chatRequests, expectClientError, expectEnvelope, gatewayEnv, openAIClient, rejectionOf } from './helpers.ts';
-import type { RawReply } from './helpers.ts';
-import { backendNames, call, callJson, createGatewayDatabase, eventually, secondsToUtcMidnight } from './storage-helpers.ts';
-import type { GatewayDatabase } from './storage-helpers.ts';
+import { secondsToUtcMidnight } from '../support/admin.ts';
+import { expectClientError, openAIClient, rejectionOf } from '../support/clients.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, callJson, chatBody, type RawReply } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { backendNames, createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
+import { chatRequests } from '../support/upstream.ts';
+import { eventually } from '../support/wait.ts';
 
 // CONTRACT section 7: dollar budgets per user path and period, from configuration and the admin
 // API, enforced before the upstream call. Every mock-model answer costs exactly $1 here.

@@ -7,23 +7,18 @@ import type {
 } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { MOCK_COMPLETION_TOKENS, MOCK_CONTENT, MOCK_PROMPT_TOKENS, startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
+import { openAIClient } from '../support/clients.ts';
+import { gatewayEnv, type GatewayProcess, MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
+import { bearer, chatBody, parseJson, rawRequest } from '../support/http.ts';
 import {
-  MASTER_KEY,
-  UPSTREAM_KEY,
-  bearer,
-  chatBody,
-  chatRequests,
-  gatewayEnv,
-  lastChatBody,
-  openAIClient,
-  parseJson,
-  parseSse,
-  rawRequest,
-} from './helpers.ts';
+  MOCK_COMPLETION_TOKENS,
+  MOCK_CONTENT,
+  MOCK_PROMPT_TOKENS,
+  type MockUpstream,
+  startMockUpstream,
+} from '../support/mock-upstream.ts';
+import { collect, parseSse } from '../support/streams.ts';
+import { chatRequests, lastChatBody } from '../support/upstream.ts';
 
 type WithProvider<T> = T & { provider?: unknown };
 
@@ -42,12 +37,6 @@ interface AssembledCall {
   type: string;
   name: string;
   arguments: string;
-}
-
-async function collect(stream: AsyncIterable<ChatCompletionChunk>): Promise<WithProvider<ChatCompletionChunk>[]> {
-  const chunks: WithProvider<ChatCompletionChunk>[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return chunks;
 }
 
 function contentOf(chunks: ChatCompletionChunk[]): string {
@@ -125,7 +114,7 @@ describe('POST /v1/chat/completions', () => {
 
   it('streams without the usage chunk when the client did not ask for it', async () => {
     const stream = await client.chat.completions.create({ model: 'openai/mock-model', messages, stream: true });
-    const chunks = await collect(stream);
+    const chunks: WithProvider<ChatCompletionChunk>[] = await collect(stream);
     expect(chunks.length).toBeGreaterThan(1);
     for (const chunk of chunks) {
       expect(chunk.object).toBe('chat.completion.chunk');
@@ -147,7 +136,7 @@ describe('POST /v1/chat/completions', () => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    const chunks = await collect(stream);
+    const chunks: WithProvider<ChatCompletionChunk>[] = await collect(stream);
     const withUsage = chunks.filter((chunk) => chunk.usage);
     expect(withUsage).toHaveLength(1);
     const usageChunk = withUsage[0];
@@ -220,7 +209,7 @@ describe('POST /v1/chat/completions', () => {
     const expected = plain.choices[0]?.message.tool_calls?.[0];
     if (expected?.type !== 'function') throw new Error('expected a function tool call');
     const stream = await client.chat.completions.create({ model: 'openai/tool-model', messages, tools: [weatherTool], stream: true });
-    const chunks = await collect(stream);
+    const chunks: WithProvider<ChatCompletionChunk>[] = await collect(stream);
     expect(chunks.every((chunk) => chunk.provider === 'openai')).toBe(true);
     expect(finishReasons(chunks)).toEqual(['tool_calls']);
     const calls = assembleToolCalls(chunks);

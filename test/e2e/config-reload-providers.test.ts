@@ -2,10 +2,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { gatewayEnv, listModels, parseJson } from './helpers.ts';
-import { call, chatAt, eventually, findRule } from './rate-limits-helpers.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, listModels, parseJson } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { chatAt, findRule } from '../support/rate-limits.ts';
+import { eventually } from '../support/wait.ts';
 
 // Hot reload of providers and pricing (issue 21): an instance is added, changed (new key) and
 // removed under load. Requests to other instances never fail, a stream on the changed or

@@ -2,10 +2,12 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { expectEnvelope, gatewayEnv, listModels, parseJson } from './helpers.ts';
-import { call, chatAt, eventually, findRule } from './rate-limits-helpers.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, listModels, parseJson } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { chatAt, findRule } from '../support/rate-limits.ts';
+import { eventually } from '../support/wait.ts';
 
 // Hot reload (issue 21): SIGHUP and POST /admin/reload re-read config.yaml and swap rate-limit
 // rules, virtual models and failover rules without failing requests or cutting streams in

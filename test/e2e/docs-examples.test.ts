@@ -2,10 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { parseDocBlocks, parseCurl, matchesShown, type CurlExample } from './docs-examples-parse.ts';
-import { gatewayEnv, MASTER_KEY, rawRequest } from './helpers.ts';
+import { type CurlExample, matchesShown, parseCurl, parseDocBlocks } from '../support/docs-examples.ts';
+import { gatewayEnv, type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { rawRequest } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 
 // Issue 31 item 3, docs that run: every ```yaml block of README.md and docs/*.md (not
 // docs/adr) is a configuration the gateway starts with, and every curl of a ```sh block is

@@ -1,10 +1,11 @@
 import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { MASTER_KEY, openAIClient, rawRequest, bearer, parseJson } from './helpers.ts';
-import { sendJson } from './relay-helpers.ts';
+import { openAIClient } from '../support/clients.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { bearer, parseJson, rawRequest } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { sendJson } from '../support/upstream.ts';
 
 // The official client asks for base64 embeddings unless told otherwise and decodes them.
 // Many OpenAI-compatible servers (Ollama, LM Studio, Infinity, ...) ignore `encoding_format`

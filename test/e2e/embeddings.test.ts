@@ -2,29 +2,18 @@ import type OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { expectClientError, openAIClient, rejectionOf } from '../support/clients.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, type GatewayProcess, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
+import { bearer, parseJson, rawRequest } from '../support/http.ts';
 import {
+  embeddingsHandler,
   MOCK_EMBEDDING_DIMENSIONS,
   MOCK_EMBEDDING_TOKENS_PER_INPUT,
-  embeddingsHandler,
   mockEmbedding,
 } from '../support/mock-openai-extras.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream, RecordedRequest } from '../support/mock-upstream.ts';
-import {
-  UPSTREAM_KEY,
-  bearer,
-  expectClientError,
-  expectEnvelope,
-  gatewayEnv,
-  openAIClient,
-  parseJson,
-  rawRequest,
-  rejectionOf,
-} from './helpers.ts';
-import { createGatewayDatabase, usageRecordOf } from './storage-helpers.ts';
-import type { GatewayDatabase } from './storage-helpers.ts';
+import { type MockUpstream, type RecordedRequest, startMockUpstream } from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
 
 // CONTRACT section 5: POST /v1/embeddings through the gateway with the official openai
 // client: routed like chat, `provider` hint stripped, usage recorded, limits enforced.

@@ -2,23 +2,11 @@ import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import {
-  MASTER_KEY,
-  UPSTREAM_KEY,
-  bearer,
-  chatBody,
-  expectClientError,
-  expectEnvelope,
-  gatewayEnv,
-  openAIClient,
-  parseJson,
-  rawRequest,
-  rejectionOf,
-} from './helpers.ts';
+import { expectClientError, openAIClient, rejectionOf } from '../support/clients.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, type GatewayProcess, MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
+import { bearer, chatBody, parseJson, rawRequest } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 
 const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'Say hello' }];
 const errorModels = ['error-500', 'error-503', 'error-429', 'error-401', 'error-404', 'error-400', 'forbidden-model', 'garbage-model'];

@@ -1,9 +1,10 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runGatewayExpectingFailure, startGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, runGatewayExpectingFailure, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
+import { chatBody, type RawReply } from '../support/http.ts';
 import { signingKey, signToken, type TestSigningKey } from '../support/mock-jwks.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { chatBody, expectEnvelope, UPSTREAM_KEY, type RawReply } from './helpers.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 
 // Issue 27 "Nothing fails open": without MASTER_KEY but with another credential mechanism the
 // admin API is closed; open mode (no credential at all) serves loopback Host names only and

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, type Call } from '../support/http.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
-import { expectEnvelope } from './helpers.ts';
-import { call, createGatewayDatabase, eventually } from './storage-helpers.ts';
-import type { AdminCall, GatewayDatabase } from './storage-helpers.ts';
-import { chat, chatCount, closeAll, instancesEnv, servedBy, startMocks } from './virtual-models-helpers.ts';
+import { createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
+import { chat, chatCount, closeAll, instancesEnv, servedBy, startMocks } from '../support/virtual-models.ts';
+import { eventually } from '../support/wait.ts';
 
 // Issue 15: GET|PUT|DELETE /admin/failover-rules (master key). Configuration rules are listed
 // and read-only (409 rule_read_only); admin rules are stored in PostgreSQL here, served at once
@@ -57,7 +57,7 @@ describe('admin API of failover rules, two replicas on one PostgreSQL database',
     await closeAll(mocks ?? []);
   });
 
-  const admin = (gateway: GatewayProcess, options: AdminCall = {}) => call(gateway, '/admin/failover-rules', options);
+  const admin = (gateway: GatewayProcess, options: Call = {}) => call(gateway, '/admin/failover-rules', options);
 
   async function list(gateway: GatewayProcess): Promise<ListedRule[]> {
     const reply = await admin(gateway);

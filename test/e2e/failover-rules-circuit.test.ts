@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, startGateway } from '../support/gateway-process.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
-import { expectEnvelope } from './helpers.ts';
-import { chat, chatCount, closeAll, instancesEnv, servedBy, startMocks } from './virtual-models-helpers.ts';
+import { chat, chatCount, closeAll, instancesEnv, servedBy, startMocks } from '../support/virtual-models.ts';
 
 // Issue 15 and ADR 13: a direct request whose target has an open circuit goes on to its
 // fallbacks (without calling the target) when its rule's `on` names a failure that opens a

@@ -3,15 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
 import type { UsageRecord } from '../../src/usage/usage-store.ts';
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { openAIClient, rejectionOf } from '../support/clients.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
+import { call, parseJson } from '../support/http.ts';
 import { embeddingsHandler } from '../support/mock-openai-extras.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { UPSTREAM_KEY, expectEnvelope, openAIClient, parseJson, rejectionOf } from './helpers.ts';
-import { call, createGatewayDatabase, eventually } from './storage-helpers.ts';
-import type { GatewayDatabase } from './storage-helpers.ts';
-import { chat, chatCount, closeAll, instancesEnv, ruleOf, servedBy, startMocks } from './virtual-models-helpers.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { ruleOf } from '../support/rate-limits.ts';
+import { createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
+import { chat, chatCount, closeAll, instancesEnv, servedBy, startMocks } from '../support/virtual-models.ts';
+import { eventually } from '../support/wait.ts';
 
 // Issue 15: a failover rule on a concrete selector (`failover.rules`) sends a direct request
 // on to its fallbacks when the target fails (per `on`) or is saturated, charging the target

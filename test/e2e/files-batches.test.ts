@@ -1,13 +1,13 @@
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockRequest, MockUpstream } from '../support/mock-upstream.ts';
-import { bearer, expectClientError, expectEnvelope, MASTER_KEY, openAIClient, rawRequest, rejectionOf } from './helpers.ts';
-import { findRule } from './rate-limits-helpers.ts';
-import { decodeForm, sendJson } from './relay-helpers.ts';
+import { expectClientError, openAIClient, rejectionOf } from '../support/clients.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { bearer, rawRequest } from '../support/http.ts';
+import { type MockRequest, type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { findRule } from '../support/rate-limits.ts';
+import { decodeForm, sendJson } from '../support/upstream.ts';
 
 // Files and batches with the official openai client: relayed to one instance chosen by the
 // `provider` hint or the first OpenAI-style instance, ids and bytes untouched; a batch

@@ -2,12 +2,14 @@ import type { GenerateContentResponse } from '@google/genai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { expectApiError, expectGoogleEnvelope, geminiClient, requestIdOf } from './gemini-dialect-helpers.ts';
-import { bearer, chatBody, expectEnvelope, MASTER_KEY, rawRequest, rejectionOf, UPSTREAM_KEY } from './helpers.ts';
-import { createGatewayDatabase, eventually, usageRecordOf, type GatewayDatabase } from './storage-helpers.ts';
+import { expectApiError, geminiClient, rejectionOf, requestIdOf } from '../support/clients.ts';
+import { expectEnvelope, expectGoogleEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
+import { bearer, chatBody, rawRequest } from '../support/http.ts';
+import { type MockAnthropic, startMockAnthropic } from '../support/mock-anthropic.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
+import { eventually } from '../support/wait.ts';
 
 // Issue 17 on the Gemini dialect's routes: every error, from the auth hook, the body parser,
 // the route, the pipeline, the rate limiter or the upstream, comes in Google's envelope

@@ -4,19 +4,21 @@ import { FunctionCallingConfigMode, type GenerateContentResponse, type GoogleGen
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { startMockAnthropic, MOCK_ANTHROPIC_CONTENT, type MockAnthropic } from '../support/mock-anthropic.ts';
+import { geminiClient, requestIdOf } from '../support/clients.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
+import { parseJson, rawRequest } from '../support/http.ts';
+import { MOCK_ANTHROPIC_CONTENT, type MockAnthropic, startMockAnthropic } from '../support/mock-anthropic.ts';
 import { embeddingsHandler, mockEmbedding } from '../support/mock-openai-extras.ts';
 import {
   MOCK_COMPLETION_TOKENS,
   MOCK_CONTENT,
   MOCK_PROMPT_TOKENS,
-  startMockUpstream,
   type MockUpstream,
+  startMockUpstream,
 } from '../support/mock-upstream.ts';
-import { geminiClient, requestIdOf } from './gemini-dialect-helpers.ts';
-import { chatRequests, MASTER_KEY, lastChatBody, parseJson, rawRequest, UPSTREAM_KEY } from './helpers.ts';
-import { createGatewayDatabase, eventually, usageRecordOf, type GatewayDatabase } from './storage-helpers.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
+import { chatRequests, lastChatBody } from '../support/upstream.ts';
+import { eventually } from '../support/wait.ts';
 
 // Issue 17: Google's Gemini API dialect (POST /v1beta/models/{model}:generateContent and
 // :streamGenerateContent) in front of any provider, driven by the official @google/genai SDK

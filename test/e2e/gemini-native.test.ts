@@ -3,34 +3,22 @@ import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionToo
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { anthropicClient, expectClientError, openAIClient, rejectionOf } from '../support/clients.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
+import { bearer, chatBody, listModels, parseJson, rawRequest } from '../support/http.ts';
 import {
+  type GeminiRecordedRequest,
   MOCK_GEMINI_SIGNATURE,
   MOCK_GEMINI_TEXT,
   MOCK_GEMINI_THOUGHT,
   MOCK_GEMINI_USAGE,
+  type MockGemini,
   startMockGemini,
 } from '../support/mock-gemini.ts';
-import type { GeminiRecordedRequest, MockGemini } from '../support/mock-gemini.ts';
-import { MOCK_CONTENT, startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import {
-  MASTER_KEY,
-  UPSTREAM_KEY,
-  bearer,
-  chatBody,
-  expectClientError,
-  expectEnvelope,
-  listModels,
-  openAIClient,
-  parseJson,
-  rawRequest,
-  rejectionOf,
-} from './helpers.ts';
-import { anthropicClient } from './messages-helpers.ts';
-import { createGatewayDatabase, usageRecordOf } from './storage-helpers.ts';
-import type { GatewayDatabase } from './storage-helpers.ts';
+import { MOCK_CONTENT, type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
+import { collect } from '../support/streams.ts';
 
 // The native Gemini adapter (type `gemini`, default `api: native`) end to end: the official
 // openai client drives the gateway in front of a mock speaking Google's generativelanguage
@@ -77,12 +65,6 @@ const weatherTool: ChatCompletionTool = {
 };
 
 type Extra<T> = T & Record<string, unknown>;
-
-async function collect(stream: AsyncIterable<ChatCompletionChunk>): Promise<Extra<ChatCompletionChunk>[]> {
-  const chunks: Extra<ChatCompletionChunk>[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Extra<ChatCompletionChunk>);
-  return chunks;
-}
 
 describe('native Gemini adapter', () => {
   let gemini: MockGemini;
@@ -350,7 +332,7 @@ describe('native Gemini adapter', () => {
       messages: [{ role: 'user', content: 'x' }],
       stream: true,
     });
-    const chunks = await collect(stream);
+    const chunks: Extra<ChatCompletionChunk>[] = await collect(stream);
     // The OpenAI mock streams tok0 ... tok4.
     expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toMatch(/^tok0 tok1/);
     expect(chunks[0]?.['provider']).toBe('openai');

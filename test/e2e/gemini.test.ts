@@ -1,13 +1,11 @@
 import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { chatHandler, embeddingsHandler, geminiModelsHandler } from '../support/mock-openai-extras.ts';
-import type { GeminiModel } from '../support/mock-openai-extras.ts';
-import { MOCK_CONTENT, startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockRouteHandler, MockUpstream } from '../support/mock-upstream.ts';
-import { MASTER_KEY, listModels, openAIClient } from './helpers.ts';
+import { openAIClient } from '../support/clients.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { listModels } from '../support/http.ts';
+import { chatHandler, embeddingsHandler, type GeminiModel, geminiModelsHandler } from '../support/mock-openai-extras.ts';
+import { MOCK_CONTENT, type MockRouteHandler, type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 
 // Provider type `gemini` with `api: openai`: chat, embeddings and (translated) responses
 // through Google's OpenAI-compatible endpoint `.../v1beta/openai`, models from the native

@@ -3,9 +3,10 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { bearer, chatRequests, gatewayEnv, parseJson, rawRequest } from './helpers.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { bearer, parseJson, rawRequest } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { chatRequests } from '../support/upstream.ts';
 
 // Issue 27 item 16: every guardrail example of the README and docs/ starts the gateway and
 // carries requests (a YAML deny_list once answered 500 to each). Item 15: scope user paths

@@ -3,14 +3,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockRequest, MockUpstream } from '../support/mock-upstream.ts';
-import { expectEnvelope, gatewayEnv, parseJson } from './helpers.ts';
-import { loggedRequest } from './request-log-helpers.ts';
-import { call, callJson, createGatewayDatabase, eventually } from './storage-helpers.ts';
-import type { AdminCall, GatewayDatabase } from './storage-helpers.ts';
+import { loggedRequest } from '../support/admin.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, type Call, callJson, parseJson } from '../support/http.ts';
+import { type MockRequest, type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
+import { eventually } from '../support/wait.ts';
 
 // Issue 20 (remainder): GET|PUT|DELETE /admin/guardrails, stored in PostgreSQL here and shared
 // by two replicas; configuration guardrails listed first and read-only; every decision in the
@@ -59,7 +58,7 @@ function chatHandler(received: unknown[]) {
   };
 }
 
-const chatOf = (model: string, content: string, requestId: string): AdminCall => ({
+const chatOf = (model: string, content: string, requestId: string): Call => ({
   body: { model, messages: [{ role: 'user', content }] },
   headers: { 'x-request-id': requestId },
 });
@@ -87,7 +86,7 @@ describe('admin API of guardrails, two replicas on one PostgreSQL database', () 
     await mock?.close();
   });
 
-  const admin = (gateway: GatewayProcess, options: AdminCall = {}) => call(gateway, '/admin/guardrails', options);
+  const admin = (gateway: GatewayProcess, options: Call = {}) => call(gateway, '/admin/guardrails', options);
   const list = async (gateway: GatewayProcess): Promise<Listed[]> => {
     const reply = await admin(gateway);
     expect(reply.status, reply.text).toBe(200);

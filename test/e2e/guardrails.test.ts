@@ -5,12 +5,11 @@ import type OpenAI from 'openai';
 import { APIError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { runGatewayExpectingFailure, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockRequest, MockUpstream } from '../support/mock-upstream.ts';
-import { bearer, expectEnvelope, gatewayEnv, openAIClient, rawRequest, rejectionOf } from './helpers.ts';
-import { anthropicClient } from './messages-helpers.ts';
+import { anthropicClient, openAIClient, rejectionOf } from '../support/clients.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, type GatewayProcess, runGatewayExpectingFailure, startGateway } from '../support/gateway-process.ts';
+import { bearer, rawRequest } from '../support/http.ts';
+import { type MockRequest, type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 
 // Issue 20: guardrails on every chat-shaped request (chat, responses, messages), on JSON
 // answers and on streams, with the official clients against the built gateway.

@@ -1,14 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockAnthropic } from '../support/mock-anthropic.ts';
-import type { MockAnthropic } from '../support/mock-anthropic.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { MASTER_KEY, UPSTREAM_KEY, bearer, chatBody, expectEnvelope, parseJson, rawRequest } from './helpers.ts';
-import { createGatewayDatabase, usageRecordOf } from './storage-helpers.ts';
-import { expectAnthropicEnvelope } from './messages-helpers.ts';
+import { expectAnthropicEnvelope, expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
+import { bearer, chatBody, parseJson, rawRequest } from '../support/http.ts';
+import { type MockAnthropic, startMockAnthropic } from '../support/mock-anthropic.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { createGatewayDatabase, usageRecordOf } from '../support/storage.ts';
 
 // Issue 15 defect 1: one key must not switch a provider off for everyone. A body nested
 // deeper than 128 levels is a 400 `body_too_deep` on every JSON route before anything else

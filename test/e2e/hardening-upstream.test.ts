@@ -7,13 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
 import { waitForDrain } from '../../src/streaming/drain.ts';
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { bearer, chatBody, expectEnvelope, gatewayEnv, openAIClient, rawRequest, rejectionOf } from './helpers.ts';
-import { anthropicClient } from './messages-helpers.ts';
-import { createGatewayDatabase, usageRecordOf, type GatewayDatabase } from './storage-helpers.ts';
+import { anthropicClient, openAIClient, rejectionOf } from '../support/clients.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { bearer, chatBody, rawRequest } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
 
 // Issue 15 defects 2-4 through the built gateway, in front of a mock whose answers misbehave:
 // a single SSE frame of tens of MiB (linear parsing, a 32 MiB bound with an error event past

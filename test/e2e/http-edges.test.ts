@@ -5,22 +5,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import {
-  MASTER_KEY,
-  bearer,
-  chatBody,
-  expectClientError,
-  expectEnvelope,
-  gatewayEnv,
-  openAIClient,
-  rawRequest,
-  rejectionOf,
-} from './helpers.ts';
-import type { RawReply } from './helpers.ts';
+import { expectClientError, openAIClient, rejectionOf } from '../support/clients.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { bearer, chatBody, type RawReply, rawRequest } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 
 // The HTTP edges (issues 14.4, 15.8, 15.9): an upload over BODY_SIZE_LIMIT reaches the client as the
 // 413 envelope (not a broken pipe), errors of the HTTP parser answer the envelope, and slow clients

@@ -6,11 +6,12 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { signingKey, signToken, startMockJwks, type MockJwks, type TestSigningKey } from '../support/mock-jwks.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { chatBody, expectEnvelope, gatewayEnv, parseJson } from './helpers.ts';
-import { call, createGatewayDatabase, usageRecordOf, type GatewayDatabase } from './storage-helpers.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, chatBody, parseJson } from '../support/http.ts';
+import { type MockJwks, signingKey, signToken, startMockJwks, type TestSigningKey } from '../support/mock-jwks.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
 
 // Issue 19: JWT bearer tokens of trusted issuers, validated with jose against a JWKS on loopback.
 

@@ -1,15 +1,19 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
-
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { runGatewayExpectingFailure, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMcpFixture } from '../support/mcp-fixture-server.ts';
-import type { McpFixture } from '../support/mcp-fixture-server.ts';
-import { expectEnvelope, MASTER_KEY } from './helpers.ts';
-import { connectMcp, listServers, listVirtualServers, rawMcpPost, textOf, waitForConnected } from './mcp-helpers.ts';
-import { call } from './rate-limits-helpers.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, MASTER_KEY, runGatewayExpectingFailure, startGateway } from '../support/gateway-process.ts';
+import { call, closedPort } from '../support/http.ts';
+import {
+  connectMcp,
+  listServers,
+  listVirtualServers,
+  putServer,
+  putVirtual,
+  rawMcpPost,
+  textOf,
+  waitForConnected,
+} from '../support/mcp.ts';
+import { type McpFixture, startMcpFixture } from '../support/mcp-fixture-server.ts';
 
 // SEED-SPEC `GET /admin/mcp-virtual-servers` (200/401/503, every field of mcpVirtualServerResponse)
 // and CONTRACT section 9: config-declared and admin-managed servers and virtual servers.
@@ -24,18 +28,6 @@ const listingKeys = [
   'configured_tool_discovery',
   'tool_discovery',
 ];
-
-/** A loopback port nobody listens on (taken, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-const putVirtual = (gateway: GatewayProcess, body: unknown) => call(gateway, '/admin/mcp-virtual-servers', { method: 'PUT', body });
-const putServer = (gateway: GatewayProcess, body: unknown) => call(gateway, '/admin/mcp-servers', { method: 'PUT', body });
 
 describe('GET /admin/mcp-virtual-servers and the MCP admin API', () => {
   let alpha: McpFixture;

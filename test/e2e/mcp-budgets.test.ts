@@ -3,15 +3,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMcpFixture } from '../support/mcp-fixture-server.ts';
-import type { McpFixture } from '../support/mcp-fixture-server.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { chatBody, expectEnvelope, gatewayEnv, rejectionOf } from './helpers.ts';
-import { connectMcp, rawMcpPost, textOf, waitForConnected } from './mcp-helpers.ts';
-import { call } from './rate-limits-helpers.ts';
+import { rejectionOf } from '../support/clients.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, chatBody } from '../support/http.ts';
+import { connectMcp, rawMcpPost, textOf, waitForConnected } from '../support/mcp.ts';
+import { type McpFixture, startMcpFixture } from '../support/mcp-fixture-server.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 
 // CONTRACT sections 7 and 9: each MCP POST is checked against the budgets of its user path. Every
 // mock-model answer costs exactly $1 here, so one chat completion spends a $1 budget.

@@ -17,12 +17,10 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMcpFixture } from '../support/mcp-fixture-server.ts';
-import type { McpFixture } from '../support/mcp-fixture-server.ts';
-import { MASTER_KEY, rejectionOf } from './helpers.ts';
-import { textOf, waitForConnected } from './mcp-helpers.ts';
+import { rejectionOf } from '../support/clients.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { textOf, waitForConnected } from '../support/mcp.ts';
+import { type McpFixture, startMcpFixture } from '../support/mcp-fixture-server.ts';
 
 // ADR 0033: what an upstream sends back during a call (progress, log messages, sampling,
 // elicitation and roots requests, resource updates, list changes) reaches the downstream client

@@ -4,14 +4,12 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMcpFixture, startMcpSseFixture } from '../support/mcp-fixture-server.ts';
-import type { McpFixture } from '../support/mcp-fixture-server.ts';
-import { expectEnvelope, MASTER_KEY, rejectionOf } from './helpers.ts';
-import { connectMcp, rawMcpPost, textOf, waitForConnected } from './mcp-helpers.ts';
-import type { McpConnection } from './mcp-helpers.ts';
-import { call } from './rate-limits-helpers.ts';
+import { rejectionOf } from '../support/clients.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { call } from '../support/http.ts';
+import { connectMcp, type McpConnection, rawMcpPost, textOf, waitForConnected } from '../support/mcp.ts';
+import { type McpFixture, startMcpFixture, startMcpSseFixture } from '../support/mcp-fixture-server.ts';
 
 // CONTRACT section 9: /mcp/{name} over MCP Streamable HTTP, with real MCP servers written with the
 // SDK behind the gateway (two over HTTP, one over stdio) and the SDK's client in front.

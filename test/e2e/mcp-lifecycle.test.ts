@@ -4,26 +4,16 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMcpFixture } from '../support/mcp-fixture-server.ts';
-import type { McpFixture } from '../support/mcp-fixture-server.ts';
-import { expectEnvelope, MASTER_KEY, rejectionOf } from './helpers.ts';
-import { connectMcp, listVirtualServers, rawMcpPost, textOf, waitForConnected } from './mcp-helpers.ts';
-import { call } from './rate-limits-helpers.ts';
+import { rejectionOf } from '../support/clients.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { call } from '../support/http.ts';
+import { connectMcp, listVirtualServers, rawMcpPost, textOf, waitForConnected } from '../support/mcp.ts';
+import { type McpFixture, startMcpFixture } from '../support/mcp-fixture-server.ts';
+import { waitFor } from '../support/wait.ts';
 
 // Admin credentials on the virtual server listing, and what removing a server or a virtual
 // server does to open downstream sessions and to upstream sessions.
-
-async function waitFor<Value>(read: () => Value | Promise<Value>, done: (value: Value) => boolean, timeoutMs = 10_000): Promise<Value> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met in time: ${JSON.stringify(value)}`);
-    await sleep(50);
-  }
-}
 
 describe('MCP credentials and lifecycle', () => {
   let alpha: McpFixture;

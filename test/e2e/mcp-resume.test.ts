@@ -2,10 +2,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { startMcpFixture, type McpFixture } from '../support/mcp-fixture-server.ts';
+import { type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { rawMcpRequest } from '../support/mcp.ts';
+import { type McpFixture, startMcpFixture } from '../support/mcp-fixture-server.ts';
 import { testServices } from '../support/services.ts';
-import { rawRequest } from './mcp-raw.ts';
 
 // Resumable Streamable HTTP streams (ADR 0034): a tool call's SSE stream starts with an event id
 // and a `retry`; the client drops it mid-call and reconnects with Last-Event-ID, on the same
@@ -33,7 +33,7 @@ function parseSse(text: string): SseEvent[] {
 
 /** Opens a session on `url` and starts a 1.5 s tool call whose stream it drops after the first event; answers its ids. */
 async function startDroppedCall(url: string): Promise<{ sessionId: string; firstEvent: SseEvent }> {
-  const init = await rawRequest(url, {
+  const init = await rawMcpRequest(url, {
     headers: postHeaders,
     body: JSON.stringify({
       jsonrpc: '2.0',
@@ -45,12 +45,12 @@ async function startDroppedCall(url: string): Promise<{ sessionId: string; first
   });
   const sessionId = String(init.headers['mcp-session-id']);
   const sessionHeaders = { ...postHeaders, 'mcp-session-id': sessionId, 'mcp-protocol-version': protocolVersion };
-  const initialized = await rawRequest(url, {
+  const initialized = await rawMcpRequest(url, {
     headers: sessionHeaders,
     body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
   });
   expect(initialized.status).toBe(202);
-  const call = await rawRequest(url, {
+  const call = await rawMcpRequest(url, {
     headers: sessionHeaders,
     body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'sleep', arguments: { ms: 1500 } } }),
     // The connection drops as soon as the first event arrived.
@@ -69,7 +69,7 @@ async function resume(
   lastEventId: string,
   untilAnswer = true,
 ): Promise<{ status: number; events: SseEvent[] }> {
-  const answer = await rawRequest(url, {
+  const answer = await rawMcpRequest(url, {
     method: 'GET',
     headers: {
       accept: 'text/event-stream',

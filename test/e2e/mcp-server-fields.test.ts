@@ -1,34 +1,28 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
-
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMcpFixture } from '../support/mcp-fixture-server.ts';
-import type { McpFixture } from '../support/mcp-fixture-server.ts';
-import { expectEnvelope, MASTER_KEY } from './helpers.ts';
-import { connectMcp, listServers, listVirtualServers, rawMcpPost, textOf, waitForConnected } from './mcp-helpers.ts';
-import type { ServerView } from './mcp-helpers.ts';
-import { call } from './rate-limits-helpers.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { call, closedPort } from '../support/http.ts';
+import {
+  connectMcp,
+  listServers,
+  listVirtualServers,
+  putServer,
+  putVirtual,
+  rawMcpPost,
+  type ServerView,
+  textOf,
+  waitForConnected,
+} from '../support/mcp.ts';
+import { type McpFixture, startMcpFixture } from '../support/mcp-fixture-server.ts';
 
 // The server fields of GoModel's admin API (reference/mcp.md 1.2-1.3 and 5): a PUT in GoModel's
 // shape with a display name, enabled, allowed/disallowed tools, user_paths scopes, the per-call
 // tool timeout, reconnect and the catalog, against real SDK servers behind the gateway.
 
-const putServer = (gateway: GatewayProcess, body: unknown) => call(gateway, '/admin/mcp-servers', { method: 'PUT', body });
-const putVirtual = (gateway: GatewayProcess, body: unknown) => call(gateway, '/admin/mcp-virtual-servers', { method: 'PUT', body });
 const onPath = (userPath: string) => ({ headers: { 'x-user-path': userPath } });
 const toolNames = async (connection: Awaited<ReturnType<typeof connectMcp>>) =>
   (await connection.client.listTools()).tools.map((tool) => tool.name);
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 async function viewOf(gateway: GatewayProcess, slug: string): Promise<ServerView> {
   const found = (await listServers(gateway)).find((server) => server.slug === slug);

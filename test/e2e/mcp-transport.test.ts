@@ -3,10 +3,11 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { startMcpFixture, type McpFixture } from '../support/mcp-fixture-server.ts';
-import { bearer, MASTER_KEY, rejectionOf } from './helpers.ts';
-import { rawRequest } from './mcp-raw.ts';
+import { rejectionOf } from '../support/clients.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { bearer } from '../support/http.ts';
+import { rawMcpRequest } from '../support/mcp.ts';
+import { type McpFixture, startMcpFixture } from '../support/mcp-fixture-server.ts';
 
 // The MCP transport edges of ADR 0034: Host and Origin checks on a loopback gateway, and errors in
 // JSON-RPC form where the protocol expects one (parse errors, cursors the gateway never issued).
@@ -45,19 +46,19 @@ describe('MCP transport: Host, Origin and JSON-RPC errors (loopback gateway)', (
 
   it('refuses a Host the gateway is not reached by, and accepts loopback names, loopback origins and MCP_ALLOWED_HOSTS', async () => {
     const port = gateway.port;
-    const rebound = await rawRequest(endpoint(), {
+    const rebound = await rawMcpRequest(endpoint(), {
       headers: { ...postHeaders, host: 'evil.example.com', origin: 'http://evil.example.com' },
       body: initialize,
     });
     expect(rebound.status, rebound.text).toBe(403);
     expect(JSON.parse(rebound.text).error).toMatchObject({ type: 'permission_error', code: 'mcp_host_not_allowed' });
-    const listedHostForeignOrigin = await rawRequest(endpoint(), {
+    const listedHostForeignOrigin = await rawMcpRequest(endpoint(), {
       headers: { ...postHeaders, host: 'gateway.test', origin: 'http://gateway.test' },
       body: initialize,
     });
     expect(JSON.parse(listedHostForeignOrigin.text).error).toMatchObject({ code: 'origin_not_allowed' });
     for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `gateway.test:${port}`]) {
-      const answer = await rawRequest(endpoint(), {
+      const answer = await rawMcpRequest(endpoint(), {
         headers: { ...postHeaders, host, ...(host.startsWith('gateway.test') ? {} : { origin: `http://${host}` }) },
         body: initialize,
         until: /"result"/,
@@ -68,7 +69,7 @@ describe('MCP transport: Host, Origin and JSON-RPC errors (loopback gateway)', (
   });
 
   it('answers a body that is not JSON with a JSON-RPC parse error (HTTP 400)', async () => {
-    const answer = await rawRequest(endpoint(), { headers: postHeaders, body: '{"jsonrpc": "2.0", ' });
+    const answer = await rawMcpRequest(endpoint(), { headers: postHeaders, body: '{"jsonrpc": "2.0", ' });
     expect(answer.status).toBe(400);
     expect(JSON.parse(answer.text)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
   });

@@ -1,27 +1,14 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMcpFixture } from '../support/mcp-fixture-server.ts';
-import type { McpFixture } from '../support/mcp-fixture-server.ts';
-import { MASTER_KEY, rejectionOf } from './helpers.ts';
-import { connectMcp, listServers, textOf, waitForConnected } from './mcp-helpers.ts';
+import { rejectionOf } from '../support/clients.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { connectMcp, listServers, textOf, waitForConnected } from '../support/mcp.ts';
+import { type McpFixture, startMcpFixture } from '../support/mcp-fixture-server.ts';
+import { waitFor } from '../support/wait.ts';
 
 // Upstream connections: catalog refresh on list_changed, error status while an upstream is down,
 // background reconnect, and a restarted upstream that forgot the gateway's session.
-
-async function waitFor<Value>(read: () => Promise<Value>, done: (value: Value) => boolean, timeoutMs = 15_000): Promise<Value> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met in time: ${JSON.stringify(value)}`);
-    await sleep(100);
-  }
-}
 
 describe('MCP upstream connections', () => {
   let fixture: McpFixture;

@@ -1,17 +1,19 @@
-import { randomUUID } from 'node:crypto';
-
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { MOCK_ANTHROPIC_CONTENT, MOCK_INPUT_TOKENS, MOCK_OUTPUT_TOKENS, startMockAnthropic } from '../support/mock-anthropic.ts';
-import type { MockAnthropic } from '../support/mock-anthropic.ts';
-import { anthropicClient, expectAnthropicEnvelope } from './messages-helpers.ts';
-import { MASTER_KEY, bearer, rawRequest, rejectionOf } from './helpers.ts';
-import { createGatewayDatabase, usageRecordOf } from './storage-helpers.ts';
-import type { GatewayDatabase } from './storage-helpers.ts';
+import { anthropicClient, rejectionOf, userTurn } from '../support/clients.ts';
+import { expectAnthropicEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { bearer, rawRequest } from '../support/http.ts';
+import {
+  MOCK_ANTHROPIC_CONTENT,
+  MOCK_INPUT_TOKENS,
+  MOCK_OUTPUT_TOKENS,
+  type MockAnthropic,
+  startMockAnthropic,
+} from '../support/mock-anthropic.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
 
 // /v1/messages in front of an `anthropic`-type instance: the adapter's messagesApi takes the
 // request natively and the answer or events are relayed as they are (test/clients/anthropic.test.ts
@@ -35,10 +37,6 @@ const weatherTool: Anthropic.Tool = {
   description: 'Weather for a city',
   input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
 };
-
-function userTurn(text = 'Say hello'): Anthropic.MessageParam[] {
-  return [{ role: 'user', content: `${text} (${randomUUID()})` }];
-}
 
 describe('POST /v1/messages with a native Anthropic provider', () => {
   let mock: MockAnthropic;

@@ -1,14 +1,13 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { anthropicClient, expectAnthropicEnvelope, expectSdkError, parseAnthropicSse } from './messages-helpers.ts';
-import { bearer, chatBody, expectEnvelope, gatewayEnv, rawRequest, rejectionOf, UPSTREAM_KEY } from './helpers.ts';
-import { createGatewayDatabase, usageRecordOf } from './storage-helpers.ts';
-import type { GatewayDatabase } from './storage-helpers.ts';
+import { anthropicClient, expectSdkError, rejectionOf } from '../support/clients.ts';
+import { expectAnthropicEnvelope, expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, type GatewayProcess, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
+import { bearer, chatBody, rawRequest } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
+import { parseAnthropicSse } from '../support/streams.ts';
 import type { Storage } from '../../src/storage/storage.ts';
 
 // CONTRACT section 4 on /v1/messages: every error, from the auth hook, the body parser, the

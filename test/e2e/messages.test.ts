@@ -1,26 +1,24 @@
-import { randomUUID } from 'node:crypto';
-
 import type Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { MOCK_COMPLETION_TOKENS, MOCK_CONTENT, MOCK_PROMPT_TOKENS, startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { anthropicClient, parseAnthropicSse } from './messages-helpers.ts';
-import { bearer, chatRequests, gatewayEnv, lastChatBody, rawRequest } from './helpers.ts';
-import { createGatewayDatabase, usageRecordOf } from './storage-helpers.ts';
-import type { GatewayDatabase } from './storage-helpers.ts';
+import { anthropicClient, userTurn } from '../support/clients.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { bearer, rawRequest } from '../support/http.ts';
+import {
+  MOCK_COMPLETION_TOKENS,
+  MOCK_CONTENT,
+  MOCK_PROMPT_TOKENS,
+  type MockUpstream,
+  startMockUpstream,
+} from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
+import { parseAnthropicSse } from '../support/streams.ts';
+import { chatRequests, lastChatBody } from '../support/upstream.ts';
 
 // CONTRACT section 5 and issue 6: POST /v1/messages speaks Anthropic's Messages dialect in and
 // out with an OpenAI-compatible provider behind it, through the chat pipeline (usage, cache),
 // driven by the official @anthropic-ai/sdk client.
-
-/** A user turn of its own, so no two tests share a response-cache entry. */
-function userTurn(text = 'Say hello'): Anthropic.MessageParam[] {
-  return [{ role: 'user', content: `${text} (${randomUUID()})` }];
-}
 
 const weatherTool: Anthropic.Tool = {
   name: 'get_weather',

@@ -2,15 +2,13 @@ import type { ServerResponse } from 'node:http';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { spentOf, usageOf } from '../support/admin.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
+import { admitted, bearer, call, chatBody, type RawReply, rawRequest } from '../support/http.ts';
 import { imagesHandler } from '../support/mock-openai-extras.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { bearer, chatBody, expectEnvelope, rawRequest, UPSTREAM_KEY } from './helpers.ts';
-import type { RawReply } from './helpers.ts';
-import { usageOf } from './relay-helpers.ts';
-import { call, callJson, eventually } from './storage-helpers.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { eventually } from '../support/wait.ts';
 
 // One metering path (issue 27, items 6, 7, 17): passthrough streams and JSON answers of any
 // size reserve at admission and are charged like chat; estimates multiply by `n`; a failed
@@ -46,19 +44,11 @@ async function putBudget(gateway: GatewayProcess, userPath: string, amount: numb
   expect([200, 201], reply.text).toContain(reply.status);
 }
 
-async function spentOf(gateway: GatewayProcess, userPath: string): Promise<number> {
-  const body = await callJson(gateway, '/admin/budgets', 200);
-  const budget = (body['budgets'] as Array<{ user_path: string; spent: number }>).find((item) => item.user_path === userPath);
-  return budget?.spent ?? Number.NaN;
-}
-
 const passthrough = (gateway: GatewayProcess, path: string, userPath: string, body: Record<string, unknown>): Promise<RawReply> =>
   rawRequest(`${gateway.url}/p/oai/v1/${path}`, { headers: { ...bearer(), 'x-user-path': userPath }, body });
 
 const streamBody = (includeUsage: boolean): Record<string, unknown> =>
   chatBody('stream-model', { stream: true, max_tokens: 5, ...(includeUsage ? { stream_options: { include_usage: true } } : {}) });
-
-const admitted = (replies: RawReply[]): number => replies.filter((reply) => reply.status === 200).length;
 
 function expectRefusals(replies: RawReply[]): void {
   for (const reply of replies) {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call } from '../support/http.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
-import { call } from './storage-helpers.ts';
-import { chat, closeAll, instancesEnv, startMocks } from './virtual-models-helpers.ts';
+import { chat, closeAll, instancesEnv, startMocks } from '../support/virtual-models.ts';
 
 // Issue 16: Prometheus metrics of model requests, by provider, model and status, read from
 // each settled request (src/observability/model-metrics.ts), scraped from /metrics.

@@ -1,37 +1,19 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
-
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { runGatewayExpectingFailure, startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { MOCK_CONTENT, startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
 import {
-  MASTER_KEY,
-  UPSTREAM_KEY,
-  bearer,
-  chatBody,
-  chatRequests,
-  expectEnvelope,
   gatewayEnv,
-  lastChatBody,
-  listModels,
-  parseJson,
-  parseSse,
-  rawRequest,
-  waitForChat,
-} from './helpers.ts';
-
-/** A loopback port with nothing listening on it. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
-  return port;
-}
+  type GatewayProcess,
+  MASTER_KEY,
+  runGatewayExpectingFailure,
+  startGateway,
+  UPSTREAM_KEY,
+} from '../support/gateway-process.ts';
+import { bearer, chatBody, closedPort, listModels, parseJson, rawRequest } from '../support/http.ts';
+import { MOCK_CONTENT, type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { parseSse } from '../support/streams.ts';
+import { chatRequests, lastChatBody, waitForChat } from '../support/upstream.ts';
 
 /** The `address` of the gateway's "listening" log line. */
 function listeningAddress(gateway: GatewayProcess): unknown {

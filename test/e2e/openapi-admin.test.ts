@@ -1,11 +1,11 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { gatewayEnv } from './helpers.ts';
-import { answerSchema, type Json } from './openapi-helpers.ts';
-import { call, chatAt, type Call } from './rate-limits-helpers.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, type Call } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { answerSchema, type Json } from '../support/openapi.ts';
+import { chatAt } from '../support/rate-limits.ts';
 
 // The admin API in GET /openapi.json (issue 21): request bodies are the zod schemas the routes
 // validate with, answers are closed schemas (a field the document does not name fails), and

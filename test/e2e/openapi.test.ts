@@ -8,10 +8,10 @@ import { promisify } from 'node:util';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { bearer, gatewayEnv, rawRequest } from './helpers.ts';
-import { answerSchema, lintOpenApi, type Json } from './openapi-helpers.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { bearer, rawRequest } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { answerSchema, type Json, lintOpenApi } from '../support/openapi.ts';
 
 // GET /openapi.json (issue 21): every route the built gateway registered is described (the
 // document lists any that is not under x-undocumented-routes), and real answers of the gateway

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { chatBody, MASTER_KEY, UPSTREAM_KEY } from './helpers.ts';
-import { call, callJson } from './storage-helpers.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
+import { call, callJson, chatBody } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 
 // Issue 27 "Passthrough headers by allowlist": headers that pick the account or project the
 // instance's shared key acts for (OpenAI-Organization, OpenAI-Project, x-goog-user-project)

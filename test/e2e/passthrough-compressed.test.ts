@@ -5,9 +5,8 @@ import { brotliCompressSync, gzipSync } from 'node:zlib';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { MASTER_KEY } from './helpers.ts';
-import { usageOf } from './relay-helpers.ts';
+import { usageOf } from '../support/admin.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
 
 // Real providers compress JSON for clients that accept it, and the official client (fetch)
 // always says it does: the passthrough relays the compressed bytes and still reads the usage.

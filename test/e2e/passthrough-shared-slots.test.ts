@@ -4,12 +4,11 @@ import { Redis } from 'ioredis';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { type GatewayProcess, MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 import { testServices } from '../support/services.ts';
+import { eventually } from '../support/wait.ts';
 import { startRedisServer, type RedisServerProcess } from '../../src/ratelimit/testing/redis-server.ts';
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { MASTER_KEY, UPSTREAM_KEY } from './helpers.ts';
-import { eventually } from './storage-helpers.ts';
 
 // With the counters in Redis, admitting a request takes a round trip: a client
 // that leaves during it must not keep the concurrency slot it was being given.

@@ -4,13 +4,17 @@ import OpenAI from 'openai';
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { MOCK_COMPLETION_TOKENS, MOCK_PROMPT_TOKENS, startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockRequest, MockUpstream } from '../support/mock-upstream.ts';
-import { expectEnvelope, MASTER_KEY, UPSTREAM_KEY } from './helpers.ts';
-import type { RawReply } from './helpers.ts';
-import { usageOf } from './relay-helpers.ts';
+import { usageOf } from '../support/admin.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
+import type { RawReply } from '../support/http.ts';
+import {
+  MOCK_COMPLETION_TOKENS,
+  MOCK_PROMPT_TOKENS,
+  type MockRequest,
+  type MockUpstream,
+  startMockUpstream,
+} from '../support/mock-upstream.ts';
 
 // The passthrough /p/{instance}/{path...}: any method, bytes relayed both ways untouched, the
 // instance's credentials in place of the client's, hop-by-hop headers dropped, the upstream's

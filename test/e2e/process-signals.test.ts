@@ -6,10 +6,10 @@ import Database from 'better-sqlite3';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { killOnExit, startGateway, stopChild, type GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
+import { gatewayEnv, type GatewayProcess, killOnExit, startGateway, stopChild } from '../support/gateway-process.ts';
+import { bearer, chatBody } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 import { descendantsOf, isAlive, killAlive } from '../support/process-tree.ts';
-import { bearer, chatBody, gatewayEnv } from './helpers.ts';
 
 // The gateway honours SIGTERM whatever it is doing: when nobody reads its stdout, when its
 // SQLite writer is held up by a lock, and under `npm start` (a signal to npm alone, or Ctrl-C

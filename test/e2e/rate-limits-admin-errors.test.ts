@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { chatRequests, expectEnvelope, gatewayEnv, parseJson } from './helpers.ts';
-import { call, chatAt, expectRateLimited, findRule, listRules, putRule, rateLimitHeaders } from './rate-limits-helpers.ts';
-import type { Call } from './rate-limits-helpers.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, type Call, parseJson } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { chatAt, expectRateLimited, findRule, listRules, putRule, rateLimitHeaders } from '../support/rate-limits.ts';
+import { chatRequests } from '../support/upstream.ts';
 
 // The refusals of the rate-limit administration (CONTRACT sections 3, 4 and 6): invalid rules
 // (400 naming the field), read-only configuration rules (409 rule_read_only), credentials (401

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { chatRequests, expectEnvelope, gatewayEnv, parseJson } from './helpers.ts';
-import { call, chatAt, expectListing, expectRateLimited, findRule, listRules, putRule } from './rate-limits-helpers.ts';
-import type { ListedRule } from './rate-limits-helpers.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, parseJson } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { chatAt, expectListing, expectRateLimited, findRule, type ListedRule, listRules, putRule } from '../support/rate-limits.ts';
+import { chatRequests } from '../support/upstream.ts';
 
 // The rate-limit administration of SEED-SPEC ("Rate-limit administration", "States and
 // transitions") with the bodies of CONTRACT section 6: create, list with live usage, edit caps

@@ -4,14 +4,21 @@ import { Agent } from 'undici';
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { chatBody, chatRequests, expectEnvelope, gatewayEnv, waitForChat } from './helpers.ts';
-import type { RawReply } from './helpers.ts';
-import { abortableChat, call, chatAt, expectRateLimited, findRule, inFlightBecomes, outcomeOf, putRule } from './rate-limits-helpers.ts';
-import type { AbortableChat } from './rate-limits-helpers.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, chatBody, count, type RawReply, statuses } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import {
+  abortableChat,
+  type AbortableChat,
+  chatAt,
+  expectRateLimited,
+  findRule,
+  inFlightBecomes,
+  outcomeOf,
+  putRule,
+} from '../support/rate-limits.ts';
+import { chatRequests, inFlightSampler, waitForChat } from '../support/upstream.ts';
 
 // SEED-SPEC "Limits" and reference/peers.md section 5 items 1 and 4: request windows are exact
 // under a parallel burst, concurrency caps hold at the upstream, and every way a request can end
@@ -33,26 +40,6 @@ rate_limits:
     - path: /one-by-one
       limits: [{ period: concurrent, max_requests: 1 }]
 `;
-
-/** Samples how many chat requests the mock is answering right now, keeping the maximum. */
-function inFlightSampler(mock: MockUpstream): { stop(): number } {
-  let max = 0;
-  const sample = (): void => {
-    const open = chatRequests(mock).filter((recorded) => !recorded.completed && !recorded.aborted).length;
-    max = Math.max(max, open);
-  };
-  const timer = setInterval(sample, 2);
-  return {
-    stop() {
-      clearInterval(timer);
-      sample();
-      return max;
-    },
-  };
-}
-
-const statuses = (replies: RawReply[]): number[] => replies.map((reply) => reply.status);
-const count = (values: number[], wanted: number): number => values.filter((value) => value === wanted).length;
 
 // WORKERS=2: the same exactness with the counters held by the cluster primary and the requests
 // spread over two worker processes (issue 18, "What must hold").

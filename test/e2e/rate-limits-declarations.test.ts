@@ -1,12 +1,13 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { chatBody, chatRequests, expectClientError, gatewayEnv, MASTER_KEY, rejectionOf } from './helpers.ts';
-import { call, chatAt, eventually, expectRateLimited, findRule, listRules, rateLimitHeaders } from './rate-limits-helpers.ts';
+import { expectClientError, rejectionOf } from '../support/clients.ts';
+import { gatewayEnv, type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { call, chatBody } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { chatAt, expectRateLimited, findRule, listRules, rateLimitHeaders } from '../support/rate-limits.ts';
+import { chatRequests } from '../support/upstream.ts';
+import { eventually } from '../support/wait.ts';
 
 // SEED-SPEC "Configuration declaration" and "Errors" rules 1 and 3: rules declared by
 // SET_RATE_LIMIT_*, SET_PROVIDER_RATE_LIMIT_* and YAML rate_limits, enforced over HTTP with the

@@ -4,15 +4,11 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { gatewayEnv } from './helpers.ts';
-import { call, chatAt, expectRateLimited, listRules, putRule, rateLimitHeaders } from './rate-limits-helpers.ts';
-import type { ListedRule } from './rate-limits-helpers.ts';
-import { backendNames, createGatewayDatabase } from './storage-helpers.ts';
-import type { GatewayDatabase } from './storage-helpers.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { chatAt, expectRateLimited, type ListedRule, listRules, putRule, rateLimitHeaders } from '../support/rate-limits.ts';
+import { backendNames, createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
 
 // CONTRACT section 6 and SEED-SPEC "Limits" rule 12: manual rules are stored durably and survive
 // a restart on the same data; counters are in memory and start again from zero; configuration

@@ -2,13 +2,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { gatewayEnv } from './helpers.ts';
-import type { RawReply } from './helpers.ts';
-import { chatAt, eventually, expectRateLimited, findRule, rateLimitHeaders } from './rate-limits-helpers.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import type { RawReply } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { chatAt, expectRateLimited, findRule, rateLimitHeaders } from '../support/rate-limits.ts';
+import { eventually } from '../support/wait.ts';
 
 // CONTRACT section 6 and SEED-SPEC "Errors" rule 1: Retry-After is the exact whole number of
 // seconds after which a retry is admitted under the sliding window (which can be past the next

@@ -3,15 +3,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { MOCK_REALTIME_USAGE, startMockRealtime } from '../support/mock-realtime.ts';
-import type { MockRealtime } from '../support/mock-realtime.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { bearer, expectEnvelope, MASTER_KEY, rawRequest } from './helpers.ts';
-import type { RawReply } from './helpers.ts';
-import { usageOf } from './relay-helpers.ts';
+import { usageOf } from '../support/admin.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { bearer, type RawReply, rawRequest } from '../support/http.ts';
+import { MOCK_REALTIME_USAGE, type MockRealtime, startMockRealtime } from '../support/mock-realtime.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 
 // GET /v1/realtime (WebSocket): a relayed session both ways, credentials swapped, usage from
 // response.done, one concurrency slot held for the whole session, refusals as HTTP envelopes

@@ -4,8 +4,8 @@ import { connect } from 'node:net';
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { expectEnvelope, MASTER_KEY } from './helpers.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
 
 // Relay endpoints under hostile paths: a request sent with raw bytes on a socket (so no client
 // normalises its path first) never reaches an upstream URL outside the instance's base URL.

@@ -4,15 +4,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startRedisServer, type RedisServerProcess } from '../../src/ratelimit/testing/redis-server.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, count, parseJson, type RawReply, statuses } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { expectRateLimited, findRule, listRules, putRule } from '../support/rate-limits.ts';
 import { testServices } from '../support/services.ts';
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { chatRequests, expectEnvelope, gatewayEnv, parseJson } from './helpers.ts';
-import type { RawReply } from './helpers.ts';
-import { call, eventually, expectRateLimited, findRule, listRules, putRule } from './rate-limits-helpers.ts';
-import { createGatewayDatabase, type GatewayDatabase } from './storage-helpers.ts';
+import { createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
+import { chatRequests, inFlightSampler } from '../support/upstream.ts';
+import { eventually } from '../support/wait.ts';
 
 // Issue 8: several gateway processes on one Redis (RATE_LIMITS_STORE=redis, and the response
 // cache) and one PostgreSQL schema. Limits hold across replicas, a killed replica's slots come
@@ -47,25 +47,6 @@ function chatAt(gateway: GatewayProcess, userPath: string, model = 'openai/mock-
     headers: { 'x-user-path': userPath, 'cache-control': 'no-store' },
     body: chatBodyFor(model),
   });
-}
-
-const statuses = (replies: RawReply[]): number[] => replies.map((reply) => reply.status);
-const count = (values: number[], wanted: number): number => values.filter((value) => value === wanted).length;
-
-/** Keeps the highest number of chat requests the mock was answering at once. */
-function inFlightSampler(mock: MockUpstream): { stop(): number } {
-  let max = 0;
-  const sample = (): void => {
-    max = Math.max(max, chatRequests(mock).filter((recorded) => !recorded.completed && !recorded.aborted).length);
-  };
-  const timer = setInterval(sample, 2);
-  return {
-    stop() {
-      clearInterval(timer);
-      sample();
-      return max;
-    },
-  };
 }
 
 /** A chat request whose outcome does not matter (it is cut by a kill or an abort). */

@@ -2,13 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { RequestLogEntry } from '../../src/request-log/request-log-store.ts';
 import type { Storage } from '../../src/storage/storage.ts';
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { chatBody, gatewayEnv } from './helpers.ts';
-import { call, createGatewayDatabase } from './storage-helpers.ts';
-import type { BackendName, GatewayDatabase } from './storage-helpers.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, chatBody } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { type BackendName, createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
 
 // Issue 16: request log entries are written in batches off the request path and nothing is
 // lost on shutdown; bodies are kept per REQUEST_LOG_BODIES, capped and redacted. The flush

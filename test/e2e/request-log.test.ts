@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { listRequests, loggedRequest } from '../support/admin.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { bearer, call, callJson, chatBody, rawRequest } from '../support/http.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
-import { MASTER_KEY, bearer, chatBody, expectEnvelope, rawRequest } from './helpers.ts';
-import { listRequests, loggedRequest } from './request-log-helpers.ts';
-import { call, callJson, createGatewayDatabase, eventually } from './storage-helpers.ts';
-import type { GatewayDatabase } from './storage-helpers.ts';
-import { closeAll, instancesEnv, startMocks } from './virtual-models-helpers.ts';
+import { createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
+import { closeAll, instancesEnv, startMocks } from '../support/virtual-models.ts';
+import { eventually } from '../support/wait.ts';
 
 // Issue 16: one request log entry per request that reached a model endpoint, whatever its
 // outcome, with the fields of "Names fixed here"; bodies kept for errors only here

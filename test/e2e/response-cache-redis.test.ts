@@ -3,13 +3,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { testRedisUrl, testServices } from '../support/services.ts';
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { bearer, chatBody, isHit, type RawReply, rawRequest } from '../support/http.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
-import { bearer, chatBody, parseSse, rawRequest } from './helpers.ts';
-import type { RawReply } from './helpers.ts';
-import { chatCount, closeAll, instancesEnv, startMocks } from './virtual-models-helpers.ts';
+import { testRedisUrl, testServices } from '../support/services.ts';
+import { parseSse } from '../support/streams.ts';
+import { chatCount, closeAll, instancesEnv, startMocks } from '../support/virtual-models.ts';
 
 // CONTRACT section 8: RESPONSE_CACHE_STORE=redis shares entries between gateway processes;
 // without RESPONSE_CACHE_ENABLED (the default) every request goes upstream.
@@ -19,8 +18,6 @@ const REDIS_URL = testRedisUrl;
 function send(gateway: GatewayProcess, payload: unknown): Promise<RawReply> {
   return rawRequest(`${gateway.url}/v1/chat/completions`, { body: payload, headers: bearer() });
 }
-
-const isHit = (reply: RawReply): boolean => reply.headers['x-cache'] === 'HIT';
 
 /** Redis keeps entries between runs: every body carries a fresh nonce. */
 const fresh = (label: string, extra: Record<string, unknown> = {}): Record<string, unknown> =>

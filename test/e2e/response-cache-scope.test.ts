@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { runGatewayExpectingFailure, startGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { gatewayEnv, type GatewayProcess, runGatewayExpectingFailure, startGateway } from '../support/gateway-process.ts';
+import { call, callJson, chatBody, type RawReply } from '../support/http.ts';
 import { signingKey, signToken } from '../support/mock-jwks.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { chatBody, gatewayEnv, type RawReply } from './helpers.ts';
-import { call, callJson } from './storage-helpers.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 
 // Issue 27 item 11: the response cache key includes the caller's scope
 // (`response_cache.scope` / RESPONSE_CACHE_SCOPE): `user_path` by default, `key`, or `global`

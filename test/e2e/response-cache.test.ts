@@ -5,14 +5,15 @@ import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { openAIClient } from '../support/clients.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { bearer, isHit, parseJson, type RawReply, rawRequest } from '../support/http.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
-import { bearer, expectEnvelope, openAIClient, parseJson, parseSse, rawRequest } from './helpers.ts';
-import type { RawReply } from './helpers.ts';
-import { createGatewayDatabase, usageRecordOf } from './storage-helpers.ts';
-import type { GatewayDatabase } from './storage-helpers.ts';
-import { chatCount, closeAll, instancesEnv, rateLimitHeaders, rateLimitRules, startMocks } from './virtual-models-helpers.ts';
+import { rateLimitHeaderNames, rateLimitRules } from '../support/rate-limits.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
+import { parseSse } from '../support/streams.ts';
+import { chatCount, closeAll, instancesEnv, startMocks } from '../support/virtual-models.ts';
 
 // SEED-SPEC function 6 and CONTRACT section 8: with RESPONSE_CACHE_ENABLED an identical
 // request (same route, resolved model and canonical body) is answered from the cache with
@@ -33,8 +34,6 @@ virtual_models:
 function body(content: string, extra: Record<string, unknown> = {}, model = 'openai/mock-model'): Record<string, unknown> {
   return { model, messages: [{ role: 'user', content }], ...extra };
 }
-
-const isHit = (reply: RawReply): boolean => reply.headers['x-cache'] === 'HIT';
 
 describe('response cache in memory', () => {
   let mocks: MockUpstream[];
@@ -83,7 +82,7 @@ describe('response cache in memory', () => {
     const first = await send(payload);
     expect(first.status, first.text).toBe(200);
     expect(isHit(first)).toBe(false);
-    expect(rateLimitHeaders(first).length).toBeGreaterThan(0);
+    expect(rateLimitHeaderNames(first).length).toBeGreaterThan(0);
     expect(chatCount(a)).toBe(1);
     const before = await counters();
     expect(before['user_path:/']).toBe(1);
@@ -95,7 +94,7 @@ describe('response cache in memory', () => {
     expect(String(second.headers['content-type'])).toMatch(/^application\/json/);
     expect(second.text).toBe(first.text);
     expect(parseJson(second.text)['provider']).toBe('openai');
-    expect(rateLimitHeaders(second)).toEqual([]);
+    expect(rateLimitHeaderNames(second)).toEqual([]);
     expect(chatCount(a)).toBe(1);
     expect(await counters()).toEqual(before);
 

@@ -2,17 +2,16 @@ import type OpenAI from 'openai';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { openAIClient } from '../support/clients.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
 import {
   MOCK_ANTHROPIC_CONTENT,
   MOCK_INPUT_TOKENS,
   MOCK_OUTPUT_TOKENS,
   MOCK_TOOL_INPUT,
+  type MockAnthropic,
   startMockAnthropic,
 } from '../support/mock-anthropic.ts';
-import type { MockAnthropic } from '../support/mock-anthropic.ts';
-import { MASTER_KEY, openAIClient } from './helpers.ts';
 
 // POST /v1/responses behind the native Anthropic adapter: the Responses request is
 // translated to chat, which the adapter turns into a Messages request, and back.

@@ -1,9 +1,10 @@
-import type { ServerResponse } from 'node:http';
 import OpenAI from 'openai';
-import type { ResponseInputItem, ResponseStreamEvent, Tool } from 'openai/resources/responses/responses';
+import type { ResponseInputItem, Tool } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { expectClientError, openAIClient, rejectionOf } from '../support/clients.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { bearer } from '../support/http.ts';
 import {
   AGENT_ARGUMENTS,
   AGENT_FINAL,
@@ -12,10 +13,11 @@ import {
   agentChatHandler,
   agentMessagesHandler,
 } from '../support/mock-agent.ts';
-import { startMockAnthropic, type MockAnthropic } from '../support/mock-anthropic.ts';
-import { startMockUpstream, type MockUpstream, type RecordedRequest } from '../support/mock-upstream.ts';
-import { MASTER_KEY, bearer, expectClientError, openAIClient, rejectionOf } from './helpers.ts';
-import { createGatewayDatabase, type GatewayDatabase } from './storage-helpers.ts';
+import { type MockAnthropic, startMockAnthropic } from '../support/mock-anthropic.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
+import { collect } from '../support/streams.ts';
+import { lastUpstreamBody, sendJson } from '../support/upstream.ts';
 
 // Responses API state on providers served through the chat translation (issue 14 item 1):
 // stored responses, previous_response_id, item_reference, retrieve / input_items / delete,
@@ -92,24 +94,8 @@ function routeNativeResponses(mock: MockUpstream): void {
   });
 }
 
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(JSON.stringify(body));
-}
-
-function lastUpstreamBody(requests: RecordedRequest[]): string {
-  const posts = requests.filter((recorded) => recorded.method === 'POST' && /\/(chat\/completions|messages)$/.test(recorded.path));
-  return JSON.stringify(posts.at(-1)?.body);
-}
-
 /** `store` is in the Response object OpenAI returns, though the SDK's type leaves it out. */
 const storeOf = (response: object): unknown => (response as { store?: unknown }).store;
-
-async function collect(stream: AsyncIterable<ResponseStreamEvent>): Promise<ResponseStreamEvent[]> {
-  const events: ResponseStreamEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
 
 describe.each([
   { wire: 'OpenAI chat', model: 'chatwire/agent-model', requests: () => chatMock.requests },

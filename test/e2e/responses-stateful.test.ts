@@ -1,11 +1,11 @@
 import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { expectClientError, openAIClient, rejectionOf } from '../support/clients.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
 import { responsesHandler } from '../support/mock-openai-extras.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { expectClientError, MASTER_KEY, openAIClient, rejectionOf } from './helpers.ts';
-import { sendJson } from './relay-helpers.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { sendJson } from '../support/upstream.ts';
 
 // A native Responses upstream answers 404 for state it does not hold (an expired
 // previous_response_id, an unknown conversation). That 404 is the upstream's answer, not a

@@ -3,24 +3,22 @@ import type { Response as OpenAIResponse, ResponseStreamEvent, Tool } from 'open
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { expectClientError, openAIClient, rejectionOf } from '../support/clients.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { bearer, rawRequest } from '../support/http.ts';
 import { MOCK_RESPONSES_USAGE, MOCK_WEATHER_ARGUMENTS, responsesHandler } from '../support/mock-openai-extras.ts';
-import { MOCK_COMPLETION_TOKENS, MOCK_CONTENT, MOCK_PROMPT_TOKENS, startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream, RecordedRequest } from '../support/mock-upstream.ts';
 import {
-  MASTER_KEY,
-  bearer,
-  chatRequests,
-  expectClientError,
-  expectEnvelope,
-  lastChatBody,
-  openAIClient,
-  rawRequest,
-  rejectionOf,
-} from './helpers.ts';
-import { createGatewayDatabase, usageRecordOf } from './storage-helpers.ts';
-import type { GatewayDatabase } from './storage-helpers.ts';
+  MOCK_COMPLETION_TOKENS,
+  MOCK_CONTENT,
+  MOCK_PROMPT_TOKENS,
+  type MockUpstream,
+  type RecordedRequest,
+  startMockUpstream,
+} from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
+import { collect } from '../support/streams.ts';
+import { chatRequests, lastChatBody } from '../support/upstream.ts';
 
 // CONTRACT section 5: POST /v1/responses with the official openai client. `openai`-type
 // instances serve it natively (request and answer relayed); other providers get it translated
@@ -38,12 +36,6 @@ const STREAMED_TEXT = 'tok0 tok1 tok2 tok3 tok4 ';
 
 function postsTo(mock: MockUpstream, path: string): RecordedRequest[] {
   return mock.requests.filter((recorded) => recorded.method === 'POST' && recorded.path === path);
-}
-
-async function collect(stream: AsyncIterable<ResponseStreamEvent>): Promise<ResponseStreamEvent[]> {
-  const events: ResponseStreamEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
 }
 
 function deltasOf(events: ResponseStreamEvent[]): string {

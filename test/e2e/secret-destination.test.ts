@@ -2,12 +2,12 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { startMcpFixture, type McpFixture } from '../support/mcp-fixture-server.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { chatBody, expectEnvelope, gatewayEnv } from './helpers.ts';
-import { connectMcp, textOf, waitForConnected } from './mcp-helpers.ts';
-import { call, callJson } from './storage-helpers.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, callJson, chatBody } from '../support/http.ts';
+import { connectMcp, textOf, waitForConnected } from '../support/mcp.ts';
+import { type McpFixture, startMcpFixture } from '../support/mcp-fixture-server.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 
 // Issue 27 "Secrets never follow a new destination": a redacted value (`***`) sent back in an
 // update keeps the stored secret only while the destination's origin is unchanged; otherwise

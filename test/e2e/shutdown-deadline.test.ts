@@ -1,10 +1,10 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { bearer, chatBody, gatewayEnv } from './helpers.ts';
-import { backendNames, createGatewayDatabase, type GatewayDatabase } from './storage-helpers.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { bearer, chatBody } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { backendNames, createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
 
 // README "Usage tracking": every executed request is recorded, whatever cuts it. A stream
 // still running when SHUTDOWN_TIMEOUT_SECONDS runs out is cut by the gateway; its relay must

@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { MASTER_KEY, chatBody, expectEnvelope, gatewayEnv, parseJson, rawRequest, type RawReply } from './helpers.ts';
-import { adminUsage, backendNames, call, createGatewayDatabase, eventually, type GatewayDatabase } from './storage-helpers.ts';
+import { adminUsage } from '../support/admin.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { call, chatBody, parseJson, type RawReply, rawRequest } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { backendNames, createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
+import { eventually } from '../support/wait.ts';
 
 // Issue 27 item 14: a `model` over 256 characters is 400 `model_name_too_long` on every model
 // endpoint, before anything is planned, sent upstream or stored; `user` and `metadata` have

@@ -3,8 +3,9 @@ import type { AddressInfo } from 'node:net';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { MASTER_KEY, UPSTREAM_KEY, bearer, chatBody, parseSse, rawRequest } from './helpers.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
+import { bearer, chatBody, rawRequest } from '../support/http.ts';
+import { parseSse } from '../support/streams.ts';
 
 // An upstream that sends `data: [DONE]` and then keeps its stream open: the client gets its
 // whole stream at [DONE] (ADR 0024), and the gateway lets the upstream go 2 s later instead of

@@ -2,11 +2,12 @@ import type OpenAI from 'openai';
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream, RecordedRequest } from '../support/mock-upstream.ts';
-import { bearer, chatBody, chatRequests, gatewayEnv, openAIClient, parseSse, waitForChat } from './helpers.ts';
+import { openAIClient } from '../support/clients.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { bearer, chatBody } from '../support/http.ts';
+import { type MockUpstream, type RecordedRequest, startMockUpstream } from '../support/mock-upstream.ts';
+import { parseSse } from '../support/streams.ts';
+import { chatRequests, waitForChat } from '../support/upstream.ts';
 
 /** How long the upstream may take to see the disconnect. */
 const abortPropagationMs = 2000;

@@ -3,11 +3,12 @@ import { gzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { expectEnvelope, MASTER_KEY, parseJson, type RawReply } from './helpers.ts';
-import { call, callJson, eventually } from './storage-helpers.ts';
-import { batchInput, serveSharedAccount, type SharedAccount, uploadFile } from './tenant-isolation-helpers.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { call, callJson, parseJson, type RawReply } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { batchInput, serveSharedAccount, type SharedAccount, uploadFile } from '../support/tenants.ts';
+import { eventually } from '../support/wait.ts';
 
 // Issue 27, tried as an attacker with an ordinary key: variants of the examples that the
 // first fixes did not cover. Two managed keys (/team/a, /team/b) share one upstream account.

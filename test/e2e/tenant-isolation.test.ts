@@ -2,12 +2,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, callJson, parseJson, type RawReply } from '../support/http.ts';
 import { signingKey, signToken } from '../support/mock-jwks.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { expectEnvelope, parseJson, type RawReply } from './helpers.ts';
-import { backendNames, call, callJson, createGatewayDatabase, usageRecordOf, type GatewayDatabase } from './storage-helpers.ts';
-import { batchInput, serveSharedAccount, type SharedAccount, uploadFile } from './tenant-isolation-helpers.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { backendNames, createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
+import { batchInput, serveSharedAccount, type SharedAccount, uploadFile } from '../support/tenants.ts';
 
 // Issue 27 items 1 and 4: files, batches and native Responses belong to the tenant that created
 // them. Two managed keys (/team/a, /team/b) and a JWT tenant share one upstream account; each

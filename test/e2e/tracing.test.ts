@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call } from '../support/http.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.ts';
-import { chatRequests } from './helpers.ts';
-import { call } from './storage-helpers.ts';
-import { chat, closeAll, instancesEnv, startMocks } from './virtual-models-helpers.ts';
+import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../support/otlp-receiver.ts';
+import { chatRequests } from '../support/upstream.ts';
+import { chat, closeAll, instancesEnv, startMocks } from '../support/virtual-models.ts';
 
 // Issue 16: OpenTelemetry traces (ADR 16). A server span per model request, a client span per
 // upstream attempt, GenAI attributes, the client's traceparent as parent and each attempt's

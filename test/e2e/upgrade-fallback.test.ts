@@ -2,9 +2,8 @@ import { connect } from 'node:net';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { gatewayEnv, MASTER_KEY } from './helpers.ts';
+import { gatewayEnv, type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 
 // `curl --http2` on a cleartext URL (and other h2c clients) asks every request to upgrade to
 // HTTP/2. The server may ignore that (RFC 9110 section 7.8): such requests are answered as

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import OpenAI, { toFile } from 'openai';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { bearer, expectClientError, expectEnvelope, gatewayEnv, openAIClient, parseJson, rawRequest, rejectionOf } from './helpers.ts';
+import { expectClientError, openAIClient, rejectionOf } from '../support/clients.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { bearer, parseJson, rawRequest } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
 
 // Issue 14.4: an upstream 429 keeps the upstream's Retry-After and retry-after-ms headers and
 // gets the code `upstream_rate_limited`, on every path that calls an upstream.

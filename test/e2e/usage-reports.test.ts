@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { UPSTREAM_KEY, bearer, chatBody, expectEnvelope, gatewayEnv, rawRequest } from './helpers.ts';
-import { adminUsage, backendNames, call, createGatewayDatabase, usageRecordOf, utcDate } from './storage-helpers.ts';
-import type { GatewayDatabase, UsageRow } from './storage-helpers.ts';
+import { adminUsage, type UsageRow, utcDate } from '../support/admin.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { gatewayEnv, type GatewayProcess, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
+import { bearer, call, chatBody, rawRequest } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { backendNames, createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
 
 // CONTRACT section 7: GET /admin/usage grouped by user_path, provider, model and day, with
 // from/to and the user_path subtree filter, on SQLite and on PostgreSQL.

@@ -1,13 +1,10 @@
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { bearer, chatBody, gatewayEnv } from './helpers.ts';
-import { backendNames, createGatewayDatabase } from './storage-helpers.ts';
-import type { GatewayDatabase } from './storage-helpers.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { bearer, chatBody } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { backendNames, createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
 
 // README "Usage tracking": records are written in batches and flushed on shutdown. A SIGTERM
 // in the middle of a load must not lose the record of any request that got its 200.

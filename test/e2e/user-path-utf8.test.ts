@@ -2,12 +2,11 @@ import { request as httpRequest } from 'node:http';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { MASTER_KEY, chatBody, gatewayEnv } from './helpers.ts';
-import { adminUsage, call, eventually } from './storage-helpers.ts';
+import { adminUsage } from '../support/admin.ts';
+import { gatewayEnv, type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { call, chatBody } from '../support/http.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { eventually } from '../support/wait.ts';
 
 // Issue 15 defect 11: the user path header carries UTF-8 bytes; `/é` is `/é` in usage
 // records, reports and rate limits, never its latin1 reading `/Ã©`.

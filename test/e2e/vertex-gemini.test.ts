@@ -3,7 +3,8 @@ import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionToo
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { openAIClient } from '../support/clients.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
 import { createServiceAccount, type ServiceAccount } from '../support/mock-google-oauth.ts';
 import {
   MOCK_GEMINI_TEXT,
@@ -11,12 +12,12 @@ import {
   MOCK_GEMINI_THOUGHT_TOKENS,
   MOCK_SAFETY_RATINGS,
   MOCK_THOUGHT_SIGNATURE,
-  startMockVertex,
   type MockVertex,
+  startMockVertex,
   type VertexCall,
 } from '../support/mock-vertex.ts';
-import { MASTER_KEY, openAIClient } from './helpers.ts';
-import { createGatewayDatabase, usageRecordOf, type GatewayDatabase } from './storage-helpers.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
+import { collect } from '../support/streams.ts';
 
 // Gemini models on a vertex instance go through the native Gemini converters: thinking
 // (reasoning_effort -> thinkingConfig, thoughts as reasoning_content, thinking tokens billed),
@@ -42,12 +43,6 @@ const weatherTool: ChatCompletionTool = {
     },
   },
 };
-
-async function collect(stream: AsyncIterable<ChatCompletionChunk>): Promise<ChatCompletionChunk[]> {
-  const chunks: ChatCompletionChunk[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return chunks;
-}
 
 describe('vertex provider: Gemini through the native converters', () => {
   let mock: MockVertex;

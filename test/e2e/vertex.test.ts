@@ -4,17 +4,21 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import type OpenAI from 'openai';
-import type { ChatCompletionChunk, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { openAIClient } from '../support/clients.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, MASTER_KEY, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
+import { bearer, chatBody, listModels, parseJson, rawRequest } from '../support/http.ts';
 import { MOCK_ANTHROPIC_CONTENT } from '../support/mock-anthropic-wire.ts';
 import { createServiceAccount, type ServiceAccount } from '../support/mock-google-oauth.ts';
-import { startMockUpstream, MOCK_CONTENT, type MockUpstream } from '../support/mock-upstream.ts';
-import { MOCK_GEMINI_TEXT, startMockVertex, type MockVertex, type VertexCall } from '../support/mock-vertex.ts';
-import { MASTER_KEY, UPSTREAM_KEY, bearer, chatBody, expectEnvelope, listModels, openAIClient, parseJson, rawRequest } from './helpers.ts';
-import { createGatewayDatabase, eventually, usageRecordOf, type GatewayDatabase } from './storage-helpers.ts';
+import { MOCK_CONTENT, type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { MOCK_GEMINI_TEXT, type MockVertex, startMockVertex, type VertexCall } from '../support/mock-vertex.ts';
+import { createGatewayDatabase, type GatewayDatabase, usageRecordOf } from '../support/storage.ts';
+import { collect } from '../support/streams.ts';
+import { eventually } from '../support/wait.ts';
 
 // The vertex provider end to end: the gateway gets OAuth tokens for test-made service accounts
 // from a mock token endpoint (`token_uri`), and calls a mock Vertex AI that checks them, the
@@ -85,12 +89,6 @@ virtual_models:
       - { provider: vertex, model: error-500 }
       - { provider: openai, model: mock-model }
 `;
-}
-
-async function collect(stream: AsyncIterable<ChatCompletionChunk>): Promise<ChatCompletionChunk[]> {
-  const chunks: ChatCompletionChunk[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return chunks;
 }
 
 describe('vertex provider', () => {

@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, type Call, listModels, parseJson } from '../support/http.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
-import { expectEnvelope, listModels, parseJson } from './helpers.ts';
-import { call } from './storage-helpers.ts';
-import type { AdminCall } from './storage-helpers.ts';
-import { chat, chatCount, closeAll, instancesEnv, servedBy, startMocks } from './virtual-models-helpers.ts';
+import { chat, chatCount, closeAll, instancesEnv, servedBy, startMocks } from '../support/virtual-models.ts';
 
 // CONTRACT section 8: GET|PUT|DELETE /admin/virtual-models (config-declared aliases read-only,
 // admin ones stored and served at once, kept across restarts) and the rows of GET /admin/models.
@@ -66,7 +64,7 @@ describe('admin API of virtual models', () => {
     await closeAll(mocks ?? []);
   });
 
-  async function admin(options: AdminCall = {}): Promise<ReturnType<typeof call>> {
+  async function admin(options: Call = {}): Promise<ReturnType<typeof call>> {
     return call(gateway, '/admin/virtual-models', options);
   }
 

@@ -2,11 +2,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { listModels } from '../support/http.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
-import { listModels } from './helpers.ts';
-import { chatCount, closeAll, inBatches, instancesEnv, servedBy, startMocks, tally } from './virtual-models-helpers.ts';
+import { chatCount, closeAll, inBatches, instancesEnv, servedBy, startMocks, tally } from '../support/virtual-models.ts';
 
 // CONTRACT section 8 / SEED-SPEC function 2: weighted round robin spreads requests in
 // proportion to the weights, and least_busy sends traffic away from a target that is slow.

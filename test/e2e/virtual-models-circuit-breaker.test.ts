@@ -2,12 +2,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { bearer, call, chatBody, rawRequest } from '../support/http.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
-import { bearer, chatBody, expectEnvelope, rawRequest } from './helpers.ts';
-import { call } from './storage-helpers.ts';
-import { chat, chatCount, closeAll, instancesEnv, servedBy, startMocks } from './virtual-models-helpers.ts';
+import { chat, chatCount, closeAll, instancesEnv, servedBy, startMocks } from '../support/virtual-models.ts';
 
 // Circuit breakers per instance (CIRCUIT_BREAKER_FAILURES consecutive failures open it for
 // CIRCUIT_BREAKER_OPEN_SECONDS, then one probe decides): an open target of a virtual model is

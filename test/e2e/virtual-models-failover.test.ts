@@ -1,32 +1,21 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
-
 import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Storage } from '../../src/storage/storage.ts';
 import type { UsageRecord } from '../../src/usage/usage-store.ts';
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { MOCK_CONTENT } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { UPSTREAM_KEY, expectEnvelope, openAIClient, parseJson } from './helpers.ts';
-import { adminUsage, createGatewayDatabase, eventually } from './storage-helpers.ts';
-import type { GatewayDatabase } from './storage-helpers.ts';
-import { chat, chatCount, closeAll, instancesEnv, servedBy, startMocks } from './virtual-models-helpers.ts';
+import { adminUsage } from '../support/admin.ts';
+import { openAIClient } from '../support/clients.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, startGateway, UPSTREAM_KEY } from '../support/gateway-process.ts';
+import { closedPort, parseJson } from '../support/http.ts';
+import { MOCK_CONTENT, type MockUpstream } from '../support/mock-upstream.ts';
+import { createGatewayDatabase, type GatewayDatabase } from '../support/storage.ts';
+import { chat, chatCount, closeAll, instancesEnv, servedBy, startMocks } from '../support/virtual-models.ts';
+import { eventually } from '../support/wait.ts';
 
 // CONTRACT section 8: a virtual model fails over to its next target on upstream 5xx, 429,
 // timeouts and connection errors (streams before their first byte), never on other 4xx, and
 // every executed attempt is recorded against the instance that executed it.
-
-/** A loopback port with nothing listening on it. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
-  return port;
-}
 
 const models = ['fo-500', 'fo-503', 'fo-429', 'fo-hang', 'fo-stream', 'fo-400', 'fo-all', 'fo-dead', 'rr-500'];
 

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startGateway } from '../support/gateway-process.ts';
-import type { GatewayProcess } from '../support/gateway-process.ts';
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, callJson, listModels, type RawReply } from '../support/http.ts';
 import type { MockUpstream } from '../support/mock-upstream.ts';
-import { expectEnvelope, listModels } from './helpers.ts';
-import type { RawReply } from './helpers.ts';
-import { call, callJson } from './storage-helpers.ts';
-import { chat, chatCount, closeAll, instancesEnv, rateLimitHeaders, ruleOf, servedBy, startMocks } from './virtual-models-helpers.ts';
+import { rateLimitHeaderNames, ruleOf } from '../support/rate-limits.ts';
+import { chat, chatCount, closeAll, instancesEnv, servedBy, startMocks } from '../support/virtual-models.ts';
 
 // SEED-SPEC errors 2-4 and CONTRACT section 8: a provider or model rule that is saturated
 // makes its target unavailable (skipped without a call); when every target is saturated the
@@ -120,7 +119,7 @@ virtual_models:
     const reply = await chat(gateway, 'spare', { headers });
     const message = expectRateLimited(reply, '/limited');
     expect(message).toContain('hour');
-    expect(rateLimitHeaders(reply).length).toBeGreaterThan(0);
+    expect(rateLimitHeaderNames(reply).length).toBeGreaterThan(0);
     expect(chatCount(c)).toBe(1);
     // Other paths still reach the same target.
     expect(await servedBy(gateway, 'spare', { headers: { 'x-user-path': '/other' } })).toBe('openai-c');

@@ -3,12 +3,12 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startMcpFixture, type McpFixture } from '../support/mcp-fixture-server.ts';
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { bearer, chatBody, gatewayEnv, type RawReply, type RawRequestOptions } from './helpers.ts';
-import { eventually, type RuleListing } from './rate-limits-helpers.ts';
-import { onEachConnection, onNewConnection } from './workers-helpers.ts';
+import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { bearer, chatBody, onEachConnection, onNewConnection, type RawReply, type RawRequestOptions, statuses } from '../support/http.ts';
+import { type McpFixture, startMcpFixture } from '../support/mcp-fixture-server.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import type { RuleListing } from '../support/rate-limits.ts';
+import { eventually } from '../support/wait.ts';
 
 // WORKERS=2 behaves as one gateway for every admin write: what a write changed is in force on
 // every worker once the write is answered. Each check below repeats a request on six new
@@ -20,7 +20,6 @@ pricing:
 `;
 
 const clientInfo = { name: 'workers-admin', version: '1.0.0' };
-const statuses = (replies: readonly RawReply[]): number[] => replies.map((reply) => reply.status);
 const same = (count: number, status: number): number[] => Array.from({ length: count }, () => status);
 
 describe('WORKERS=2: admin writes apply at once on every worker', () => {

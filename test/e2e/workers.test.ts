@@ -5,13 +5,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { startMcpFixture, type McpFixture } from '../support/mcp-fixture-server.ts';
-import { startGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream, type MockUpstream } from '../support/mock-upstream.ts';
-import { bearer, chatBody, chatRequests, gatewayEnv, MASTER_KEY, parseSse } from './helpers.ts';
-import { textOf } from './mcp-helpers.ts';
-import { abortableChat, call, findRule, inFlightBecomes, outcomeOf, type AbortableChat } from './rate-limits-helpers.ts';
-import { onNewConnection } from './workers-helpers.ts';
+import { gatewayEnv, type GatewayProcess, MASTER_KEY, startGateway } from '../support/gateway-process.ts';
+import { bearer, call, chatBody, onNewConnection } from '../support/http.ts';
+import { textOf } from '../support/mcp.ts';
+import { type McpFixture, startMcpFixture } from '../support/mcp-fixture-server.ts';
+import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { abortableChat, type AbortableChat, findRule, inFlightBecomes, outcomeOf } from '../support/rate-limits.ts';
+import { parseSse } from '../support/streams.ts';
+import { chatRequests } from '../support/upstream.ts';
 
 // WORKERS=2 (issue 18, "Every core"): a primary and two worker processes on one port. Each
 // request below that must reach "another" worker goes on a connection of its own: the cluster

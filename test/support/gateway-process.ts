@@ -6,6 +6,15 @@ import { join, resolve } from 'node:path';
 const projectRoot = resolve(import.meta.dirname, '..', '..');
 const entryPoint = join(projectRoot, 'dist', 'main.js');
 
+/** The master key of the usual test gateway, and the key it sends its mock upstream. */
+export const MASTER_KEY = 'test-master-key';
+export const UPSTREAM_KEY = 'sk-upstream';
+
+/** The environment of a gateway with one `openai` instance in front of the mock. */
+export function gatewayEnv(mock: { readonly url: string }, extra: Record<string, string> = {}): Record<string, string> {
+  return { MASTER_KEY, OPENAI_API_KEY: UPSTREAM_KEY, OPENAI_BASE_URL: mock.url, ...extra };
+}
+
 /** A start on a loaded 2-core machine (8 suites at once) can take many seconds. */
 export const gatewayStartTimeoutMs = 60_000;
 /** How long `stop` waits for a graceful exit before it sends SIGKILL. */

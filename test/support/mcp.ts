@@ -1,15 +1,15 @@
+import { request as httpRequest } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { expect } from 'vitest';
 
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { MASTER_KEY, parseJson } from './helpers.ts';
-import { call } from './rate-limits-helpers.ts';
+import { type GatewayProcess, MASTER_KEY } from './gateway-process.ts';
+import { call } from './http.ts';
 
-// Helpers of the MCP suites (mcp-*.test.ts): the SDK's own client in front of the gateway, and
-// the admin views of CONTRACT section 9.
+// Helpers of the MCP suites (mcp-*.test.ts): the SDK's own client in front of the gateway, the
+// admin views of CONTRACT section 9, and raw HTTP for the transport suites.
 
 export interface McpConnection {
   readonly client: Client;
@@ -92,4 +92,38 @@ export async function rawMcpPost(
   });
 }
 
-export { parseJson };
+export const putServer = (gateway: GatewayProcess, body: unknown) => call(gateway, '/admin/mcp-servers', { method: 'PUT', body });
+export const putVirtual = (gateway: GatewayProcess, body: unknown) => call(gateway, '/admin/mcp-virtual-servers', { method: 'PUT', body });
+
+export interface RawAnswer {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly text: string;
+}
+
+/**
+ * Raw HTTP for the MCP transport suites (mcp-transport, mcp-resume): a request with exactly these
+ * headers (Host included), reading the body until `until` matches or the end.
+ */
+export function rawMcpRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string; until?: RegExp },
+): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(url, { method: options.method ?? 'POST', headers: options.headers }, (incoming) => {
+      let text = '';
+      const finish = (): void => resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, text });
+      incoming.setEncoding('utf8');
+      incoming.on('data', (chunk: string) => {
+        text += chunk;
+        if (options.until?.test(text) === true) {
+          incoming.destroy();
+          finish();
+        }
+      });
+      incoming.on('end', finish);
+    });
+    outgoing.on('error', reject);
+    outgoing.end(options.body);
+  });
+}

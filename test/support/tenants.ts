@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 
-import type { MockRequest, MockUpstream } from '../support/mock-upstream.ts';
-import { decodeForm, sendJson } from './relay-helpers.ts';
+import type { MockRequest, MockUpstream } from './mock-upstream.ts';
+import { decodeForm, sendJson } from './upstream.ts';
 
 /** An in-memory Files, Batch and Responses API that knows nothing of tenants (one shared account). */
 export interface SharedAccount {

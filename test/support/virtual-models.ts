@@ -1,16 +1,13 @@
 import { expect } from 'vitest';
 
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { startMockUpstream } from '../support/mock-upstream.ts';
-import type { MockUpstream } from '../support/mock-upstream.ts';
-import { MASTER_KEY, UPSTREAM_KEY, chatBody, chatRequests, parseJson } from './helpers.ts';
-import type { RawReply } from './helpers.ts';
-import { call, callJson } from './storage-helpers.ts';
+import { type GatewayProcess, MASTER_KEY, UPSTREAM_KEY } from './gateway-process.ts';
+import { call, chatBody, parseJson, type RawReply } from './http.ts';
+import { type MockUpstream, startMockUpstream } from './mock-upstream.ts';
+import { chatRequests } from './upstream.ts';
 
 // Helpers of the virtual model and response cache suites (virtual-models-*.test.ts,
 // response-cache*.test.ts): two or three mock upstreams registered as the instances `openai`,
-// `openai-b` and `openai-c`, chat calls that read who served them, and the rule listing of
-// GET /admin/rate-limits.
+// `openai-b` and `openai-c`, and chat calls that read who served them.
 
 /** Instance names, in the order of the mocks handed to `instancesEnv`. */
 export const INSTANCES = ['openai', 'openai-b', 'openai-c'] as const;
@@ -85,36 +82,4 @@ export function tally(values: readonly string[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
   return counts;
-}
-
-/** One rule of GET /admin/rate-limits (CONTRACT section 6), the fields these suites read. */
-export interface LiveRule {
-  scope: string;
-  subject: string;
-  period: string;
-  requests_used: number;
-  tokens_used: number;
-  max_requests: number | null;
-  max_tokens: number | null;
-  in_flight: number;
-}
-
-export async function rateLimitRules(gateway: GatewayProcess): Promise<LiveRule[]> {
-  const body = await callJson(gateway, '/admin/rate-limits', 200);
-  expect(Array.isArray(body['rate_limits'])).toBe(true);
-  return body['rate_limits'] as LiveRule[];
-}
-
-/** The one listed rule of a scope and subject (and period, when given), asserting it exists. */
-export async function ruleOf(gateway: GatewayProcess, scope: string, subject: string, period?: string): Promise<LiveRule> {
-  const rules = (await rateLimitRules(gateway)).filter(
-    (rule) => rule.scope === scope && rule.subject === subject && (period === undefined || rule.period === period),
-  );
-  expect(rules, `one ${scope} rule on ${subject} ${period ?? ''}`).toHaveLength(1);
-  return rules[0] as LiveRule;
-}
-
-/** `x-ratelimit-*` header names of a reply. */
-export function rateLimitHeaders(reply: RawReply): string[] {
-  return Object.keys(reply.headers).filter((name) => name.toLowerCase().startsWith('x-ratelimit-'));
 }

@@ -1,15 +1,13 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-
 import { Agent, request } from 'undici';
-import type { Dispatcher } from 'undici';
 import { expect } from 'vitest';
 
-import type { GatewayProcess } from '../support/gateway-process.ts';
-import { bearer, chatBody, expectEnvelope, MASTER_KEY, parseJson } from './helpers.ts';
-import type { EnvelopeError, RawReply } from './helpers.ts';
+import { type EnvelopeError, expectEnvelope } from './envelopes.ts';
+import type { GatewayProcess } from './gateway-process.ts';
+import { bearer, call, callJson, chatBody, parseJson, type RawReply } from './http.ts';
+import { eventually } from './wait.ts';
 
-// Helpers of the rate-limit suites (rate-limits-*.test.ts): admin calls with any method, the
-// rule listing of CONTRACT section 6, chat calls on a user path and the 429 of a breach.
+// Rate limits (CONTRACT section 6): the rule listing of GET /admin/rate-limits, chat calls on a
+// user path (abortable ones too) and the 429 of a breach.
 
 /** One rule of `GET /admin/rate-limits` (CONTRACT section 6). */
 export interface ListedRule {
@@ -35,34 +33,6 @@ export interface ListedRule {
 export interface RuleListing {
   rate_limits: ListedRule[];
   server_time: string;
-}
-
-export interface Call {
-  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  /** JSON-encoded unless a string. */
-  body?: unknown;
-  /** Defaults to the master key; null sends no credentials. */
-  token?: string | null;
-  headers?: Record<string, string>;
-  signal?: AbortSignal;
-  /** A connection pool of the test's own; undici's global one unless told. */
-  dispatcher?: Dispatcher;
-}
-
-/** One HTTP exchange with undici, any method, the master key unless told otherwise. */
-export async function call(gateway: GatewayProcess, path: string, options: Call = {}): Promise<RawReply> {
-  const token = options.token === undefined ? MASTER_KEY : options.token;
-  const headers: Record<string, string> = { ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...options.headers };
-  const { body } = options;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await request(`${gateway.url}${path}`, {
-    method: options.method ?? (body === undefined ? 'GET' : 'POST'),
-    headers,
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-    signal: options.signal,
-    dispatcher: options.dispatcher,
-  });
-  return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
 }
 
 /** A chat completion on `userPath` (the X-User-Path header). */
@@ -194,17 +164,6 @@ export async function putRule(gateway: GatewayProcess, body: Record<string, unkn
   return expectListing(await call(gateway, '/admin/rate-limits', { method: 'PUT', body }));
 }
 
-/** Polls until `probe` returns a value (not undefined); fails after `timeoutMs`. */
-export async function eventually<Value>(probe: () => Promise<Value | undefined>, what: string, timeoutMs = 2_000): Promise<Value> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() >= deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await sleep(20);
-  }
-}
-
 /** Waits until the rule's `in_flight` is `expected`; returns the rule. */
 export function inFlightBecomes(gateway: GatewayProcess, subject: string, expected: number, timeoutMs = 2_000): Promise<ListedRule> {
   return eventually(
@@ -256,4 +215,36 @@ export function rateLimitHeaders(reply: RawReply): Record<string, string> {
   return Object.fromEntries(
     Object.entries(reply.headers).flatMap(([name, value]) => (name.startsWith('x-ratelimit-') ? [[name, String(value)]] : [])),
   );
+}
+
+/** One rule of GET /admin/rate-limits (CONTRACT section 6), the fields these suites read. */
+export interface LiveRule {
+  scope: string;
+  subject: string;
+  period: string;
+  requests_used: number;
+  tokens_used: number;
+  max_requests: number | null;
+  max_tokens: number | null;
+  in_flight: number;
+}
+
+export async function rateLimitRules(gateway: GatewayProcess): Promise<LiveRule[]> {
+  const body = await callJson(gateway, '/admin/rate-limits', 200);
+  expect(Array.isArray(body['rate_limits'])).toBe(true);
+  return body['rate_limits'] as LiveRule[];
+}
+
+/** The one listed rule of a scope and subject (and period, when given), asserting it exists. */
+export async function ruleOf(gateway: GatewayProcess, scope: string, subject: string, period?: string): Promise<LiveRule> {
+  const rules = (await rateLimitRules(gateway)).filter(
+    (rule) => rule.scope === scope && rule.subject === subject && (period === undefined || rule.period === period),
+  );
+  expect(rules, `one ${scope} rule on ${subject} ${period ?? ''}`).toHaveLength(1);
+  return rules[0] as LiveRule;
+}
+
+/** `x-ratelimit-*` header names of a reply. */
+export function rateLimitHeaderNames(reply: RawReply): string[] {
+  return Object.keys(reply.headers).filter((name) => name.toLowerCase().startsWith('x-ratelimit-'));
 }

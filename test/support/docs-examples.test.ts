@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { matchesShown, parseCurl, parseDocBlocks } from './docs-examples-parse.ts';
+import { matchesShown, parseCurl, parseDocBlocks } from './docs-examples.ts';
 
 // The reader of documentation examples: if it misread a page, docs-examples.test.ts would
 // send something other than what the page shows.
