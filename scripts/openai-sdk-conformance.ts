@@ -347,7 +347,10 @@ async function main(argv: readonly string[]): Promise<number> {
   const check = checkSdk(report, ratchet);
   process.stdout.write(formatReport(report, check));
   if (argv.includes('--update')) {
-    writeFileSync(ratchetPath, `${JSON.stringify({ ...ratchet, failing_through_gateway: byResource(check.failing) }, null, 2)}\n`);
+    // Written as Prettier formats it, so that `npm run lint` passes on the new file.
+    const { format, resolveConfig } = await import('prettier');
+    const json = JSON.stringify({ ...ratchet, failing_through_gateway: byResource(check.failing) });
+    writeFileSync(ratchetPath, await format(json, { ...(await resolveConfig(ratchetPath)), filepath: ratchetPath }));
     process.stdout.write(`ratchet written: ${ratchetPath}\n`);
     return 0;
   }
