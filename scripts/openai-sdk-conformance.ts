@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -123,6 +123,18 @@ async function startPrism(): Promise<{ url: string; child: ChildProcess }> {
   }
 }
 
+/**
+ * Every `model: '...'` the tests send (the admin API's aside): the instance serves these (without
+ * `models`, it would serve only what the mock's `GET /models` example lists).
+ */
+export function sdkModels(): string[] {
+  const files = readdirSync(testsDir, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.test.ts') && !isAdmin(file));
+  const models = files.flatMap((file) =>
+    [...readFileSync(join(testsDir, file), 'utf8').matchAll(/\bmodel: '([^']+)'/g)].map((match) => match[1] ?? ''),
+  );
+  return [...new Set(models)].sort();
+}
+
 /** Prism, and a gateway whose default `openai` instance is in front of it, with one managed user key. */
 export async function startSdkEnvironment(): Promise<SdkEnvironment> {
   const prism = await startPrism();
@@ -135,6 +147,7 @@ providers:
     type: openai
     api_key: sk-prism
     base_url: ${prism.url}
+    models: ${JSON.stringify(sdkModels())}
 `;
     gateway = await startGateway({ env: { MASTER_KEY: masterKey, HOST: '127.0.0.1' }, configYaml });
     const reply = await fetch(`${gateway.url}/admin/api-keys`, {
