@@ -1,9 +1,12 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { SummaryReporter } from './test/support/summary-reporter.ts';
 
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // The vendored openai-node api-resource tests run only through scripts/openai-sdk-conformance.ts
+    // (test/e2e/openai-sdk-resources.test.ts), against a mock, with their own configuration.
+    exclude: [...configDefaults.exclude, 'test/openai-sdk/**'],
     // A 2-core machine shared by several runs: a gateway start alone can take tens of seconds.
     testTimeout: 60_000,
     hookTimeout: 90_000,
