@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { ConfigError } from '../config/config-error.ts';
 import { parseGuardrail, type GuardrailSettings } from '../config/guardrails.ts';
 import { invalidRequest, notFound } from '../errors/gateway-error.ts';
-import { StoredDefinitions, type DefinitionKind, type DefinitionStore, type Stamped } from '../routing/stored-definitions.ts';
+import { StoredDefinitions, type DefinitionKind, type DefinitionStore, type Stamped } from '../core/stored-definitions.ts';
 import { buildGuardrail, type CustomFinders, type Instances } from './build.ts';
 import { loadCustomFinders } from './custom.ts';
 import type { GuardrailStore } from './guardrail-store.ts';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { invalidRequest, notFound, type GatewayError } from '../errors/gateway-error.ts';
 import type { FailoverRuleDefinition, FailoverRuleStore } from './failover-rule.ts';
-import { StoredDefinitions, type DefinitionKind } from './stored-definitions.ts';
+import { StoredDefinitions, type DefinitionKind } from '../core/stored-definitions.ts';
 
 export interface FailoverRule extends FailoverRuleDefinition {
   readonly origin: 'config' | 'manual';

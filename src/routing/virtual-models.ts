@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { invalidRequest, notFound, type GatewayError } from '../errors/gateway-error.ts';
-import { StoredDefinitions, type DefinitionKind } from './stored-definitions.ts';
+import { StoredDefinitions, type DefinitionKind } from '../core/stored-definitions.ts';
 import type { VirtualModelDefinition, VirtualModelStore } from './virtual-model.ts';
 
 export interface VirtualModel extends VirtualModelDefinition {

@@ -1,6 +1,72 @@
 import type { Logger } from 'pino';
-import { FreshRun } from '../core/fresh-run.ts';
-import type { GatewayError } from '../errors/gateway-error.ts';
+import { FreshRun } from './fresh-run.ts';
+
+/**
+ * How a service re-reads what it keeps in a store (definitions written through another replica
+ * or worker): one read at a time, never joining a read that began before the caller asked
+ * (`FreshRun`), and a read that began before a local write applies nothing (it may predate the
+ * write). A timer re-reads periodically, joining a read in progress.
+ */
+export interface RereadOptions<Rows> {
+  read(): Promise<Rows>;
+  /** Brings the service in line with what was read. */
+  apply(rows: Rows): void | Promise<void>;
+  /** Runs after every queued re-read, applied or dropped (budgets read their spend here). */
+  after?: () => Promise<void>;
+  /** A periodic re-read failed. */
+  failed(error: unknown): void;
+}
+
+export class StoreReread<Rows> {
+  readonly #options: RereadOptions<Rows>;
+  /** Bumped by every local write. */
+  #writes = 0;
+  readonly #runs = new FreshRun(() => this.#run());
+  #timer: NodeJS.Timeout | null = null;
+
+  constructor(options: RereadOptions<Rows>) {
+    this.#options = options;
+  }
+
+  /** Re-reads every `intervalMs` (joining a read in progress) until `stop`. */
+  every(intervalMs: number): void {
+    this.stop();
+    this.#timer = setInterval(() => void this.catchUp().catch((error: unknown) => this.#options.failed(error)), intervalMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    if (this.#timer !== null) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+
+  /** Re-reads after any read in progress: what was written before this call is seen. */
+  run(): Promise<void> {
+    return this.#runs.run();
+  }
+
+  /** Joins a read in progress, or starts one (periodic ticks). */
+  catchUp(): Promise<void> {
+    return this.#runs.runOrJoin();
+  }
+
+  /** A local write: a read begun before it applies nothing. */
+  wrote(): void {
+    this.#writes += 1;
+  }
+
+  /** One read and apply outside the queue (an admin write catching up first); dropped when a local write came meanwhile. */
+  async readOnce(): Promise<void> {
+    const writesBefore = this.#writes;
+    const rows = await this.#options.read();
+    if (this.#writes === writesBefore) await this.#options.apply(rows);
+  }
+
+  async #run(): Promise<void> {
+    await this.readOnce();
+    await this.#options.after?.();
+  }
+}
 
 /** When a definition was stored, and whether it comes from configuration (read-only) or the admin API. */
 export interface Stamped {
@@ -9,10 +75,13 @@ export interface Stamped {
   readonly updatedAt: number;
 }
 
+/** A definition as its store keeps it. */
+export type DefinitionRow<D> = D & { createdAt: number; updatedAt: number };
+
 /** The store port of one kind of definition, keyed by a string. */
 export interface DefinitionStore<D> {
-  list(): Promise<(D & { createdAt: number; updatedAt: number })[]>;
-  upsert(row: D & { createdAt: number; updatedAt: number }): Promise<void>;
+  list(): Promise<DefinitionRow<D>[]>;
+  upsert(row: DefinitionRow<D>): Promise<void>;
   remove(key: string): Promise<boolean>;
 }
 
@@ -32,8 +101,8 @@ export interface DefinitionKind<D> {
   logField: string;
   /** Its name in log messages, e.g. `virtual model`. */
   noun: string;
-  notFound(key: string): GatewayError;
-  readOnly(key: string): GatewayError;
+  notFound(key: string): Error;
+  readOnly(key: string): Error;
 }
 
 /**
@@ -46,15 +115,17 @@ export class StoredDefinitions<D> {
   private readonly options: StoredDefinitionsOptions<D>;
   private readonly kind: DefinitionKind<D>;
   private readonly now: () => number;
-  /** Bumped by every local write, so a reload that read the store before it is dropped. */
-  private writes = 0;
-  private readonly reloads = new FreshRun(() => this.reloadOnce());
-  private timer: NodeJS.Timeout | null = null;
+  private readonly rereads: StoreReread<DefinitionRow<D>[]>;
 
   constructor(options: StoredDefinitionsOptions<D>, kind: DefinitionKind<D>) {
     this.options = options;
     this.kind = kind;
     this.now = options.now ?? Date.now;
+    this.rereads = new StoreReread({
+      read: () => options.store.list(),
+      apply: (rows) => this.applyStored(rows),
+      failed: (error) => options.logger.warn({ err: error }, `${kind.noun} reload failed`),
+    });
   }
 
   async start(): Promise<void> {
@@ -70,32 +141,19 @@ export class StoredDefinitions<D> {
       }
       this.entries.set(key, { ...row, origin: 'manual' });
     }
-    const interval = this.options.reloadIntervalMs;
-    if (interval === undefined) return;
-    this.timer = setInterval(
-      () =>
-        void this.reloads
-          .runOrJoin()
-          .catch((error: unknown) => this.options.logger.warn({ err: error }, `${this.kind.noun} reload failed`)),
-      interval,
-    );
-    this.timer.unref();
+    if (this.options.reloadIntervalMs !== undefined) this.rereads.every(this.options.reloadIntervalMs);
   }
 
   stop(): void {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
+    this.rereads.stop();
   }
 
   /** Applies the stored definitions as another replica left them, after any read in progress; configuration ones stay. */
   reload(): Promise<void> {
-    return this.reloads.run();
+    return this.rereads.run();
   }
 
-  private async reloadOnce(): Promise<void> {
-    const writesBefore = this.writes;
-    const rows = await this.options.store.list();
-    if (this.writes !== writesBefore) return;
+  private applyStored(rows: readonly DefinitionRow<D>[]): void {
     const stored = new Set(rows.map((row) => this.kind.keyOf(row)));
     for (const [key, entry] of this.entries) {
       if (entry.origin === 'manual' && !stored.has(key)) {
@@ -147,7 +205,7 @@ export class StoredDefinitions<D> {
     const at = this.now();
     const row = { ...definition, createdAt: existing?.createdAt ?? at, updatedAt: at };
     await this.options.store.upsert(row);
-    this.writes += 1;
+    this.rereads.wrote();
     const entry: D & Stamped = { ...row, origin: 'manual' };
     this.entries.set(key, entry);
     return entry;
@@ -159,7 +217,7 @@ export class StoredDefinitions<D> {
     if (existing === undefined) throw this.kind.notFound(key);
     if (existing.origin === 'config') throw this.kind.readOnly(key);
     await this.options.store.remove(key);
-    this.writes += 1;
+    this.rereads.wrote();
     this.entries.delete(key);
     this.forget(key);
   }
