@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { BudgetRuleSettings } from '../config/budgets.ts';
-import { StoreReread } from '../core/stored-definitions.ts';
+import { StoreReread } from '../core/store-reread.ts';
 import { userPathCovers } from '../core/user-path.ts';
 import { GatewayError, invalidRequest, notFound } from '../errors/gateway-error.ts';
 import type { BudgetRow, BudgetStore } from './budget-store.ts';

@@ -2,7 +2,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 
 import { invalidRequest, notFound } from '../errors/gateway-error.ts';
-import { StoreReread, StoredDefinitions, type DefinitionStore } from './stored-definitions.ts';
+import { StoredDefinitions, type DefinitionStore } from './stored-definitions.ts';
 
 interface Thing {
   readonly name: string;
@@ -66,32 +66,5 @@ describe('StoredDefinitions', () => {
     expect(two.get('b')).toBeUndefined();
     expect(two.forgotten).toEqual(['b']);
     expect(two.size).toBe(0);
-  });
-});
-
-describe('StoreReread', () => {
-  it('drops a read begun before a local write, and never hands a caller a read begun before its call', async () => {
-    let stored = 'old';
-    const reads: Array<() => void> = [];
-    const applied: string[] = [];
-    const reread = new StoreReread<string>({
-      read: () => {
-        const value = stored;
-        return new Promise((resolve) => reads.push(() => resolve(value)));
-      },
-      apply: (value) => void applied.push(value),
-      failed: () => undefined,
-    });
-    const first = reread.run();
-    stored = 'new';
-    reread.wrote();
-    const second = reread.run();
-    reads.shift()?.();
-    await first;
-    expect(applied).toEqual([]);
-    await new Promise((resolve) => setImmediate(resolve));
-    reads.shift()?.();
-    await second;
-    expect(applied).toEqual(['new']);
   });
 });

@@ -1,6 +1,6 @@
 import { hash, randomBytes, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { StoreReread } from '../core/stored-definitions.ts';
+import { StoreReread } from '../core/store-reread.ts';
 import { notFound } from '../errors/gateway-error.ts';
 import type { ApiKeyAuthenticator, Principal } from '../http/auth.ts';
 import type { ApiKeyRole, ApiKeyRow, ApiKeyStore } from './api-key-store.ts';

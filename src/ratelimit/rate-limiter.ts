@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { StoreReread } from '../core/stored-definitions.ts';
+import { StoreReread } from '../core/store-reread.ts';
 import { invalidRequest, notFound, type GatewayError } from '../errors/gateway-error.ts';
 import type { HeldSlots, RateLimitCounterStore, RuleCounts, SlotLease } from './counter-store.ts';
 import { periodLabel } from './periods.ts';
