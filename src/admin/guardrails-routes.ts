@@ -21,20 +21,11 @@ export function renderGuardrail(entry: StoredGuardrail, position: number) {
   };
 }
 
-/** The validated entry, a webhook's `secret` replaced by `secret_set` in its place (after `url`). */
+/** The validated entry, a webhook's `secret` shown as `secret_set` in its place. */
 function shownEntry(entry: GuardrailEntry): Record<string, unknown> {
   if (entry.type !== 'webhook') return entry;
-  const { secret, ...fields } = entry;
-  return Object.fromEntries(
-    Object.entries(fields).flatMap(([field, value]) =>
-      field === 'url'
-        ? [
-            [field, value],
-            ['secret_set', secret !== undefined],
-          ]
-        : [[field, value]],
-    ),
-  );
+  const { secret, timeout_ms, retries, fail_open, ...head } = entry;
+  return { ...head, secret_set: secret !== undefined, timeout_ms, retries, fail_open };
 }
 
 /** Fields of a view that a PUT ignores, so that what GET returned may be sent back as is. */

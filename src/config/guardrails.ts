@@ -18,11 +18,7 @@ interface Common {
   readonly name: string;
   readonly mode: GuardrailMode;
   readonly scope: GuardrailScope;
-  /**
-   * The entry as the schema validated it, every default filled in (user paths normalized, a
-   * custom module's path resolved): what the store keeps and, without the webhook secret, what
-   * `GET /admin/guardrails` shows.
-   */
+  /** The entry as validated (defaults filled, paths normalized): what the store keeps and the admin API shows. */
   readonly entry: GuardrailEntry;
 }
 
@@ -65,10 +61,8 @@ const on = z
   .optional();
 
 /** `[input, output]` reads as `both`. */
-function sideOf(value: Side | readonly ('input' | 'output')[]): Side {
-  if (typeof value === 'string') return value;
-  return value.includes('input') ? (value.includes('output') ? 'both' : 'input') : 'output';
-}
+const sideOf = (value: Side | readonly ('input' | 'output')[]): Side =>
+  typeof value === 'string' ? value : value.includes('input') ? (value.includes('output') ? 'both' : 'input') : 'output';
 
 const text = (action: 'redact' | 'block', side: 'input' | 'both') => ({
   ...common,

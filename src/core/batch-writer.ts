@@ -1,17 +1,21 @@
 import type { Logger } from 'pino';
 import { everyInterval } from './shared-interval.ts';
 
-export interface BatchWriterOptions<T> {
-  /** Writes one batch (one transaction), in order. */
-  write(batch: T[]): Promise<void>;
+export interface BatchSettings {
   flushIntervalMs: number;
   batchSize: number;
   /** Items kept in memory while the database is down; beyond it new items are dropped (logged). */
   maxBuffered?: number;
   logger: Logger;
-  /** The log fields naming a dropped item. */
-  droppedFields(item: T): Record<string, unknown>;
-  messages: { readonly dropped: string; readonly failed: string; readonly recovered: string; readonly lost: string };
+}
+
+export interface BatchWriterOptions<T> extends BatchSettings {
+  /** Writes one batch (one transaction), in order. */
+  write(batch: T[]): Promise<void>;
+  /** The request id of an item, logged when it is dropped. */
+  requestIdOf(item: T): string;
+  /** For log messages, e.g. `usage` `record` `records`. */
+  names: { readonly table: string; readonly item: string; readonly items: string };
 }
 
 const defaultMaxBuffered = 100_000;
@@ -65,13 +69,15 @@ export class BatchWriter<T> {
       await this.flush();
       if (this.buffer.length > 0) await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    if (this.pending > 0) this.writer.logger.error({ lost: this.pending }, this.writer.messages.lost);
+    const { logger, names } = this.writer;
+    if (this.pending > 0) logger.error({ lost: this.pending }, `${names.table} ${names.items} could not be written before exit`);
   }
 
   /** Queues an item; false when the queue is full (the item is dropped and logged). */
   protected enqueue(item: T): boolean {
+    const { logger, names } = this.writer;
     if (this.buffer.length >= (this.writer.maxBuffered ?? defaultMaxBuffered)) {
-      this.writer.logger.error(this.writer.droppedFields(item), this.writer.messages.dropped);
+      logger.error({ request_id: this.writer.requestIdOf(item) }, `${names.table} buffer full: ${names.item} dropped`);
       return false;
     }
     this.buffer.push(item);
@@ -105,19 +111,20 @@ export class BatchWriter<T> {
    * commit and a round trip to the writer thread (ADR 23).
    */
   private async writeAll(): Promise<void> {
+    const { logger, names } = this.writer;
     let queued = this.buffer.length;
     while (queued > 0 && this.buffer.length > 0) {
       this.inFlight = this.buffer.splice(0, Math.min(this.writer.batchSize, queued));
       queued -= this.inFlight.length;
       try {
         await this.writer.write(this.inFlight);
-        if (this.failing) this.writer.logger.info(this.writer.messages.recovered);
+        if (this.failing) logger.info(`${names.table} writes recovered`);
         this.failing = false;
         this.inFlight = [];
       } catch (error) {
         this.buffer = [...this.inFlight, ...this.buffer];
         this.inFlight = [];
-        if (!this.failing) this.writer.logger.error({ err: error, pending: this.buffer.length }, this.writer.messages.failed);
+        if (!this.failing) logger.error({ err: error, pending: this.buffer.length }, `${names.table} write failed; will retry`);
         this.failing = true;
         return;
       }

@@ -30,7 +30,7 @@ export class StoreReread<Rows> {
   /** Re-reads every `intervalMs` (joining a read in progress) until `stop`. */
   every(intervalMs: number): void {
     this.stop();
-    this.#timer = setInterval(() => void this.catchUp().catch((error: unknown) => this.#options.failed(error)), intervalMs);
+    this.#timer = setInterval(() => void this.#runs.runOrJoin().catch((error: unknown) => this.#options.failed(error)), intervalMs);
     this.#timer.unref();
   }
 
@@ -42,11 +42,6 @@ export class StoreReread<Rows> {
   /** Re-reads after any read in progress: what was written before this call is seen. */
   run(): Promise<void> {
     return this.#runs.run();
-  }
-
-  /** Joins a read in progress, or starts one (periodic ticks). */
-  catchUp(): Promise<void> {
-    return this.#runs.runOrJoin();
   }
 
   /** A local write: a read begun before it applies nothing. */

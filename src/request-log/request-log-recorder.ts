@@ -1,35 +1,17 @@
-import type { Logger } from 'pino';
-import { BatchWriter } from '../core/batch-writer.ts';
+import { BatchWriter, type BatchSettings } from '../core/batch-writer.ts';
 import type { RequestLogEntry, RequestLogStore } from './request-log-store.ts';
 
-export interface RequestLogRecorderOptions {
-  store: RequestLogStore;
-  flushIntervalMs: number;
-  batchSize: number;
-  /** Entries kept in memory while the database is down; beyond it new entries are dropped (logged). */
-  maxBuffered?: number;
-  logger: Logger;
-}
+export type RequestLogRecorderOptions = BatchSettings & { store: RequestLogStore };
 
-/**
- * Request log entries leave the request path here, as usage records do (UsageRecorder): `record`
- * only queues; a timer writes batches in one transaction each, in order, retrying after a
- * failure; `stop` flushes what is left. On a SQLite file the batches go through the same writer
- * thread as usage records (SqliteExecutor.insertRows).
- */
+/** Request log entries, written off the request path in batches (core/batch-writer.ts), on SQLite by the usage records' writer thread. */
 export class RequestLogRecorder extends BatchWriter<RequestLogEntry> {
   constructor(options: RequestLogRecorderOptions) {
     const { store, ...rest } = options;
     super({
       ...rest,
       write: (batch) => store.insertMany(batch),
-      droppedFields: (entry) => ({ request_id: entry.id }),
-      messages: {
-        dropped: 'request log buffer full: entry dropped',
-        failed: 'request log write failed; will retry',
-        recovered: 'request log writes recovered',
-        lost: 'request log entries could not be written before exit',
-      },
+      requestIdOf: (entry) => entry.id,
+      names: { table: 'request log', item: 'entry', items: 'entries' },
     });
   }
 

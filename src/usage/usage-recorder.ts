@@ -1,16 +1,8 @@
-import type { Logger } from 'pino';
-import { BatchWriter } from '../core/batch-writer.ts';
+import { BatchWriter, type BatchSettings } from '../core/batch-writer.ts';
 import { capNullableText, capText, storedTextLimits } from '../core/stored-text.ts';
 import type { UsageRecord, UsageStore } from './usage-store.ts';
 
-export interface UsageRecorderOptions {
-  store: UsageStore;
-  flushIntervalMs: number;
-  batchSize: number;
-  /** Records kept in memory while the database is down; beyond it new records are dropped (logged). */
-  maxBuffered?: number;
-  logger: Logger;
-}
+export type UsageRecorderOptions = BatchSettings & { store: UsageStore };
 
 interface Pending {
   seq: number;
@@ -18,10 +10,8 @@ interface Pending {
 }
 
 /**
- * Usage records leave the request path here: `record` only queues; a timer writes batches in
- * one transaction each (never one write per request), in order, retrying after a failure.
- * `stop` flushes what is left. Each record gets a sequence number so budgets can tell which
- * of their in-memory charges the database already holds.
+ * Usage records, written off the request path in batches (core/batch-writer.ts). Each record gets
+ * a sequence number so budgets can tell which of their in-memory charges the database holds.
  */
 export class UsageRecorder extends BatchWriter<Pending> {
   private nextSeq = 1;
@@ -31,13 +21,8 @@ export class UsageRecorder extends BatchWriter<Pending> {
     super({
       ...rest,
       write: (batch) => store.insertMany(batch.map((pending) => pending.record)),
-      droppedFields: (pending) => ({ request_id: pending.record.requestId }),
-      messages: {
-        dropped: 'usage buffer full: record dropped',
-        failed: 'usage write failed; will retry',
-        recovered: 'usage writes recovered',
-        lost: 'usage records could not be written before exit',
-      },
+      requestIdOf: (pending) => pending.record.requestId,
+      names: { table: 'usage', item: 'record', items: 'records' },
     });
   }
 
