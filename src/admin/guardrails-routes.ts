@@ -1,14 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ConfigError } from '../errors/config-error.ts';
+import type { GuardrailEntry } from '../guardrails/guardrail-settings.ts';
 import { invalidRequest, notFound } from '../errors/gateway-error.ts';
-import { guardrailSpec } from '../guardrails/guardrail-spec.ts';
 import type { StoredGuardrail, StoredGuardrails } from '../guardrails/stored-guardrails.ts';
 import { invalidParameter, isoTime, objectBody } from './admin-errors.ts';
 import { keepRedactedSecret, keepRedactedUrl, redacted, redactUrlSecrets } from './redacted-secret.ts';
 
 /** A guardrail as its YAML entry reads (defaults filled, no webhook secret), with its place and origin. */
 export function renderGuardrail(entry: StoredGuardrail, position: number) {
-  const spec = guardrailSpec(entry.settings, 'shown');
+  const spec = shownEntry(entry.settings.entry);
   return {
     ...spec,
     // A webhook URL's credential-like query values are secrets too.
@@ -19,6 +19,13 @@ export function renderGuardrail(entry: StoredGuardrail, position: number) {
     created_at: isoTime(entry.createdAt),
     updated_at: isoTime(entry.updatedAt),
   };
+}
+
+/** The validated entry, a webhook's `secret` shown as `secret_set` in its place. */
+function shownEntry(entry: GuardrailEntry): Record<string, unknown> {
+  if (entry.type !== 'webhook') return entry;
+  const { secret, timeout_ms, retries, fail_open, ...head } = entry;
+  return { ...head, secret_set: secret !== undefined, timeout_ms, retries, fail_open };
 }
 
 /** Fields of a view that a PUT ignores, so that what GET returned may be sent back as is. */

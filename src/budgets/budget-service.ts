@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { BudgetRuleSettings } from './budget-settings.ts';
-import { FreshRun } from '../core/fresh-run.ts';
+import { StoreReread } from '../core/store-reread.ts';
 import { userPathCovers } from '../core/user-path.ts';
 import { GatewayError, invalidRequest, notFound } from '../errors/gateway-error.ts';
-import type { BudgetStore } from './budget-store.ts';
+import type { BudgetRow, BudgetStore } from './budget-store.ts';
 import { budgetIdentity, makeBudgetRule, type BudgetRule } from './budget-rules.ts';
 import { periodWindow } from './periods.ts';
 import { holdOn, noReservation, type BudgetReservation, type SharedHold } from './reservation.ts';
@@ -67,17 +67,20 @@ export class BudgetService {
   /** Every charge whose usage record may not be in the database yet, for rules created meanwhile. */
   private unsettled: Array<{ seq: number; userPath: string; cost: number; at: number }> = [];
   private readonly now: () => number;
-  private timer: NodeJS.Timeout | null = null;
-  /** Every refresh reads the database after it was asked for (an admin write through another worker is seen). */
-  private readonly refreshes = new FreshRun(() => this.refreshAll());
-  /** Bumped by every local rule write, so a rule reload that read the store before it is dropped. */
-  private writes = 0;
+  /** Every refresh reads the rules, then the spend, after it was asked for (an admin write through another worker is seen). */
+  private readonly refreshes: StoreReread<BudgetRow[]>;
   private readonly sharedSpend: SharedSpend;
 
   constructor(options: BudgetServiceOptions) {
     this.options = options;
     this.now = options.now ?? Date.now;
     this.sharedSpend = new SharedSpend(options.store);
+    this.refreshes = new StoreReread({
+      read: () => options.store.list(),
+      apply: (rows) => this.applyRules(rows),
+      after: () => this.refreshSpend(),
+      failed: (error) => options.logger.warn({ err: error }, 'budget refresh failed'),
+    });
   }
 
   async start(): Promise<void> {
@@ -94,16 +97,11 @@ export class BudgetService {
       this.ledgers.set(identity, new SpendLedger(makeBudgetRule({ ...row, origin: 'manual' })));
     }
     await this.refresh();
-    this.timer = setInterval(
-      () => void this.refreshes.runOrJoin().catch((error: unknown) => this.options.logger.warn({ err: error }, 'budget refresh failed')),
-      this.options.refreshIntervalMs,
-    );
-    this.timer.unref();
+    this.refreshes.every(this.options.refreshIntervalMs);
   }
 
   stop(): void {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
+    this.refreshes.stop();
     this.options.sharedStore?.close?.();
   }
 
@@ -202,7 +200,7 @@ export class BudgetService {
   /** Creates or updates a manual rule; editing the amount keeps the period's spend. */
   async upsert(userPath: string, periodSeconds: number, amount: number): Promise<void> {
     // Catch up with the database first: the rule may have been made through another replica.
-    await this.reloadRules();
+    await this.refreshes.readOnce();
     const identity = budgetIdentity(userPath, periodSeconds);
     const existing = this.ledgers.get(identity);
     if (existing?.rule.origin === 'config') throw readOnly(existing.rule);
@@ -216,7 +214,7 @@ export class BudgetService {
       updatedAt: at,
     });
     await this.options.store.upsert({ userPath, period: rule.period, periodSeconds, amount, createdAt: rule.createdAt, updatedAt: at });
-    this.writes += 1;
+    this.refreshes.wrote();
     if (existing) {
       existing.rule = rule;
       return;
@@ -256,14 +254,14 @@ export class BudgetService {
   }
 
   async remove(userPath: string, periodSeconds: number): Promise<void> {
-    await this.reloadRules();
+    await this.refreshes.readOnce();
     const identity = budgetIdentity(userPath, periodSeconds);
     const existing = this.ledgers.get(identity);
     if (existing === undefined)
       throw notFound(`no budget for ${userPath} with a period of ${periodSeconds}s`, { code: 'budget_not_found' });
     if (existing.rule.origin === 'config') throw readOnly(existing.rule);
     await this.options.store.remove(userPath, periodSeconds);
-    this.writes += 1;
+    this.refreshes.wrote();
     this.ledgers.delete(identity);
   }
 
@@ -275,8 +273,8 @@ export class BudgetService {
     return this.refreshes.run();
   }
 
-  private async refreshAll(): Promise<void> {
-    await this.reloadRules();
+  /** The spend: other replicas' on a shared database, else a period that rolled over, and the charges now settled. */
+  private async refreshSpend(): Promise<void> {
     const now = this.now();
     await this.options.whileSettled(async (settled) => {
       const ledgers = [...this.ledgers.values()];
@@ -295,10 +293,7 @@ export class BudgetService {
    * Applies the stored manual rules as another replica left them: new ones get a ledger (read at
    * once by the refresh), an amount edit keeps the period's spend, deleted ones go.
    */
-  private async reloadRules(): Promise<void> {
-    const writesBefore = this.writes;
-    const rows = await this.options.store.list();
-    if (this.writes !== writesBefore) return;
+  private applyRules(rows: readonly BudgetRow[]): void {
     const stored = new Set<string>();
     for (const row of rows) {
       const identity = budgetIdentity(row.userPath, row.periodSeconds);

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import { FreshRun } from './fresh-run.ts';
-import type { GatewayError } from '../errors/gateway-error.ts';
+import { StoreReread } from './store-reread.ts';
 
 /** When a definition was stored, and whether it comes from configuration (read-only) or the admin API. */
 export interface Stamped {
@@ -9,10 +8,13 @@ export interface Stamped {
   readonly updatedAt: number;
 }
 
+/** A definition as its store keeps it. */
+export type DefinitionRow<D> = D & { createdAt: number; updatedAt: number };
+
 /** The store port of one kind of definition, keyed by a string. */
 export interface DefinitionStore<D> {
-  list(): Promise<(D & { createdAt: number; updatedAt: number })[]>;
-  upsert(row: D & { createdAt: number; updatedAt: number }): Promise<void>;
+  list(): Promise<DefinitionRow<D>[]>;
+  upsert(row: DefinitionRow<D>): Promise<void>;
   remove(key: string): Promise<boolean>;
 }
 
@@ -32,8 +34,8 @@ export interface DefinitionKind<D> {
   logField: string;
   /** Its name in log messages, e.g. `virtual model`. */
   noun: string;
-  notFound(key: string): GatewayError;
-  readOnly(key: string): GatewayError;
+  notFound(key: string): Error;
+  readOnly(key: string): Error;
 }
 
 /**
@@ -46,15 +48,17 @@ export class StoredDefinitions<D> {
   private readonly options: StoredDefinitionsOptions<D>;
   private readonly kind: DefinitionKind<D>;
   private readonly now: () => number;
-  /** Bumped by every local write, so a reload that read the store before it is dropped. */
-  private writes = 0;
-  private readonly reloads = new FreshRun(() => this.reloadOnce());
-  private timer: NodeJS.Timeout | null = null;
+  private readonly rereads: StoreReread<DefinitionRow<D>[]>;
 
   constructor(options: StoredDefinitionsOptions<D>, kind: DefinitionKind<D>) {
     this.options = options;
     this.kind = kind;
     this.now = options.now ?? Date.now;
+    this.rereads = new StoreReread({
+      read: () => options.store.list(),
+      apply: (rows) => this.applyStored(rows),
+      failed: (error) => options.logger.warn({ err: error }, `${kind.noun} reload failed`),
+    });
   }
 
   async start(): Promise<void> {
@@ -70,32 +74,19 @@ export class StoredDefinitions<D> {
       }
       this.entries.set(key, { ...row, origin: 'manual' });
     }
-    const interval = this.options.reloadIntervalMs;
-    if (interval === undefined) return;
-    this.timer = setInterval(
-      () =>
-        void this.reloads
-          .runOrJoin()
-          .catch((error: unknown) => this.options.logger.warn({ err: error }, `${this.kind.noun} reload failed`)),
-      interval,
-    );
-    this.timer.unref();
+    if (this.options.reloadIntervalMs !== undefined) this.rereads.every(this.options.reloadIntervalMs);
   }
 
   stop(): void {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
+    this.rereads.stop();
   }
 
   /** Applies the stored definitions as another replica left them, after any read in progress; configuration ones stay. */
   reload(): Promise<void> {
-    return this.reloads.run();
+    return this.rereads.run();
   }
 
-  private async reloadOnce(): Promise<void> {
-    const writesBefore = this.writes;
-    const rows = await this.options.store.list();
-    if (this.writes !== writesBefore) return;
+  private applyStored(rows: readonly DefinitionRow<D>[]): void {
     const stored = new Set(rows.map((row) => this.kind.keyOf(row)));
     for (const [key, entry] of this.entries) {
       if (entry.origin === 'manual' && !stored.has(key)) {
@@ -147,7 +138,7 @@ export class StoredDefinitions<D> {
     const at = this.now();
     const row = { ...definition, createdAt: existing?.createdAt ?? at, updatedAt: at };
     await this.options.store.upsert(row);
-    this.writes += 1;
+    this.rereads.wrote();
     const entry: D & Stamped = { ...row, origin: 'manual' };
     this.entries.set(key, entry);
     return entry;
@@ -159,7 +150,7 @@ export class StoredDefinitions<D> {
     if (existing === undefined) throw this.kind.notFound(key);
     if (existing.origin === 'config') throw this.kind.readOnly(key);
     await this.options.store.remove(key);
-    this.writes += 1;
+    this.rereads.wrote();
     this.entries.delete(key);
     this.forget(key);
   }

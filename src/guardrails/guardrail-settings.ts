@@ -18,6 +18,8 @@ interface Common {
   readonly name: string;
   readonly mode: GuardrailMode;
   readonly scope: GuardrailScope;
+  /** The entry as validated (defaults filled, paths normalized): what the store keeps and the admin API shows. */
+  readonly entry: GuardrailEntry;
 }
 
 interface TextCommon extends Common {
@@ -52,14 +54,20 @@ const common = {
     .prefault({}),
 };
 
+type Side = 'input' | 'output' | 'both';
+
 const on = z
   .union([z.enum(['input', 'output', 'both']), z.array(z.enum(['input', 'output'])).min(1)], { error: 'expected input, output or both' })
   .optional();
 
+/** `[input, output]` reads as `both`. */
+const sideOf = (value: Side | readonly ('input' | 'output')[]): Side =>
+  typeof value === 'string' ? value : value.includes('input') ? (value.includes('output') ? 'both' : 'input') : 'output';
+
 const text = (action: 'redact' | 'block', side: 'input' | 'both') => ({
   ...common,
   action: z.enum(['redact', 'block'], { error: 'expected redact or block' }).default(action),
-  on: on.transform((value) => value ?? side),
+  on: on.transform((value) => sideOf(value ?? side)),
   replacement: z.string().default('[REDACTED_<ENTITY>]'),
 });
 
@@ -133,11 +141,15 @@ export function parseGuardrail(item: unknown, itemKey: string, configFile: strin
   return toSettings(parsed.data, itemKey, configFile);
 }
 
-type Parsed = z.output<typeof guardrailEntrySchema>;
+/** A guardrail entry as validated: the stored and shown form (`name` first, as in YAML). */
+export type GuardrailEntry = z.output<typeof guardrailEntrySchema>;
 
-function toSettings(parsed: Parsed, itemKey: string, configFile: string | null): GuardrailSettings {
+function toSettings(validated: GuardrailEntry, itemKey: string, configFile: string | null): GuardrailSettings {
   const at = (field: string): string => (itemKey === '' ? field : `${itemKey}.${field}`);
-  const base = { name: parsed.name, mode: parsed.mode, scope: scopeOf(parsed.applies_to, at('applies_to.user_paths')) };
+  const scope = scopeOf(validated.applies_to, at('applies_to.user_paths'));
+  const { name, ...fields } = validated;
+  const parsed = { name, ...fields, applies_to: { ...fields.applies_to, user_paths: [...scope.userPaths] } };
+  const base = { name: parsed.name, mode: parsed.mode, scope, entry: parsed };
   if (parsed.type === 'max_input_tokens') return { ...base, type: parsed.type, maxTokens: parsed.max_tokens };
   if (parsed.type === 'json_schema') return { ...base, type: parsed.type };
   if (parsed.type === 'moderation') {
@@ -148,12 +160,11 @@ function toSettings(parsed: Parsed, itemKey: string, configFile: string | null):
     const { url, timeout_ms: timeoutMs, retries, fail_open: failOpen } = parsed;
     return { ...base, type: parsed.type, url, secret: parsed.secret ?? null, timeoutMs, retries, failOpen };
   }
-  const sides = parsed.on === 'both' ? ['input', 'output'] : typeof parsed.on === 'string' ? [parsed.on] : parsed.on;
   const textBase = {
     ...base,
     action: parsed.action,
-    input: sides.includes('input'),
-    output: sides.includes('output'),
+    input: parsed.on !== 'output',
+    output: parsed.on !== 'input',
     replacement: parsed.replacement,
   };
   if (parsed.type === 'pii') return { ...textBase, type: 'pii', entities: parsed.entities };
@@ -162,7 +173,7 @@ function toSettings(parsed: Parsed, itemKey: string, configFile: string | null):
     // Relative to the configuration file's folder, else to the working directory.
     const module = resolve(configFile === null ? '.' : dirname(configFile), parsed.module);
     if (!existsSync(module)) throw new ConfigError(at('module'), `file not found: ${module}`);
-    return { ...textBase, type: 'custom', module };
+    return { ...textBase, entry: { ...parsed, module }, type: 'custom', module };
   }
   if (parsed.terms.length === 0 && parsed.patterns.length === 0) throw new ConfigError(at('terms'), 'a deny_list needs terms or patterns');
   return {

@@ -84,4 +84,26 @@ describe('StoredGuardrails', () => {
     );
     expect(guardrails.list().map((entry) => entry.name)).toEqual(['beta']);
   });
+
+  it('stores the validated entry, which parses back to itself (the stored form is the schema output)', async () => {
+    const store = memoryStore();
+    const guardrails = await started(store, []);
+    await guardrails.put({ name: ' p ', type: 'pii', on: ['output', 'input'], applies_to: { user_paths: ['/Team/'], models: 'gpt' } });
+    await guardrails.put({ name: 'w', type: 'webhook', url: 'https://example.com/h', secret: 's3cret', retries: '0' });
+    await guardrails.put({ name: 't', type: 'max_input_tokens', max_tokens: '12' });
+    for (const row of store.rows.values()) {
+      expect(buildGuardrails([row.spec])[0]?.entry).toEqual(row.spec);
+    }
+    expect(store.rows.get('p')?.spec).toEqual({
+      name: 'p',
+      type: 'pii',
+      mode: 'enforce',
+      applies_to: { user_paths: ['/Team'], models: ['gpt'], endpoints: [] },
+      action: 'redact',
+      on: 'both',
+      replacement: '[REDACTED_<ENTITY>]',
+      entities: expect.any(Array),
+    });
+    expect(store.rows.get('w')?.spec).toMatchObject({ secret: 's3cret', retries: 0 });
+  });
 });

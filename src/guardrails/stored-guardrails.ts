@@ -6,7 +6,6 @@ import { StoredDefinitions, type DefinitionKind, type DefinitionStore, type Stam
 import { buildGuardrail, type CustomFinders, type Instances } from './build.ts';
 import { loadCustomFinders } from './custom.ts';
 import type { GuardrailStore } from './guardrail-store.ts';
-import { guardrailSpec } from './guardrail-spec.ts';
 import { Guardrails, type DecisionCounter } from './pipeline.ts';
 
 /** A guardrail as StoredDefinitions keeps it: its name and its parsed settings. */
@@ -165,8 +164,7 @@ function parsingStore(store: GuardrailStore, instances: Instances, logger: Logge
         }
       });
     },
-    upsert: (row) =>
-      store.upsert({ name: row.name, spec: guardrailSpec(row.settings, 'stored'), createdAt: row.createdAt, updatedAt: row.updatedAt }),
+    upsert: (row) => store.upsert({ name: row.name, spec: row.settings.entry, createdAt: row.createdAt, updatedAt: row.updatedAt }),
     remove: (name) => store.remove(name),
   };
 }

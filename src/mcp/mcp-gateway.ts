@@ -33,7 +33,6 @@ export class McpGateway {
   /** Prefix of the session ids this process issues (empty with one process). */
   readonly sessionIdPrefix: string;
   private readonly logger: Logger;
-  private timer: NodeJS.Timeout | null = null;
 
   /** Where session streams keep their events for resumption (memory, or Redis shared by replicas). */
   readonly events: SessionEventStores;
@@ -74,13 +73,7 @@ export class McpGateway {
     gateway.upstreams.apply(gateway.registry.serverList());
     await gateway.upstreams.loaded();
     gateway.logProblems();
-    const interval = options.reloadIntervalMs ?? defaultReloadIntervalMs;
-    gateway.timer = setInterval(() => {
-      gateway.registry.catchUp().catch((error: unknown) => {
-        gateway.logger.warn({ reason: error instanceof Error ? error.message : String(error) }, 'mcp declarations reload failed');
-      });
-    }, interval);
-    gateway.timer.unref();
+    gateway.registry.every(options.reloadIntervalMs ?? defaultReloadIntervalMs);
     options.logger.info(
       { servers: gateway.registry.serverList().length, virtual_servers: gateway.registry.virtualServerList().length },
       'mcp gateway ready',
@@ -90,8 +83,7 @@ export class McpGateway {
 
   /** Ends every downstream session, then closes the upstream connections (stdio children exit). */
   async close(): Promise<void> {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
+    this.registry.stop();
     await this.sessions.closeAll();
     await this.upstreams.close();
     await this.events.close();

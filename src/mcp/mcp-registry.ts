@@ -1,10 +1,12 @@
 import type { Logger } from 'pino';
-import { FreshRun } from '../core/fresh-run.ts';
+import { StoreReread } from '../core/store-reread.ts';
 import { invalidRequest, notFound, type GatewayError } from '../errors/gateway-error.ts';
 import type {
   McpServerDefinition,
+  McpServerRow,
   McpServerStore,
   McpVirtualServerDefinition,
+  McpVirtualServerRow,
   McpVirtualServerStore,
   ToolDiscoveryMode,
 } from './mcp-definitions.ts';
@@ -60,9 +62,7 @@ export class McpRegistry {
   private readonly listeners: Array<(servers: readonly McpServer[]) => void> = [];
   /** Told after any change of servers or virtual servers (open sessions of a removed endpoint end). */
   private readonly changeListeners: Array<() => void> = [];
-  /** Bumped by every local write, so that a reload read before the write does not undo it. */
-  private generation = 0;
-  private readonly reloads = new FreshRun(() => this.reloadOnce());
+  private readonly rereads: StoreReread<[McpServerRow[], McpVirtualServerRow[]]>;
   /** Shadowed store rows already logged (a reload every few seconds would repeat the warning). */
   private readonly shadowed = new Set<string>();
 
@@ -70,6 +70,12 @@ export class McpRegistry {
     this.options = options;
     this.now = options.now ?? Date.now;
     this.startedAt = this.now();
+    this.rereads = new StoreReread({
+      read: () => Promise.all([options.serverStore.list(), options.virtualStore.list()]),
+      apply: ([serverRows, virtualRows]) => this.applyStored(serverRows, virtualRows),
+      failed: (error) =>
+        options.logger.warn({ reason: error instanceof Error ? error.message : String(error) }, 'mcp declarations reload failed'),
+    });
   }
 
   get defaultToolDiscovery(): ToolDiscoveryMode {
@@ -78,18 +84,19 @@ export class McpRegistry {
 
   /** Reads the stores again, after any read in progress (writes made by other replicas show up); tells listeners when servers changed. */
   reload(): Promise<void> {
-    return this.reloads.run();
+    return this.rereads.run();
   }
 
-  /** The periodic re-read: joins a read in progress rather than queue another (core/fresh-run.ts). */
-  catchUp(): Promise<void> {
-    return this.reloads.runOrJoin();
+  /** Re-reads every `intervalMs`, joining a read in progress, until `stop`. */
+  every(intervalMs: number): void {
+    this.rereads.every(intervalMs);
   }
 
-  private async reloadOnce(): Promise<void> {
-    const generation = this.generation;
-    const [serverRows, virtualRows] = await Promise.all([this.options.serverStore.list(), this.options.virtualStore.list()]);
-    if (generation !== this.generation) return;
+  stop(): void {
+    this.rereads.stop();
+  }
+
+  private applyStored(serverRows: readonly McpServerRow[], virtualRows: readonly McpVirtualServerRow[]): void {
     const before = JSON.stringify(this.serverList());
     const virtualsBefore = JSON.stringify(this.virtualServerList());
     this.servers = merge(this.options.configServers, serverRows, this.startedAt, (server) => server.slug, this.shadowWarning('server'));
@@ -199,7 +206,7 @@ export class McpRegistry {
     if (existing?.origin === 'config') throw readOnly('server', definition.slug);
     const at = this.now();
     const row = { ...definition, createdAt: existing?.createdAt ?? at, updatedAt: at };
-    this.generation += 1;
+    this.rereads.wrote();
     await this.options.serverStore.upsert(row);
     const server: McpServer = { ...row, origin: 'manual' };
     this.servers.set(definition.slug, server);
@@ -211,7 +218,7 @@ export class McpRegistry {
     const existing = this.servers.get(slug);
     if (existing === undefined) throw notFound(`no MCP server has the slug ${slug}`, { code: 'mcp_server_not_found' });
     if (existing.origin === 'config') throw readOnly('server', slug);
-    this.generation += 1;
+    this.rereads.wrote();
     await this.options.serverStore.remove(slug);
     this.servers.delete(slug);
     this.notify();
@@ -223,7 +230,7 @@ export class McpRegistry {
     this.checkMembers(definition);
     const at = this.now();
     const row = { ...definition, createdAt: existing?.createdAt ?? at, updatedAt: at };
-    this.generation += 1;
+    this.rereads.wrote();
     await this.options.virtualStore.upsert(row);
     const virtual: McpVirtualServer = { ...row, origin: 'manual' };
     this.virtuals.set(definition.name, virtual);
@@ -235,7 +242,7 @@ export class McpRegistry {
     const existing = this.virtuals.get(name);
     if (existing === undefined) throw notFound(`no virtual MCP server is named ${name}`, { code: 'mcp_virtual_server_not_found' });
     if (existing.origin === 'config') throw readOnly('virtual', name);
-    this.generation += 1;
+    this.rereads.wrote();
     await this.options.virtualStore.remove(name);
     this.virtuals.delete(name);
     this.changed();

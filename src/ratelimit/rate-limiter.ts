@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { FreshRun } from '../core/fresh-run.ts';
+import { StoreReread } from '../core/store-reread.ts';
 import { invalidRequest, notFound, type GatewayError } from '../errors/gateway-error.ts';
 import type { HeldSlots, RateLimitCounterStore, RuleCounts, SlotLease } from './counter-store.ts';
 import { periodLabel } from './periods.ts';
@@ -71,11 +71,9 @@ export class RateLimiter {
   private readonly live = new Set<HeldSlots>();
   /** Creation time of each deleted rule, so a rule recreated at once still gets a new counter key. */
   private readonly retired = new Map<string, number>();
-  /** Bumped by every local rule write, so a reload that read the store before it is dropped. */
-  private writes = 0;
   /** Every reload reads the store after it was asked for (a rule written through another worker is seen). */
-  private readonly reloads = new FreshRun(() => this.reloadOnce());
-  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly rereads: StoreReread<RateLimitRuleRow[]>;
+  private renewal: NodeJS.Timeout | null = null;
   /** Counter updates sent after admission (releases, refunds, tokens) not yet answered, and who waits for none. */
   private pending = 0;
   private idleWaiters: Array<() => void> = [];
@@ -83,6 +81,13 @@ export class RateLimiter {
   constructor(options: RateLimiterOptions) {
     this.options = options;
     this.now = options.now ?? Date.now;
+    this.rereads = new StoreReread({
+      read: () => options.ruleStore.list(),
+      apply: async (rows) => {
+        for (const rule of this.applyStored(rows)) await options.counters.forget(rule);
+      },
+      failed: (error) => options.logger.warn({ err: error }, 'rate-limit rule reload failed'),
+    });
   }
 
   async start(): Promise<void> {
@@ -101,15 +106,22 @@ export class RateLimiter {
     }
     this.rebuild();
     const { reloadIntervalMs, leaseRenewalMs } = this.options;
-    if (reloadIntervalMs !== undefined) this.every(reloadIntervalMs, () => this.reloads.runOrJoin(), 'rate-limit rule reload failed');
+    if (reloadIntervalMs !== undefined) this.rereads.every(reloadIntervalMs);
     if (leaseRenewalMs !== undefined && this.options.counters.renewLeases !== undefined) {
-      this.every(leaseRenewalMs, () => this.renewLeases(), 'rate-limit lease renewal failed');
+      this.renewal = setInterval(
+        () =>
+          void this.renewLeases().catch((error: unknown) => this.options.logger.warn({ err: error }, 'rate-limit lease renewal failed')),
+        leaseRenewalMs,
+      );
+      this.renewal.unref();
     }
   }
 
   /** Stops the reload and renewal timers. */
   stop(): void {
-    for (const timer of this.timers.splice(0)) clearInterval(timer);
+    this.rereads.stop();
+    if (this.renewal !== null) clearInterval(this.renewal);
+    this.renewal = null;
   }
 
   /**
@@ -118,7 +130,7 @@ export class RateLimiter {
    * (a new creation time), loses them. Configuration rules are never touched.
    */
   reload(): Promise<void> {
-    return this.reloads.run();
+    return this.rereads.run();
   }
 
   /**
@@ -271,7 +283,7 @@ export class RateLimiter {
     const createdAt =
       existing?.createdAt ?? Math.max(at, (this.retired.get(ruleId(valid.scope, valid.subject, valid.periodSeconds)) ?? 0) + 1);
     await this.options.ruleStore.upsert({ ...valid, createdAt, updatedAt: at });
-    this.writes += 1;
+    this.rereads.wrote();
     this.put(valid, 'manual', createdAt, at);
     this.rebuild();
   }
@@ -282,7 +294,7 @@ export class RateLimiter {
     const rule = this.find(scope, subject, periodSeconds);
     if (rule.origin === 'config') throw readOnly(rule);
     await this.options.ruleStore.remove(rule.scope, rule.subject, rule.periodSeconds);
-    this.writes += 1;
+    this.rereads.wrote();
     this.retired.set(rule.id, rule.createdAt);
     this.rules.delete(rule.id);
     this.rebuild();
@@ -319,14 +331,6 @@ export class RateLimiter {
     this.rules.set(id, { ...draft, id, counterKey, origin, createdAt, updatedAt });
   }
 
-  private async reloadOnce(): Promise<void> {
-    const writesBefore = this.writes;
-    const rows = await this.options.ruleStore.list();
-    if (this.writes !== writesBefore) return;
-    const dropped = this.applyStored(rows);
-    for (const rule of dropped) await this.options.counters.forget(rule);
-  }
-
   /** Brings the manual rules in line with the stored rows; returns the rules whose counters end. */
   private applyStored(rows: readonly RateLimitRuleRow[]): RateLimitRule[] {
     const stored = new Set<string>();
@@ -354,12 +358,6 @@ export class RateLimiter {
 
   private async renewLeases(): Promise<void> {
     if (this.live.size > 0) await this.options.counters.renewLeases?.([...this.live], this.now());
-  }
-
-  private every(intervalMs: number, task: () => Promise<void>, failure: string): void {
-    const timer = setInterval(() => void task().catch((error: unknown) => this.options.logger.warn({ err: error }, failure)), intervalMs);
-    timer.unref();
-    this.timers.push(timer);
   }
 
   private rebuild(): void {

@@ -1,6 +1,6 @@
 import { hash, randomBytes, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { FreshRun } from '../../core/fresh-run.ts';
+import { StoreReread } from '../../core/store-reread.ts';
 import { notFound } from '../../errors/gateway-error.ts';
 import type { ApiKeyAuthenticator, Principal } from '../principal.ts';
 import type { ApiKeyRole, ApiKeyRow, ApiKeyStore } from './api-key-store.ts';
@@ -42,28 +42,25 @@ export class ApiKeyService implements ApiKeyAuthenticator {
   private readonly options: ApiKeyServiceOptions;
   private readonly now: () => number;
   private byHash = new Map<string, ApiKeyRow>();
-  /** Bumped by every local write, so a reload that read the store before it is dropped. */
-  private writes = 0;
-  private readonly reloads = new FreshRun(() => this.reloadOnce());
-  private timer: NodeJS.Timeout | null = null;
+  private readonly rereads: StoreReread<ApiKeyRow[]>;
 
   constructor(options: ApiKeyServiceOptions) {
     this.options = options;
     this.now = options.now ?? Date.now;
+    this.rereads = new StoreReread({
+      read: () => options.store.list(),
+      apply: (rows) => this.applyStored(rows),
+      failed: (error) => options.logger.warn({ err: error }, 'API key reload failed'),
+    });
   }
 
   async start(): Promise<void> {
     await this.reload();
-    this.timer = setInterval(
-      () => void this.reloads.runOrJoin().catch((error: unknown) => this.options.logger.warn({ err: error }, 'API key reload failed')),
-      this.options.refreshIntervalMs,
-    );
-    this.timer.unref();
+    this.rereads.every(this.options.refreshIntervalMs);
   }
 
   stop(): void {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
+    this.rereads.stop();
   }
 
   /**
@@ -173,13 +170,10 @@ export class ApiKeyService implements ApiKeyAuthenticator {
 
   /** Re-reads the keys (written through another replica or worker), after any read in progress. */
   reload(): Promise<void> {
-    return this.reloads.run();
+    return this.rereads.run();
   }
 
-  private async reloadOnce(): Promise<void> {
-    const writesBefore = this.writes;
-    const rows = await this.options.store.list();
-    if (this.writes !== writesBefore) return;
+  private applyStored(rows: readonly ApiKeyRow[]): void {
     const byHash = new Map<string, ApiKeyRow>();
     for (const row of rows) {
       byHash.set(row.keyHash, row);
@@ -189,7 +183,7 @@ export class ApiKeyService implements ApiKeyAuthenticator {
   }
 
   private remember(row: ApiKeyRow): void {
-    this.writes += 1;
+    this.rereads.wrote();
     this.byHash.set(row.keyHash, row);
     if (row.previousKeyHash !== null) this.byHash.set(row.previousKeyHash, row);
   }
