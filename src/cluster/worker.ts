@@ -53,8 +53,9 @@ export function joinCluster(logger: Logger): ClusterWorker {
     },
     async listening(app) {
       const { port } = await listenPrivately(app);
-      link.send({ type: 'listening', mcpPort: port });
+      // Logged first: the primary's 'model gateway listening' line comes after every worker's.
       logger.info({ worker: link.workerId, pid: process.pid }, 'worker listening');
+      link.send({ type: 'listening', mcpPort: port });
     },
   };
 }
