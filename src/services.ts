@@ -79,16 +79,11 @@ const responsesSweepIntervalMs = 10 * 60_000;
 export async function buildStatefulServices(settings: Settings, logger: Logger): Promise<StatefulServices> {
   const storage = await openStorage(settings.storage);
   logger.info({ storage: storage.kind }, 'storage ready');
-  const recorder = settings.usage.enabled
-    ? new UsageRecorder({
-        store: storage.usage,
-        flushIntervalMs: settings.usage.flushIntervalMs,
-        batchSize: settings.usage.batchSize,
-        logger,
-      })
-    : null;
+  const { flushIntervalMs, batchSize } = settings.usage;
+  const recorder = settings.usage.enabled ? new UsageRecorder({ store: storage.usage, flushIntervalMs, batchSize, logger }) : null;
+  // The request log batches like usage records.
   const requestLog = settings.requestLog.enabled
-    ? new RequestLogRecorder({ store: storage.requestLog, ...recordCadence(settings), logger })
+    ? new RequestLogRecorder({ store: storage.requestLog, flushIntervalMs, batchSize, logger })
     : null;
   const budgets = await createBudgets(settings, storage, recorder, logger);
   const apiKeys = new ApiKeyService({ store: storage.apiKeys, refreshIntervalMs: settings.reloadIntervalMs, logger });
@@ -237,11 +232,6 @@ function startMcp(settings: Settings, storage: Storage, logger: Logger): Promise
     sessionIdPrefix: mcpSessionIdPrefix(),
     listenHost: settings.server.host,
   });
-}
-
-/** The request log batches like usage records. */
-function recordCadence(settings: Settings): { flushIntervalMs: number; batchSize: number } {
-  return { flushIntervalMs: settings.usage.flushIntervalMs, batchSize: settings.usage.batchSize };
 }
 
 async function createBudgets(
