@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -28,13 +29,13 @@ import { PROJECT_ROOT as ROOT, clockTicksPerSecond, runBench } from './processes
 // alternating, BENCH_ROUNDS rounds of BENCH_DURATION at c=BENCH_CONCURRENCY (1); results in
 // bench/results/workers-ab.json (workers-ab-c<N>.json for another concurrency).
 
-/** The store the workers share (a prefix of this run's own: counters of earlier runs do not count). */
-const shared = {
+/** The store the workers share; a prefix of each gateway's own, so that no run counts another's requests. */
+const sharedStore = (): Record<string, string> => ({
   REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
   RATE_LIMITS_STORE: 'redis',
-  RATE_LIMITS_REDIS_PREFIX: `bench-workers-${process.pid}-${Date.now()}:`,
-};
-const rule = { SET_PROVIDER_RATE_LIMIT_OPENAI: 'rpd=1000000000,concurrent=100000', ...shared };
+  RATE_LIMITS_REDIS_PREFIX: `bench-workers-${randomUUID()}:`,
+});
+const rule = (): Record<string, string> => ({ SET_PROVIDER_RATE_LIMIT_OPENAI: 'rpd=1000000000,concurrent=100000', ...sharedStore() });
 
 interface Variant {
   name: string;
@@ -130,7 +131,7 @@ function summary(variant: Variant): Record<string, unknown> {
 
 /** WORKERS=2, a day cap of `cap`: 4 x cap requests at c=64, each on a new connection; how many pass. */
 async function exactness(mockUrl: string, cap: number): Promise<{ cap: number; sent: number; admitted: number; refused: number }> {
-  const env = { WORKERS: '2', SET_PROVIDER_RATE_LIMIT_OPENAI: `rpd=${cap}`, ...shared };
+  const env = { WORKERS: '2', SET_PROVIDER_RATE_LIMIT_OPENAI: `rpd=${cap}`, ...sharedStore() };
   const gateway = await start('exactness', env, '0,1', mockUrl);
   const body = JSON.stringify({ model: 'openai/mock-model', messages: [{ role: 'user', content: 'hi' }] });
   const statuses: number[] = [];
@@ -174,7 +175,7 @@ async function main(): Promise<void> {
   await alternate(throughput, { target: 'gateway', stream: false, concurrency: 50, durationSeconds, warmupSeconds: 1 }, mockSide, rounds);
   const admission = [
     await start('workers=2 no rule', { WORKERS: '2' }, '0,1', mock.url),
-    await start('workers=2 rule', { WORKERS: '2', ...rule }, '0,1', mock.url),
+    await start('workers=2 rule', { WORKERS: '2', ...rule() }, '0,1', mock.url),
   ];
   await alternate(admission, { target: 'gateway', stream: false, concurrency: 1, durationSeconds: 2, warmupSeconds: 0.5 }, mockSide, 3);
   const busy = admission.map(fresh);
@@ -190,7 +191,7 @@ async function compareBuilds(
   rounds: number,
   durationSeconds: number,
 ): Promise<void> {
-  const env = { WORKERS: '2', ...rule };
+  const env = { WORKERS: '2', ...rule() };
   const pair = [await start(`before (${entry})`, env, '0,1', mock.url, entry), await start('after', env, '0,1', mock.url)];
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 1);
   await alternate(pair, { target: 'gateway', stream: false, concurrency, durationSeconds, warmupSeconds: 0.5 }, mock, rounds);
