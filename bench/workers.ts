@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -9,7 +10,9 @@ import { request } from 'undici';
 import { MASTER_KEY, measureLoad, round, startGateway, startMock, type LoadSpec } from './harness.ts';
 import { PROJECT_ROOT as ROOT, clockTicksPerSecond, runBench } from './processes.ts';
 
-// `npm run bench:workers` (docs/adr/0022-workers-cluster.md). Three measures of WORKERS:
+// `npm run bench:workers` (docs/adr/0037-workers-are-replicas.md, bench/notes/workers.md). Three
+// measures of WORKERS; the workers share counters through Redis (REDIS_URL, default
+// redis://127.0.0.1:6379), as replicas do:
 // 1. throughput, c=50 non-stream: WORKERS=1 pinned to CPU 0 against WORKERS=2 pinned to CPUs
 //    0,1, in alternating rounds (A, B, A, B...: both see the same noise; they cannot run at
 //    once without sharing the cores they are compared on). The load generator and the mock
@@ -17,7 +20,7 @@ import { PROJECT_ROOT as ROOT, clockTicksPerSecond, runBench } from './processes
 //    lower bound of the scaling on a host with spare cores for them.
 // 2. admission cost: WORKERS=2, c=1 p50 and CPU per request (all processes, and the primary
 //    alone) with a rate-limit rule that matches every request (a day window and a concurrency
-//    cap: an admission and a release over IPC per request) against no rule; alternating rounds.
+//    cap: an admission and a release in Redis per request) against no rule; alternating rounds.
 //    Then the same two gateways at c=50: the CPU an admission costs when calls are batched.
 // 3. exactness: WORKERS=2, a rule of N requests a day, 4N requests at c=64 on many
 //    connections: exactly N admitted.
@@ -26,7 +29,13 @@ import { PROJECT_ROOT as ROOT, clockTicksPerSecond, runBench } from './processes
 // alternating, BENCH_ROUNDS rounds of BENCH_DURATION at c=BENCH_CONCURRENCY (1); results in
 // bench/results/workers-ab.json (workers-ab-c<N>.json for another concurrency).
 
-const rule = { SET_PROVIDER_RATE_LIMIT_OPENAI: 'rpd=1000000000,concurrent=100000' };
+/** The store the workers share; a prefix of each gateway's own, so that no run counts another's requests. */
+const sharedStore = (): Record<string, string> => ({
+  REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  RATE_LIMITS_STORE: 'redis',
+  RATE_LIMITS_REDIS_PREFIX: `bench-workers-${randomUUID()}:`,
+});
+const rule = (): Record<string, string> => ({ SET_PROVIDER_RATE_LIMIT_OPENAI: 'rpd=1000000000,concurrent=100000', ...sharedStore() });
 
 interface Variant {
   name: string;
@@ -122,7 +131,7 @@ function summary(variant: Variant): Record<string, unknown> {
 
 /** WORKERS=2, a day cap of `cap`: 4 x cap requests at c=64, each on a new connection; how many pass. */
 async function exactness(mockUrl: string, cap: number): Promise<{ cap: number; sent: number; admitted: number; refused: number }> {
-  const env = { WORKERS: '2', SET_PROVIDER_RATE_LIMIT_OPENAI: `rpd=${cap}` };
+  const env = { WORKERS: '2', SET_PROVIDER_RATE_LIMIT_OPENAI: `rpd=${cap}`, ...sharedStore() };
   const gateway = await start('exactness', env, '0,1', mockUrl);
   const body = JSON.stringify({ model: 'openai/mock-model', messages: [{ role: 'user', content: 'hi' }] });
   const statuses: number[] = [];
@@ -166,7 +175,7 @@ async function main(): Promise<void> {
   await alternate(throughput, { target: 'gateway', stream: false, concurrency: 50, durationSeconds, warmupSeconds: 1 }, mockSide, rounds);
   const admission = [
     await start('workers=2 no rule', { WORKERS: '2' }, '0,1', mock.url),
-    await start('workers=2 rule', { WORKERS: '2', ...rule }, '0,1', mock.url),
+    await start('workers=2 rule', { WORKERS: '2', ...rule() }, '0,1', mock.url),
   ];
   await alternate(admission, { target: 'gateway', stream: false, concurrency: 1, durationSeconds: 2, warmupSeconds: 0.5 }, mockSide, 3);
   const busy = admission.map(fresh);
@@ -182,7 +191,7 @@ async function compareBuilds(
   rounds: number,
   durationSeconds: number,
 ): Promise<void> {
-  const env = { WORKERS: '2', ...rule };
+  const env = { WORKERS: '2', ...rule() };
   const pair = [await start(`before (${entry})`, env, '0,1', mock.url, entry), await start('after', env, '0,1', mock.url)];
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 1);
   await alternate(pair, { target: 'gateway', stream: false, concurrency, durationSeconds, warmupSeconds: 0.5 }, mock, rounds);
@@ -212,7 +221,7 @@ function fresh(variant: Variant): Variant {
   return { ...variant, rps: [], p50: [], cpuUsPerRequest: [], primaryCpuUsPerRequest: [] };
 }
 
-/** A rule against none: what the IPC admission adds. */
+/** A rule against none: what the shared (Redis) admission adds. */
 function admissionCost([free, limited]: Variant[]): Record<string, unknown> {
   const [w2Free, w2Rule] = [free, limited].map((variant) => (variant === undefined ? {} : summary(variant))) as Array<
     Record<string, number>

@@ -3,6 +3,7 @@ import { heapPolicyAfterStart } from './lifecycle/heap-policy.ts';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import type { ClusterWorker, WorkerState } from './cluster/worker.ts';
+import { startServices } from './core/service.ts';
 import { ConfigError } from './errors/config-error.ts';
 import { loadProcessSettings } from './config/load.ts';
 import type { LoadedSettings, Settings } from './config/settings.ts';
@@ -22,15 +23,14 @@ import { UpstreamClient } from './providers/upstream-client.ts';
 import { CircuitBreakers } from './routing/circuit-breaker.ts';
 import { InFlightCounter } from './routing/in-flight.ts';
 import { ModelCatalog } from './routing/model-catalog.ts';
-import { startStatefulServices } from './services.ts';
+import { buildStatefulServices, serviceList, type GatewayService } from './services.ts';
 import { ConfigReloader } from './lifecycle/config-reload.ts';
-import type { ProviderRuntime } from './lifecycle/provider-reload.ts';
 import { StoredGuardrails } from './guardrails/stored-guardrails.ts';
 import type { GuardrailStore } from './guardrails/guardrail-store.ts';
 
 const initialListingWaitMs = 5_000;
 
-/** Composition root: configuration, stores, providers, server, signals. */
+/** Composition root: configuration, stores, providers, the one list of services, server, signals. */
 async function main(): Promise<void> {
   const { settings, warnings } = readSettings();
   const logDestination = new LogDestination();
@@ -42,55 +42,52 @@ async function main(): Promise<void> {
   const client = createUpstreamClient(settings);
   const adapters = createAdapters(settings.providers, client);
   const catalog = createCatalog(settings, adapters, logger);
-  const services = await startStatefulServices(settings, logger, worker);
-  const authenticator = new Authenticator(settings.server.masterKey, services.apiKeys, await createJwtVerifier(settings, logger));
-  reportAccess(authenticator, settings, logger);
-  await catalog.start(initialListingWaitMs);
-
+  const stateful = await buildStatefulServices(settings, logger);
   const metrics = settings.metrics.enabled ? await createMetrics() : null;
   const providerTypes = new Map<string, string>(settings.providers.map((provider) => [provider.name, provider.type]));
   const tracer = await startTracing(settings.tracing, providerTypes); // updated in place by a reload
-  const runningHandlers = new RunningHandlers();
-  const sharedCounters = services.rateLimitCounters;
-  if (sharedCounters !== null) metrics?.watchRateLimitStore(() => sharedCounters.status());
   const breakers = createBreakers(settings);
-  const guardrails = await startGuardrails(settings, services.storage.guardrails, logger, metrics, adapters);
-  const reloader = createReloader(settings, logger, services, { catalog, client, breakers, providerTypes }, guardrails);
+  const guardrails = createGuardrails(settings, stateful.storage.guardrails, logger, metrics, adapters);
+  const providers = { catalog, client, breakers, providerTypes };
+  const services = serviceList(settings, logger, stateful, { tracer, client, providers, guardrails, initialListingWaitMs });
+  await startServices(services);
+  const authenticator = new Authenticator(settings.server.masterKey, stateful.apiKeys, await createJwtVerifier(settings, logger));
+  reportAccess(authenticator, settings, logger);
+
+  const runningHandlers = new RunningHandlers();
+  const sharedCounters = stateful.rateLimitCounters;
+  if (sharedCounters !== null) metrics?.watchRateLimitStore(() => sharedCounters.status());
+  const reloader = createReloader(settings, logger, services);
   const app = buildServer({
     settings,
     logger,
     catalog,
     authenticator,
     metrics,
-    storage: services.storage,
-    apiKeys: services.apiKeys,
-    metering: services.metering,
-    budgets: services.budgets,
-    limiter: services.limiter,
+    storage: stateful.storage,
+    apiKeys: stateful.apiKeys,
+    metering: stateful.metering,
+    budgets: stateful.budgets,
+    limiter: stateful.limiter,
     rateLimitStore: sharedCounters,
-    virtualModels: services.virtualModels,
-    failoverRules: services.failoverRules,
+    virtualModels: stateful.virtualModels,
+    failoverRules: stateful.failoverRules,
     guardrails,
     breakers,
     inFlight: new InFlightCounter(),
-    cache: services.cache,
-    prices: services.prices,
-    usageEnabled: services.recorder !== null,
-    mcp: services.mcp,
-    responses: services.responses,
+    cache: stateful.cache,
+    prices: stateful.prices,
+    usageEnabled: stateful.recorder !== null,
+    mcp: stateful.mcp,
+    responses: stateful.responses,
     runningHandlers,
-    requestLog: services.requestLog,
+    requestLog: stateful.requestLog,
     tracer,
     reloader,
   });
-  await listen(app, settings, logger, worker, { services, reloader, guardrails, metrics });
-  installShutdown({
-    app,
-    logger,
-    timeoutMs: settings.server.shutdownTimeoutSeconds * 1000,
-    cleanups: [() => catalog.stop(), () => guardrails.stop(), () => services.close(), () => client.close(), async () => tracer?.stop()],
-    ...shutdownWaits(client, runningHandlers, logDestination),
-  });
+  await listen(app, settings, logger, worker, { services, reloadConfiguration: () => reloader.reload(), metrics });
+  const timeoutMs = settings.server.shutdownTimeoutSeconds * 1000;
+  installShutdown({ app, logger, timeoutMs, services, ...shutdownWaits(client, runningHandlers, logDestination) });
 }
 
 /** What shutdown waits for or cuts: running handlers, upstream calls at the deadline, the log. */
@@ -122,28 +119,22 @@ function reportAccess(authenticator: Authenticator, settings: Settings, logger: 
   else logger.info({ host }, access.message);
 }
 
-/** Hot reload (SIGHUP, POST /admin/reload) over the services and the provider registry. */
-function createReloader(
-  settings: Settings,
-  logger: Logger,
-  services: Awaited<ReturnType<typeof startStatefulServices>>,
-  providers: ProviderRuntime,
-  guardrails: StoredGuardrails,
-): ConfigReloader {
-  const reloader = new ConfigReloader({ read: loadProcessSettings, settings, logger, ...services, providers, guardrails });
+/** Hot reload (SIGHUP, POST /admin/reload) over the one list of services. */
+function createReloader(settings: Settings, logger: Logger, services: readonly GatewayService[]): ConfigReloader {
+  const reloader = new ConfigReloader({ read: loadProcessSettings, settings, logger, services });
   process.on('SIGHUP', () => void reloader.reloadLogged());
   return reloader;
 }
 
-/** YAML and stored guardrails, re-read like the other stored definitions (replicas). */
-async function startGuardrails(
+/** YAML and stored guardrails, re-read like the other stored definitions (replicas); started with the list. */
+function createGuardrails(
   settings: Settings,
   store: GuardrailStore,
   logger: Logger,
   metrics: GatewayMetrics | null,
   adapters: ProviderAdapter[],
-): Promise<StoredGuardrails> {
-  const guardrails = new StoredGuardrails({
+): StoredGuardrails {
+  return new StoredGuardrails({
     store,
     configGuardrails: settings.guardrails,
     logger,
@@ -151,15 +142,13 @@ async function startGuardrails(
     instances: new Map(adapters.map((adapter) => [adapter.name, adapter])),
     reloadIntervalMs: settings.reloadIntervalMs,
   });
-  await guardrails.start();
-  return guardrails;
 }
 
 /** WORKERS > 1 (src/cluster/): this process runs the cluster as its primary, or joins it as a worker. */
 async function clusterRole(settings: Settings, logger: Logger, logDestination: LogDestination): Promise<ClusterWorker | 'primary' | null> {
   if (settings.server.workers <= 1) return null;
   const clustering = await import('./cluster/cluster-mode.ts');
-  if (!clustering.isPrimary()) return clustering.joinCluster(settings, logger);
+  if (!clustering.isPrimary()) return clustering.joinCluster(logger);
   heapPolicyAfterStart();
   await clustering.runPrimary({ settings, logger, flushLogs: (timeoutMs) => logDestination.waitUntilWritten(timeoutMs) });
   return 'primary';

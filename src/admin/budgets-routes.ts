@@ -27,7 +27,7 @@ function defineBudgetRoutes(app: FastifyInstance, budgets: BudgetService | null)
     if (budgets === null) throw featureUnavailable('budgets', 'BUDGETS_ENABLED (or USAGE_ENABLED)');
     return budgets;
   };
-  const list = async () => ({ budgets: (await service().sharedStatuses()).map(renderBudget) });
+  const list = async () => ({ budgets: service().statuses().map(renderBudget) });
 
   app.get('/admin/budgets', async () => list());
 

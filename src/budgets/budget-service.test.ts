@@ -290,21 +290,4 @@ describe('BudgetService', () => {
     await Promise.all([periodic, asked]);
     expect(service.statuses().map((status) => status.rule.userPath)).toEqual(['/par']);
   });
-
-  it('lists the shared store’s spend when it is higher (another worker’s charges not written yet)', async () => {
-    let shared: readonly number[] | null = [0.25];
-    const sharedStore: SharedBudgetStore = {
-      admit: async () => null,
-      charge: () => undefined,
-      spent: async (ledgers) => (shared === null ? null : ledgers.map((_, index) => shared?.[index] ?? 0)),
-    };
-    const { clock, service } = await setup({ sharedStore });
-    expect(service.statuses()[0]).toMatchObject({ spent: 0, remaining: 1 });
-    expect((await service.sharedStatuses())[0]).toMatchObject({ spent: 0.25, remaining: 0.75 });
-    // Its own charges count when they are more than the shared spend; an unanswered store adds nothing.
-    service.charge('/team', 0.5, 1, clock.now);
-    expect((await service.sharedStatuses())[0]).toMatchObject({ spent: 0.5, remaining: 0.5 });
-    shared = null;
-    expect((await service.sharedStatuses())[0]).toMatchObject({ spent: 0.5 });
-  });
 });

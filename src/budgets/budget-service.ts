@@ -24,8 +24,6 @@ export interface SharedBudgetStore {
   ): Promise<{ hold: SharedHold } | { blockedBy: number; spent: number } | null>;
   /** Adds a completed request's cost to each ledger's shared spend. */
   charge(ledgers: readonly SpendLedger[], cost: number, now: number): void;
-  /** Each ledger's shared spend (0 when none is kept yet); null when the store does not answer. */
-  spent?(ledgers: readonly SpendLedger[], now: number): Promise<readonly number[] | null>;
   close?(): void;
 }
 
@@ -180,17 +178,6 @@ export class BudgetService {
   statuses(filter?: (rule: BudgetRule) => boolean): BudgetStatus[] {
     const now = this.now();
     return sortStatuses(this.selected(filter).map((ledger) => statusOf(ledger, ledger.spent(now), now)));
-  }
-
-  /**
-   * `statuses`, each spend raised to the shared store's when that is higher: what other workers
-   * charged counts at once, before their usage batches reach this process's ledgers.
-   */
-  async sharedStatuses(filter?: (rule: BudgetRule) => boolean): Promise<BudgetStatus[]> {
-    const now = this.now();
-    const ledgers = this.selected(filter);
-    const shared = ledgers.length === 0 ? null : ((await this.options.sharedStore?.spent?.(ledgers, now)) ?? null);
-    return sortStatuses(ledgers.map((ledger, index) => statusOf(ledger, Math.max(ledger.spent(now), shared?.[index] ?? 0), now)));
   }
 
   private selected(filter?: (rule: BudgetRule) => boolean): SpendLedger[] {

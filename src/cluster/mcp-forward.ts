@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 
@@ -6,6 +7,11 @@ import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 // hands to another worker is relayed, as it arrives, to the owner's private loopback port.
 
 const ownerPattern = /^w(\d+)-/;
+
+/** What this process's MCP session ids start with: its worker id in a cluster, nothing otherwise. */
+export function mcpSessionIdPrefix(): string {
+  return cluster.isWorker && cluster.worker !== undefined ? `w${cluster.worker.id}-` : '';
+}
 
 /** The worker that issued an MCP session id, or null for an id without the prefix. */
 export function sessionOwner(sessionId: string | string[] | undefined): number | null {

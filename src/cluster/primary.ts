@@ -2,16 +2,13 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import type { Settings } from '../config/settings.ts';
 import { openStorage } from '../storage/open-storage.ts';
-import { AdminSync } from './admin-sync.ts';
-import { BudgetOwner } from './budget-owner.ts';
-import { CounterOwner } from './counter-owner.ts';
 import { MetricsGather } from './metrics-gather.ts';
 import { WorkerHub } from './worker-hub.ts';
 
-// WORKERS > 1 (docs/adr/0022-workers-cluster.md): this process serves no HTTP. It migrates the
-// database once, forks the workers (each runs the whole gateway on the shared port), owns
-// the state that must be one per instance (rate-limit counters, budget holds), restarts a
-// worker that crashes, forwards SIGHUP, and on SIGTERM/SIGINT drains every worker.
+// WORKERS > 1 (docs/adr/0037-workers-are-replicas.md): this process serves no HTTP. It migrates
+// the database once, forks the workers (each runs the whole gateway on the shared port, a
+// replica sharing state through the stores), relays admin-write nudges, MCP ports and metrics
+// scrapes, restarts a worker that crashes, forwards SIGHUP, and on SIGTERM/SIGINT drains every worker.
 
 /** A worker that crashes sooner than this after its start is restarted after this delay (no busy loop). */
 const restartBackoffMs = 1_000;
@@ -26,9 +23,6 @@ export interface PrimaryOptions {
 
 interface PrimaryState {
   readonly hub: WorkerHub;
-  readonly counters: CounterOwner;
-  readonly budgets: BudgetOwner;
-  readonly sync: AdminSync;
   readonly metrics: MetricsGather;
   readonly mcpPorts: Map<number, number>;
   readonly ready: Set<number>;
@@ -49,9 +43,6 @@ export async function runPrimary(options: PrimaryOptions): Promise<void> {
   await (await openStorage(settings.storage)).close();
   const state: PrimaryState = {
     hub: new WorkerHub(),
-    counters: new CounterOwner(),
-    budgets: new BudgetOwner(),
-    sync: new AdminSync(),
     metrics: new MetricsGather(),
     mcpPorts: new Map(),
     ready: new Set(),
@@ -62,17 +53,17 @@ export async function runPrimary(options: PrimaryOptions): Promise<void> {
     stopping: false,
     failed: false,
   };
-  state.counters.serve(state.hub);
-  state.budgets.serve(state.hub);
-  state.sync.serve(state.hub);
   state.metrics.serve(state.hub);
-  state.hub.handle('listening', (workerId, args) => workerListening(options, state, workerId, (args as { mcpPort: number }).mcpPort));
+  state.hub.on('listening', (workerId, { mcpPort }) => workerListening(options, state, workerId, mcpPort));
+  // An admin write through one worker: the others re-read at once (no answer is waited for).
+  state.hub.on('changed', (workerId, { route }) => void state.hub.broadcast({ type: 'changed', route }, workerId));
   cluster.on('listening', (_worker, address) => {
     state.address ??= address;
   });
   cluster.on('exit', (worker, code, signal) => workerExited(options, state, worker, code, signal));
   installSignals(options, state);
   logger.info({ workers: settings.server.workers, pid: process.pid }, 'starting workers');
+  reportPerWorkerCounters(settings, logger);
   for (let index = 0; index < settings.server.workers; index += 1) fork(state);
 }
 
@@ -84,10 +75,23 @@ function fork(state: PrimaryState): Worker {
   return worker;
 }
 
-function workerListening(options: PrimaryOptions, state: PrimaryState, workerId: number, mcpPort: number): null {
+/** Without a shared store each worker counts alone, as replicas do (docs/scaling.md): said once, at start. */
+function reportPerWorkerCounters(settings: Settings, logger: Logger): void {
+  const alone = [
+    ...(settings.rateLimits.enabled && settings.rateLimits.store !== 'redis' ? ['rate limits'] : []),
+    ...(settings.budgets.enabled && settings.budgets.redisUrl === null ? ['budgets'] : []),
+  ];
+  if (alone.length === 0) return;
+  logger.warn(
+    { workers: settings.server.workers },
+    `WORKERS=${settings.server.workers} without a shared store: ${alone.join(' and ')} count per worker (REDIS_URL and RATE_LIMITS_STORE=redis share them, docs/scaling.md)`,
+  );
+}
+
+function workerListening(options: PrimaryOptions, state: PrimaryState, workerId: number, mcpPort: number): void {
   state.ready.add(workerId);
   state.mcpPorts.set(workerId, mcpPort);
-  state.hub.broadcast('mcp.ports', [...state.mcpPorts]);
+  state.hub.broadcast({ type: 'mcp.ports', ports: [...state.mcpPorts] });
   if (!state.announced && state.ready.size >= options.settings.server.workers) {
     state.announced = true;
     const { settings } = options;
@@ -101,17 +105,13 @@ function workerListening(options: PrimaryOptions, state: PrimaryState, workerId:
       'model gateway listening',
     );
   }
-  return null;
 }
 
 function workerExited(options: PrimaryOptions, state: PrimaryState, worker: Worker, code: number | null, signal: string | null): void {
   const { logger } = options;
-  const freed = state.counters.workerGone(worker.id);
-  state.budgets.workerGone(worker.id);
-  state.sync.workerGone(worker.id);
   state.metrics.workerGone(worker.id);
   state.mcpPorts.delete(worker.id);
-  if (!state.stopping) state.hub.broadcast('mcp.ports', [...state.mcpPorts]);
+  if (!state.stopping) state.hub.broadcast({ type: 'mcp.ports', ports: [...state.mcpPorts] });
   const wasReady = state.ready.delete(worker.id);
   state.live.delete(worker.id);
   if (state.stopping) {
@@ -127,7 +127,7 @@ function workerExited(options: PrimaryOptions, state: PrimaryState, worker: Work
     stopAll(options, state, 'SIGTERM');
     return;
   }
-  logger.error({ worker: worker.id, code, signal, slots_freed: freed }, 'worker died: starting another');
+  logger.error({ worker: worker.id, code, signal }, 'worker died: starting another');
   const lived = Date.now() - (state.startedAt.get(worker.id) ?? 0);
   state.startedAt.delete(worker.id);
   setTimeout(() => fork(state), lived < restartBackoffMs ? restartBackoffMs : 0);

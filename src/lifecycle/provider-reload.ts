@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
 import type { ProviderSettings } from '../providers/provider-settings.ts';
+import type { Settings } from '../config/settings.ts';
+import type { Service } from '../core/service.ts';
 import type { ProviderAdapter } from '../providers/provider.ts';
 import { createAdapters } from '../providers/registry.ts';
 import type { UpstreamClient } from '../providers/upstream-client.ts';
@@ -26,6 +28,19 @@ const listingWaitMs = 5_000;
 
 const sameSettings = (left: ProviderSettings, right: ProviderSettings): boolean => JSON.stringify(left) === JSON.stringify(right);
 const originOf = (provider: ProviderSettings): string => new URL(provider.baseUrl).origin;
+
+/** The provider registry in the service list: a hot reload swaps the instances whose settings changed. */
+export function providerService(runtime: ProviderRuntime, settings: Settings, logger: Logger): Service<Settings> {
+  let current = settings.providers;
+  return {
+    name: 'providers',
+    async applySettings(next) {
+      runtime.catalog.replaceDisabled(next.disabledProviders);
+      await swapProviders(runtime, current, next.providers, logger);
+      current = next.providers;
+    },
+  };
+}
 
 /**
  * Hot reload of `providers`: instances whose settings are unchanged keep their adapter, model

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { stopServices, type Service } from '../core/service.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 
 export interface ShutdownOptions {
@@ -7,8 +8,8 @@ export interface ShutdownOptions {
   logger: Logger;
   /** How long in-flight requests and streams may run on after the signal. */
   timeoutMs: number;
-  /** Run after the server has closed, in order (flush usage, close pools, ...). */
-  cleanups: ReadonlyArray<() => void | Promise<void>>;
+  /** The one list of services: stopped in reverse once the server has closed (flush usage, close pools, ...). */
+  services: readonly Service[];
   /** Resolves once no route handler runs (true), or after the time given (false). */
   handlersIdle?: (timeoutMs: number) => Promise<boolean>;
   /**
@@ -35,7 +36,7 @@ const repeatedSignalWindowMs = 2_000;
 
 /**
  * Graceful shutdown on SIGTERM/SIGINT: stop accepting, let in-flight requests and streams
- * finish (bounded by the timeout), let the handlers of cut streams report, run the cleanups,
+ * finish (bounded by the timeout), let the handlers of cut streams report, stop the services,
  * exit 0. A second signal later than `repeatedSignalWindowMs` after the first exits at once.
  */
 export function installShutdown(options: ShutdownOptions): void {
@@ -63,13 +64,7 @@ async function shutdown(options: ShutdownOptions, signal: NodeJS.Signals): Promi
   if (options.handlersIdle !== undefined && !(await options.handlersIdle(reportGraceMs))) {
     logger.warn({ grace_ms: reportGraceMs }, 'request handlers still running after the connections closed');
   }
-  for (const cleanup of options.cleanups) {
-    try {
-      await cleanup();
-    } catch (error) {
-      logger.error({ err: error }, 'error during shutdown cleanup');
-    }
-  }
+  await stopServices(options.services, (service, error) => logger.error({ err: error, service }, 'error during shutdown cleanup'));
   logger.info('shutdown complete');
   await options.flushLogs?.(logFlushTimeoutMs);
   process.exit(0);

@@ -22,8 +22,6 @@ export interface RateLimitingOptions {
   /** False when usage tracking is off: token caps are then not enforced. */
   readonly usageEnabled: boolean;
   readonly logger: Logger;
-  /** A cluster worker (WORKERS > 1) asks the primary's counters, unless they are in Redis. */
-  readonly worker?: { readonly counters: RateLimitCounterStore | null } | null;
 }
 
 /** Builds and starts rate limiting from the settings; null when RATE_LIMITS_ENABLED is off. */
@@ -32,7 +30,7 @@ export async function startRateLimiting(options: RateLimitingOptions): Promise<R
   const limits = settings.rateLimits;
   if (!limits.enabled) return null;
   const sharedCounters = limits.store === 'redis' && limits.redisUrl !== null ? await connectShared(limits, logger) : null;
-  const counters: RateLimitCounterStore = sharedCounters ?? options.worker?.counters ?? new MemoryCounterStore();
+  const counters: RateLimitCounterStore = sharedCounters ?? new MemoryCounterStore();
   const limiter = new RateLimiter({
     counters,
     ruleStore: options.ruleStore,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { Agent } from 'undici';
@@ -18,6 +19,7 @@ import {
   outcomeOf,
   putRule,
 } from '../support/rate-limits.ts';
+import { testRedisUrl, testServices } from '../support/services.ts';
 import { chatRequests, inFlightSampler, waitForChat } from '../support/upstream.ts';
 
 // SEED-SPEC "Limits" and reference/peers.md section 5 items 1 and 4: request windows are exact
@@ -41,16 +43,27 @@ rate_limits:
       limits: [{ period: concurrent, max_requests: 1 }]
 `;
 
-// WORKERS=2: the same exactness with the counters held by the cluster primary and the requests
-// spread over two worker processes (issue 18, "What must hold").
-describe.each([1, 2])('rate limits under concurrency (WORKERS=%i)', (workers) => {
+// WORKERS=2: the same exactness with the requests spread over two worker processes that share
+// their counters in Redis, as replicas do (ADR 37; without a shared store each worker counts alone).
+const sharedCounters = (): Record<string, string> => ({
+  REDIS_URL: testRedisUrl,
+  RATE_LIMITS_STORE: 'redis',
+  RATE_LIMITS_REDIS_PREFIX: `rl-concurrency-${randomUUID()}:`,
+});
+const variants = [1, ...(testServices.redis ? [2] : [])];
+
+describe.each(variants)('rate limits under concurrency (WORKERS=%i)', (workers) => {
   let mock: MockUpstream;
   let gateway: GatewayProcess;
 
   beforeAll(async () => {
     mock = await startMockUpstream();
     gateway = await startGateway({
-      env: gatewayEnv(mock, { OPENAI_MODELS: 'mock-model,slow-500,slow,slow-stream,error-500,hang', WORKERS: String(workers) }),
+      env: gatewayEnv(mock, {
+        OPENAI_MODELS: 'mock-model,slow-500,slow,slow-stream,error-500,hang',
+        WORKERS: String(workers),
+        ...(workers > 1 ? sharedCounters() : {}),
+      }),
       configYaml: gatewayYaml,
     });
   });
@@ -198,10 +211,9 @@ describe.each([1, 2])('rate limits under concurrency (WORKERS=%i)', (workers) =>
 
     it('before the answer ends: a client that asks again once it has read the answer finds the slot free, on either worker', async () => {
       // Two kept-alive connections, used in turn: with WORKERS=2 each goes to its own worker, so each
-      // request is admitted by the primary over the other worker's channel than the release before
-      // it (sent before the answer's end, ClientAbort.whenClosed; a refusal is checked once more
-      // after the releases read in the same turn, CounterOwner.admitOrRecheck). Under load, releases
-      // sent on 'close' only, or a refusal decided at once, refused a few of these in a hundred.
+      // request is admitted in Redis by the other worker than the release before it (sent before the
+      // answer's end, ClientAbort.whenClosed). Under load, releases sent on 'close' only refused a few
+      // of these in a hundred.
       const agents = [new Agent({ connections: 1 }), new Agent({ connections: 1 })];
       const codes: string[] = [];
       try {

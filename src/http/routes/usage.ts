@@ -28,7 +28,7 @@ export function registerSelfUsageRoute(
       from: isoTime(query.from),
       to: isoTime(query.to),
       usage: totals === null ? null : renderTotals(totals),
-      budgets: ((await budgets?.sharedStatuses((rule) => relevant(rule.userPath))) ?? []).map(renderBudget),
+      budgets: (budgets?.statuses((rule) => relevant(rule.userPath)) ?? []).map(renderBudget),
       rate_limits: (await (limiter?.list((rule) => rule.scope === 'user_path' && relevant(rule.subject)) ?? Promise.resolve([]))).map(
         renderRule,
       ),
