@@ -35,12 +35,6 @@ interface Violation {
   readonly cycle?: ReadonlyArray<{ readonly name: string }>;
 }
 
-/**
- * Known, owned elsewhere: the "workers" branch of issue 29 removes this circle (workers become
- * replicas). Printed while it lasts; delete the entry when it is gone.
- */
-const pending = new Set(['no-circular: src/cluster/worker.ts -> src/services.ts', 'no-circular: src/services.ts -> src/cluster/worker.ts']);
-
 function describeViolation(violation: Violation): string {
   const cycle = violation.cycle?.map((step) => step.name).join(' -> ');
   return `${violation.rule.name}: ${violation.from} -> ${violation.to}${cycle ? ` (circle: ${violation.from} -> ${cycle})` : ''}`;
@@ -90,14 +84,7 @@ describe('architecture', () => {
     );
     const result = JSON.parse(output) as { summary: { violations: Violation[]; totalCruised: number } };
     expect(result.summary.totalCruised).toBeGreaterThan(100);
-    const found = result.summary.violations.map((violation) => ({
-      key: `${violation.rule.name}: ${violation.from} -> ${violation.to}`,
-      text: describeViolation(violation),
-    }));
-    const known = found.filter(({ key }) => pending.has(key));
-    if (known.length > 0)
-      console.warn(`dependency-cruiser, known and owned elsewhere:\n${known.map(({ text }) => `  ${text}`).join('\n')}`);
-    expect(found.filter(({ key }) => !pending.has(key)).map(({ text }) => text)).toEqual([]);
+    expect(result.summary.violations.map(describeViolation)).toEqual([]);
   });
 
   it('lists source files over 300 lines (eslint fails at 400)', () => {
