@@ -15,7 +15,7 @@ import type { VirtualModels } from '../routing/virtual-models.ts';
 import type { FailoverRules } from '../routing/failover-rules.ts';
 import type { ActiveGuardrails, Guardrails } from '../guardrails/pipeline.ts';
 import type { ChunkOptions, UsageObject } from '../streaming/chat-chunk.ts';
-import type { RelayResult } from '../streaming/relay-chat-stream.ts';
+import type { RelayResult } from '../streaming/relay.ts';
 import type { Metering } from '../usage/metering.ts';
 import { buildUpstreamBody, readChatRequest, type ChatRequest } from './chat-request.ts';
 import { readJsonAnswer } from './json-answer.ts';

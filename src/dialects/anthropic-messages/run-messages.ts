@@ -13,7 +13,7 @@ import type { ActiveGuardrails } from '../../guardrails/pipeline.ts';
 import type { ResolvedTarget } from '../../routing/resolve-model.ts';
 import { planRoute } from '../../routing/route-planner.ts';
 import type { ChunkOptions, UsageObject } from '../../streaming/chat-chunk.ts';
-import type { RelayResult } from '../../streaming/relay-chat-stream.ts';
+import type { RelayResult } from '../../streaming/relay.ts';
 import { checkMessagesRequest, toChatRequest, type TranslatedRequest } from './convert-request.ts';
 import { toMessagesResponse } from './convert-response.ts';
 import { usageOfMessage } from './usage.ts';
