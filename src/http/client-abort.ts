@@ -15,10 +15,7 @@ export class ClientAbort implements AbortSource {
   /** Told when the client leaves (the request log's trail); a field, not a listener, to spare an allocation. */
   watcher: { gone(): void } | null = null;
 
-  readonly #raw: ServerResponse;
-
   constructor(raw: ServerResponse) {
-    this.#raw = raw;
     // `on`, not `once`: 'close' comes once, and `once` wraps the listener (a cost per request).
     raw.on('close', () => {
       this.#closed = true;

@@ -41,7 +41,13 @@ const afterDoneGraceMs = 2_000;
  * caller has already written the response head. When the client leaves, the upstream body is
  * destroyed at once.
  */
-export function relay(upstream: Readable, response: ServerResponse, renderer: StreamRenderer, provider: string, client: RelayClient): Promise<RelayResult> {
+export function relay(
+  upstream: Readable,
+  response: ServerResponse,
+  renderer: StreamRenderer,
+  provider: string,
+  client: RelayClient,
+): Promise<RelayResult> {
   return new Promise((resolve) => new StreamRelay(upstream, response, renderer, provider, client, resolve).start());
 }
 
@@ -211,11 +217,13 @@ class StreamRelay implements ChunkSink {
     this.upstream.destroy();
     const failure = toGatewayError(mapNetworkError(error, this.provider));
     this.settle(false, error, this.renderer.fail(failure));
+    this.renderer.abandon?.();
   }
 
   private clientClosed(): void {
     if (this.settled) return;
     this.upstream.destroy();
+    this.renderer.abandon?.();
     this.body.take();
     this.settled = true;
     this.unsubscribe();
@@ -239,8 +247,9 @@ class StreamRelay implements ChunkSink {
    * caller's continuation (usage report, log fields) runs before the response's 'finish',
    * whose hook writes the request log, even when the end came from an upstream callback. The
    * client's `ending` (the admission's release) runs just before the last bytes are written.
+   * A null `last` (no error frame fits the body) destroys the response instead.
    */
-  private settle(completed: boolean, error: unknown, last: string | Buffer): void {
+  private settle(completed: boolean, error: unknown, last: string | Buffer | null): void {
     this.settled = true;
     this.unsubscribe();
     this.body.offDrain(this.drained);
@@ -259,7 +268,9 @@ class StreamRelay implements ChunkSink {
     queueMicrotask(() => {
       client.ending?.();
       if (typeof last === 'string') response.end(pending + last);
-      else {
+      else if (last === null) {
+        if (!response.destroyed) response.destroy();
+      } else {
         if (pending !== '') response.write(pending);
         response.end(last);
       }

@@ -22,8 +22,13 @@ export interface StreamRenderer {
   end(): string;
   /** Work done after `end` and before its text reaches the client (storing the response). */
   settle?(): Promise<void>;
-  /** The frame that tells the client the stream broke (with anything `end` held back). */
-  fail(error: GatewayError): string;
+  /**
+   * The frame that tells the client the stream broke (with anything `end` held back); null when
+   * the body's format has no room for one (a byte relay): the response is destroyed then.
+   */
+  fail(error: GatewayError): string | null;
+  /** The stream is over without its end (the client left, the upstream broke): let go of what it holds. */
+  abandon?(): void;
   /** The usage to meter. */
   usage(): UsageObject | null;
   /** Everything written, when a capture was asked for and stayed under its limit. */

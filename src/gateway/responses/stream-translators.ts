@@ -10,7 +10,10 @@ import type { ResponseSeed } from './response-object.ts';
 import { meteredUsageOf } from './usage.ts';
 
 /** What the relay engine writes for an upstream stream of `/v1/responses`, and what it learns from it. */
-export type ResponsesStreamTranslator = StreamRenderer;
+export interface ResponsesStreamTranslator extends StreamRenderer {
+  /** The error event that tells the client the stream broke. */
+  fail(error: GatewayError): string;
+}
 
 const terminalEvents = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 

@@ -2,13 +2,12 @@ import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { JsonAnswer } from '../../gateway/json-answer.ts';
 import type { ModelCallOutcome } from '../../gateway/model-call.ts';
-import { relayResponse } from '../../gateway/relay/relay-response.ts';
 import type { UpstreamResponse } from '../../providers/upstream-client.ts';
 import type { ChunkOptions } from '../../streaming/chat-chunk.ts';
 import { ChatRenderer } from '../../streaming/chat-renderer.ts';
 import type { ClientAbort } from '../client-abort.ts';
-import { contentHeadersOf } from './relay-reply.ts';
-import { headWith, noteStreamEnd, sendStream, statusOf, streamHeaders } from './stream-headers.ts';
+import { contentHeadersOf, relayToClient } from './relay-reply.ts';
+import { sendStream, statusOf, streamHeaders } from './stream-headers.ts';
 
 /** How the answers of a model call (completions, moderations, images) reach the client. */
 
@@ -66,10 +65,7 @@ export async function relayEventStream(
   abort: ClientAbort,
 ): Promise<void> {
   settle(request, reply, outcome, abort);
-  reply.hijack();
-  const headers = headWith(reply, contentHeadersOf(response.headers));
   // The relay reads the usage an event carries (usage-tap.ts); the upstream body is destroyed when the client leaves.
-  const result = await relayResponse(reply.raw, { status: response.statusCode, headers, body: response.body }, abort.signal);
+  const result = await relayToClient(request, reply, response, contentHeadersOf(response.headers), abort, true);
   outcome.report(result.status, result.usage);
-  noteStreamEnd(request, result.ending);
 }

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { forwardResource, chooseResourceInstance, splitQuery, type ResourceRequest } from '../../gateway/relay/resources.ts';
 import { jsonObjectOf } from '../../gateway/relay/owned-resources.ts';
+import { abortSourceOf } from '../../core/abort-source.ts';
 import type { RequestContext } from '../../gateway/request-context.ts';
 import type { ProviderAdapter } from '../../providers/provider.ts';
 import { readBody } from '../../providers/upstream-body.ts';
@@ -53,7 +54,13 @@ export async function relayCall(
   // A compressed answer (the gateway asks for none) is relayed as is: nothing of it is recorded.
   const encoding = String(response.headers['content-encoding'] ?? 'identity').toLowerCase();
   if (observe === undefined || encoding !== 'identity') {
-    await relayToClient(request, reply, response, contentHeadersOf(response.headers), call.context.signal);
+    await relayToClient(
+      request,
+      reply,
+      response,
+      contentHeadersOf(response.headers),
+      call.context.abort ?? abortSourceOf(call.context.signal),
+    );
     return reply;
   }
   const text = await readBody(response, call.adapter.name, call.context.signal);

@@ -42,10 +42,22 @@ export function statusOf(result: RelayResult): number {
   return result.clientClosed ? 499 : result.error !== null ? 502 : 200;
 }
 
+/** An upstream body and how the relay engine renders it for the client. */
+export interface StreamedAnswer {
+  readonly upstream: Readable;
+  readonly renderer: StreamRenderer;
+  /** The instance serving it, for error messages. */
+  readonly provider: string;
+  /** The response's status (200 unless a byte relay passes the upstream's on). */
+  readonly status?: number;
+  /** Whether the log line says `stream: true` (not for a relayed file or audio answer). */
+  readonly streamFlag?: boolean;
+}
+
 /**
  * The one way a streamed answer is sent: the reply hijacked, its head written (the reply's
  * headers, request id and rate-limit headers, plus `headers`), the upstream relayed through
- * `renderer` by the relay engine (streaming/relay.ts, which runs the client's release just
+ * its renderer by the relay engine (streaming/relay.ts, which runs the client's release just
  * before the last bytes), the result reported (`finish`: usage, cache, trail), and how the
  * stream ended noted for the request's log line (written by Fastify's onResponse hook,
  * hijacked or not).
@@ -54,16 +66,17 @@ export async function sendStream(
   request: FastifyRequest,
   reply: FastifyReply,
   headers: Readonly<OutgoingHttpHeaders>,
-  stream: { readonly upstream: Readable; readonly renderer: StreamRenderer; readonly provider: string },
+  stream: StreamedAnswer,
   client: RelayClient,
-  finish: (result: RelayResult) => void,
-): Promise<void> {
+  finish?: (result: RelayResult) => void,
+): Promise<RelayResult> {
   reply.hijack();
   const raw = reply.raw;
-  raw.writeHead(200, headWith(reply, headers));
+  raw.writeHead(stream.status ?? 200, headWith(reply, headers));
   const result = await relay(stream.upstream, raw, stream.renderer, stream.provider, client);
-  finish(result);
-  noteStreamEnd(request, endingOf(result));
+  finish?.(result);
+  noteStreamEnd(request, endingOf(result), stream.streamFlag);
   if (result.error !== null)
     request.log.warn({ request_id: request.id, ...request.logFields, reason: String(result.error) }, 'stream broken by upstream');
+  return result;
 }
