@@ -34,10 +34,6 @@ export class ChatRenderer implements StreamRenderer {
     this.capture = new Capture(options.captureLimit);
   }
 
-  start(): string {
-    return '';
-  }
-
   push(chunk: Buffer): string {
     return this.render(this.parser.push(chunk));
   }

@@ -108,7 +108,7 @@ class StreamRelay implements ChunkSink {
   start(): void {
     if (this.client.aborted) return this.clientClosed();
     this.unsubscribe = this.client.onAbort(() => this.clientClosed());
-    const head = this.renderer.start();
+    const head = this.renderer.start?.() ?? '';
     if (head !== '') this.body.write(head);
     const upstream = this.upstream;
     // A body dispatched by the upstream client hands its chunks over directly (no Readable events).
@@ -224,22 +224,7 @@ class StreamRelay implements ChunkSink {
     if (this.settled) return;
     this.upstream.destroy();
     this.renderer.abandon?.();
-    this.body.take();
-    this.settled = true;
-    this.unsubscribe();
-    this.body.offDrain(this.drained);
-    this.resolve({
-      usage: this.renderer.usage(),
-      completed: false,
-      clientClosed: true,
-      error: null,
-      captured: null,
-      firstByteAt: this.firstByteAt,
-    });
-    const response = this.response;
-    queueMicrotask(() => {
-      if (!response.destroyed) response.destroy();
-    });
+    this.settle(false, null, null, true);
   }
 
   /**
@@ -247,9 +232,9 @@ class StreamRelay implements ChunkSink {
    * caller's continuation (usage report, log fields) runs before the response's 'finish',
    * whose hook writes the request log, even when the end came from an upstream callback. The
    * client's `ending` (the admission's release) runs just before the last bytes are written.
-   * A null `last` (no error frame fits the body) destroys the response instead.
+   * A null `last` (the client left, or no error frame fits the body) destroys the response instead.
    */
-  private settle(completed: boolean, error: unknown, last: string | Buffer | null): void {
+  private settle(completed: boolean, error: unknown, last: string | Buffer | null, clientClosed = false): void {
     this.settled = true;
     this.unsubscribe();
     this.body.offDrain(this.drained);
@@ -258,9 +243,9 @@ class StreamRelay implements ChunkSink {
     this.resolve({
       usage: this.renderer.usage(),
       completed,
-      clientClosed: false,
+      clientClosed,
       error,
-      captured: completed ? this.renderer.captured() : null,
+      captured: completed ? (this.renderer.captured?.() ?? null) : null,
       firstByteAt: this.firstByteAt,
     });
     const response = this.response;

@@ -10,8 +10,8 @@ import type { UsageObject } from './chat-chunk.ts';
  * close); a renderer owns the parsing, the output and the capture for the cache.
  */
 export interface StreamRenderer {
-  /** Written before the first upstream byte ('' for nothing). */
-  start(): string;
+  /** Written before the first upstream byte. */
+  start?(): string;
   /** One upstream read, rendered: text, or the bytes as they came ('' for nothing to write). */
   push(chunk: Buffer): string | Buffer;
   /** The stream's final event came (`[DONE]`): the engine ends the response with this read and `end()`. */
@@ -32,7 +32,7 @@ export interface StreamRenderer {
   /** The usage to meter. */
   usage(): UsageObject | null;
   /** Everything written, when a capture was asked for and stayed under its limit. */
-  captured(): string | null;
+  captured?(): string | null;
 }
 
 /** A copy of a stream's output for the response cache, dropped once it passes its limit. */

@@ -31,10 +31,6 @@ export class NativeMessagesRenderer implements StreamRenderer {
     this.capture = new Capture(captureLimit);
   }
 
-  start(): string {
-    return '';
-  }
-
   push(chunk: Buffer): Buffer {
     this.observe(this.parser.push(chunk));
     this.keep(chunk);

@@ -34,10 +34,6 @@ export class MessagesStreamRenderer implements StreamRenderer {
     this.capture = new Capture(captureLimit);
   }
 
-  start(): string {
-    return '';
-  }
-
   push(chunk: Buffer): string {
     const text = this.translate(this.parser.push(chunk));
     this.capture.add(text);

@@ -39,10 +39,6 @@ export class GeminiStreamRenderer implements StreamRenderer {
     this.capture = new Capture(captureLimit);
   }
 
-  start(): string {
-    return '';
-  }
-
   push(chunk: Buffer): string {
     const text = this.frames(this.translate(this.parser.push(chunk)));
     const failure = this.upstreamError;

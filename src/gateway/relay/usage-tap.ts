@@ -83,10 +83,6 @@ export class UsageTap implements StreamRenderer {
     return this.stopped ? { usage: null, model: null } : this.reader.summary();
   }
 
-  start(): string {
-    return '';
-  }
-
   push(chunk: Buffer): Buffer {
     this.relayed += chunk.length;
     if (this.decoder === null) this.scan(chunk);
@@ -115,10 +111,6 @@ export class UsageTap implements StreamRenderer {
 
   usage(): UsageObject | null {
     return this.summary().usage;
-  }
-
-  captured(): null {
-    return null;
   }
 
   private scan(chunk: Buffer): void {

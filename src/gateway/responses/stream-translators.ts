@@ -11,6 +11,7 @@ import { meteredUsageOf } from './usage.ts';
 
 /** What the relay engine writes for an upstream stream of `/v1/responses`, and what it learns from it. */
 export interface ResponsesStreamTranslator extends StreamRenderer {
+  start(): string;
   /** The error event that tells the client the stream broke. */
   fail(error: GatewayError): string;
 }
@@ -49,7 +50,6 @@ export function nativePassthrough(
   return {
     done: false,
     upstreamError: null,
-    captured: () => null,
     start: () => '',
     push: (chunk) => {
       observe(parser.push(chunk));
@@ -93,7 +93,6 @@ export function translatedChatStream(
   return {
     done: false,
     upstreamError: null,
-    captured: () => null,
     start: () => events.start(),
     push: (chunk) => translate(parser.push(chunk)),
     end: () => {
