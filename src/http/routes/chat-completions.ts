@@ -6,6 +6,7 @@ import { ChatRenderer } from '../../streaming/chat-renderer.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { clientClosedRequest, type ClientAbort } from '../client-abort.ts';
 import { sendStream, streamHeaders } from './stream-headers.ts';
+import type { RelayResult } from '../../streaming/relay.ts';
 
 /** `POST /v1/chat/completions`, JSON or SSE. */
 export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipelineDependencies): void {
@@ -37,13 +38,13 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipel
   });
 }
 
-async function streamOutcome(
+function streamOutcome(
   request: FastifyRequest,
   reply: FastifyReply,
   outcome: Extract<ChatOutcome, { kind: 'stream' }>,
   abort: ClientAbort,
-): Promise<void> {
+): Promise<RelayResult> {
   const { chunkOptions } = outcome;
   const stream = { upstream: outcome.upstream, renderer: new ChatRenderer(chunkOptions), provider: chunkOptions.provider };
-  await sendStream(request, reply, streamHeaders, stream, abort, outcome.finish);
+  return sendStream(request, reply, streamHeaders, stream, abort, outcome.finish);
 }

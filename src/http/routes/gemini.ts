@@ -23,6 +23,7 @@ import { jsonBodyOf } from '../json-body.ts';
 import { requestContextOf } from '../request-context.ts';
 import { tokenCountHeader } from './messages-count-tokens.ts';
 import { sendStream } from './stream-headers.ts';
+import type { RelayResult } from '../../streaming/relay.ts';
 
 const jsonType = 'application/json; charset=utf-8';
 const sseHeaders = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
@@ -131,18 +132,18 @@ function sendCached(reply: FastifyReply, cached: CachedResponse, model: string, 
   return reply.header('content-type', jsonType).send(`[${chunks.join(',\r\n')}]`);
 }
 
-async function streamOutcome(
+function streamOutcome(
   request: FastifyRequest,
   reply: FastifyReply,
   outcome: Extract<ChatOutcome, { kind: 'stream' }>,
   framing: Framing,
   abort: ClientAbort,
-): Promise<void> {
+): Promise<RelayResult> {
   const type = framing === 'sse' ? sseHeaders : { 'content-type': jsonType, 'cache-control': 'no-cache' };
   const { provider, captureLimit } = outcome.chunkOptions;
   const translator = new GeminiStreamTranslator({ model: outcome.target.model, fallbackId: request.id });
   const renderer = new GeminiStreamRenderer(translator, provider, framing, captureLimit);
-  await sendStream(request, reply, type, { upstream: outcome.upstream, renderer, provider }, abort, outcome.finish);
+  return sendStream(request, reply, type, { upstream: outcome.upstream, renderer, provider }, abort, outcome.finish);
 }
 
 async function embed(

@@ -17,6 +17,7 @@ import { jsonBodyOf } from '../json-body.ts';
 import { requestContextOf } from '../request-context.ts';
 import { messagesApiHeaders, registerCountTokensRoute } from './messages-count-tokens.ts';
 import { sendStream, streamHeaders } from './stream-headers.ts';
+import type { RelayResult } from '../../streaming/relay.ts';
 
 const endpoint = '/v1/messages';
 const jsonType = 'application/json; charset=utf-8';
@@ -61,13 +62,13 @@ function sendCached(reply: FastifyReply, cached: CachedResponse): FastifyReply {
   return reply.headers(streamHeaders).send(cached.body);
 }
 
-async function streamOutcome(
+function streamOutcome(
   request: FastifyRequest,
   reply: FastifyReply,
   outcome: Extract<MessagesOutcome, { kind: 'stream' }>,
   messages: MessagesRequest,
   abort: ClientAbort,
-): Promise<void> {
+): Promise<RelayResult> {
   const provider = outcome.target.adapter.name;
   const { captureLimit, stream } = outcome;
   let renderer: StreamRenderer;
@@ -77,5 +78,5 @@ async function streamOutcome(
     const translator = new MessagesStreamTranslator({ model: outcome.target.model, fallbackId: request.id, estimatedInputTokens });
     renderer = new MessagesStreamRenderer(translator, provider, captureLimit);
   }
-  await sendStream(request, reply, streamHeaders, { upstream: stream.upstream, renderer, provider }, abort, outcome.finish);
+  return sendStream(request, reply, streamHeaders, { upstream: stream.upstream, renderer, provider }, abort, outcome.finish);
 }
