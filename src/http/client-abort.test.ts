@@ -84,12 +84,17 @@ describe('ClientAbort', () => {
     expect(afterClose).toHaveBeenCalledTimes(1);
   });
 
-  it('runs the close listener once, before the last bytes of a response that ends, not after them', () => {
+  it('runs the close listener once, when the answer is about to end (ending), not again on close; the response is not patched', () => {
     const { raw, written, close } = fakeResponse();
+    const end = raw.end;
     const before: unknown[][] = [];
     const listener = vi.fn(() => before.push([...written]));
-    new ClientAbort(raw).whenClosed(listener);
+    const abort = new ClientAbort(raw);
+    abort.whenClosed(listener);
+    expect(raw.end).toBe(end);
+    abort.ending();
     expect(raw.end('last bytes')).toBe(raw);
+    abort.ending();
     expect(listener).toHaveBeenCalledTimes(1);
     expect(before).toEqual([[]]);
     expect(written).toEqual(['last bytes']);
@@ -106,11 +111,13 @@ describe('ClientAbort', () => {
     expect(listener).toHaveBeenCalledTimes(1);
   });
 
-  it('over node:http, the listener runs before the response has ended: a client that read the answer finds it done', async () => {
+  it('over node:http, the listener runs before the response has ended (ending, then end): a client that read the answer finds it done', async () => {
     const seen: Array<{ ended: boolean }> = [];
     const server = createServer((_request, response) => {
-      new ClientAbort(response).whenClosed(() => seen.push({ ended: response.writableEnded }));
+      const abort = new ClientAbort(response);
+      abort.whenClosed(() => seen.push({ ended: response.writableEnded }));
       response.setHeader('content-type', 'text/plain');
+      abort.ending();
       response.end('answer');
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -15,14 +15,11 @@ export class ClientAbort implements AbortSource {
   /** Told when the client leaves (the request log's trail); a field, not a listener, to spare an allocation. */
   watcher: { gone(): void } | null = null;
 
-  readonly #raw: ServerResponse;
-
   constructor(raw: ServerResponse) {
-    this.#raw = raw;
     // `on`, not `once`: 'close' comes once, and `once` wraps the listener (a cost per request).
     raw.on('close', () => {
       this.#closed = true;
-      this.#ended();
+      this.ending();
       if (!raw.writableFinished) this.#abort();
     });
   }
@@ -49,12 +46,14 @@ export class ClientAbort implements AbortSource {
   }
 
   /**
-   * Runs `listener` once (one per request: its admission's release): when the response ends,
-   * before its last bytes are written, or when it closes unfinished (the client left), or at
-   * once if it has closed already. Not on 'close' after a finished response: by then the client
-   * may have read the answer and asked again, and with WORKERS > 1 that request can reach the
+   * Runs `listener` once (one per request: its admission's release) just before the answer's
+   * last bytes are written: from the `onSend` hook for an answer Fastify sends (hooks.ts), from
+   * the relay engine before a stream's final `end` (streaming/relay.ts), from a byte relay
+   * before its body's end; on 'close' if the response closes unfinished (the client left); or
+   * at once if it has closed already. Not later than the last bytes: by then the client may
+   * have read the answer and asked again, and with WORKERS > 1 that request can reach the
    * primary through another worker before a release sent only now (the slot would look taken).
-   * Run from `end`, the release leaves on the IPC channel before the answer's end leaves.
+   * Node's response is observed, never patched.
    */
   whenClosed(listener: () => void): void {
     if (this.#closed) {
@@ -62,22 +61,14 @@ export class ClientAbort implements AbortSource {
       return;
     }
     this.#onEnd = listener;
-    const raw = this.#raw;
-    const end = raw.end;
-    raw.end = ((...args: unknown[]): ServerResponse => {
-      try {
-        this.#ended();
-      } finally {
-        Reflect.apply(end, raw, args);
-      }
-      return raw;
-    }) as ServerResponse['end'];
   }
 
-  #ended(): void {
+  /** The answer's last bytes are about to be written: runs the `whenClosed` listener, once. */
+  ending(): void {
     const listener = this.#onEnd;
+    if (listener === null) return;
     this.#onEnd = null;
-    listener?.();
+    listener();
   }
 
   #abort(): void {

@@ -9,6 +9,14 @@ import type { GatewayMetrics } from '../observability/metrics.ts';
 import { discardRestOfBody, type DiscardBounds } from './oversized-body.ts';
 import { didYouMean } from '../core/closest-names.ts';
 import type { Principal } from '../auth/principal.ts';
+import type { ClientAbort } from './client-abort.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request's client abort, once a route made its context (request-context.ts). */
+    clientAbort: ClientAbort | null;
+  }
+}
 
 /**
  * Hooks every request passes: the request id echoed, the 503 while draining, and one log line
@@ -29,6 +37,7 @@ export function installRequestHooks(app: FastifyInstance, metrics: GatewayMetric
     const error = new GatewayError('provider_error', 'the gateway is shutting down', { status: 503, code: 'shutting_down' });
     void reply.code(503).header('connection', 'close').send(errorBody(request.url, error));
   });
+  installReleaseHook(app);
   // Nobody reads the completion hook's work (no info log line, no metrics): spare every request the hook.
   if (!infoEnabled && metrics === null) return;
   app.addHook('onResponse', (request, reply, done) => {
@@ -55,6 +64,19 @@ export function installRequestHooks(app: FastifyInstance, metrics: GatewayMetric
       durationSeconds: durationMs / 1000,
     });
     done();
+  });
+}
+
+/**
+ * An answer Fastify sends (JSON, an error) runs its request's `ClientAbort.whenClosed` listener
+ * (the admission's release) just before the payload is written: observed through the hook,
+ * not by patching the response (streams call it from the relay engine, REVIEW.md).
+ */
+function installReleaseHook(app: FastifyInstance): void {
+  app.decorateRequest('clientAbort', null);
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    request.clientAbort?.ending();
+    done(null, payload);
   });
 }
 

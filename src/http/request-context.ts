@@ -19,6 +19,8 @@ class HttpRequestContext implements RequestContext {
     this.userPath = request.userPath;
     this.startedAt = request.startedAt;
     this.abort = new ClientAbort(reply.raw);
+    // Its release runs just before Fastify writes an answer (hooks.ts, the onSend hook).
+    request.clientAbort = this.abort;
     const trail = request.trail ?? null;
     this.trail = trail;
     // No response hook runs for a client that left: the trail settles on its own then.

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { SseParser } from '../../streaming/sse-parser.ts';
 import { toChatRequest } from './convert-request.ts';
 import { toMessagesResponse } from './convert-response.ts';
-import { translateCapturedStream } from './stream-relay.ts';
+import { translateCapturedStream } from './stream-renderer.ts';
 import { MessagesStreamTranslator, type StreamTranslatorOptions } from './stream-translator.ts';
 
 // Golden fixtures (test/fixtures/messages/), replayed without a network: a Messages request

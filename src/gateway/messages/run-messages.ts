@@ -14,7 +14,7 @@ import type { ActiveGuardrails } from '../../guardrails/pipeline.ts';
 import type { ResolvedTarget } from '../../routing/resolve-model.ts';
 import { planRoute } from '../../routing/route-planner.ts';
 import type { ChunkOptions, UsageObject } from '../../streaming/chat-chunk.ts';
-import type { RelayResult } from '../../streaming/relay-chat-stream.ts';
+import type { RelayResult } from '../../streaming/relay.ts';
 import { checkMessagesRequest, toChatRequest, type TranslatedRequest } from '../../dialects/anthropic-messages/convert-request.ts';
 import { toMessagesResponse } from '../../dialects/anthropic-messages/convert-response.ts';
 import { usageOfMessage } from '../../dialects/anthropic-messages/usage.ts';

@@ -1,5 +1,3 @@
-import { Readable } from 'node:stream';
-import { buffer } from 'node:stream/consumers';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { TopLevelFields } from './json-fields.ts';
@@ -14,7 +12,9 @@ const pieces = (body: string | Buffer, size: number): Buffer[] => {
 
 async function tapped(body: string | Buffer, headers: Record<string, string>, size = 7): Promise<{ relayed: Buffer; tap: UsageTap }> {
   const tap = UsageTap.for(headers);
-  return { relayed: await buffer(Readable.from(pieces(body, size)).pipe(tap)), tap };
+  const relayed = Buffer.concat(pieces(body, size).map((piece) => tap.push(piece)));
+  await tap.settle();
+  return { relayed, tap };
 }
 
 const json = { 'content-type': 'application/json' };

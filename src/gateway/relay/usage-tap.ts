@@ -1,10 +1,11 @@
 import type { OutgoingHttpHeaders } from 'node:http';
-import { Transform, type TransformCallback } from 'node:stream';
+import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { isJsonObject, parseJsonObject } from '../../core/json.ts';
 import { meteredUsage, mergeUsage } from '../../dialects/anthropic-messages/usage.ts';
 import { convertUsage } from '../../providers/gemini/convert-chat-response.ts';
 import type { UsageObject } from '../../streaming/chat-chunk.ts';
+import type { StreamRenderer } from '../../streaming/renderer.ts';
 import { SseParser, type SseEvent } from '../../streaming/sse-parser.ts';
 import { TopLevelFields } from './json-fields.ts';
 
@@ -30,16 +31,20 @@ const decoders: Readonly<Record<string, (() => Decoder | null) | undefined>> = {
 };
 
 /**
- * Passes an upstream answer through byte for byte while reading the usage it reports (STYLE
- * habit 3), in bounded memory whatever its size: a JSON answer by its top-level `usage` (or
- * Gemini's `usageMetadata`) alone (json-fields.ts), an event stream by the events that carry
- * one (OpenAI's last chunk, Anthropic's `message_start` and `message_delta`, Responses'
- * `response.completed`, Gemini's `usageMetadata`), decompressed on the side when the answer
- * is. Nothing it reads can fail the relay: an unreadable answer only has no usage.
+ * Passes an upstream answer through byte for byte (a renderer of the relay engine,
+ * streaming/relay.ts) while reading the usage it reports (STYLE habit 3), in bounded memory
+ * whatever its size: a JSON answer by its top-level `usage` (or Gemini's `usageMetadata`)
+ * alone (json-fields.ts), an event stream by the events that carry one (OpenAI's last chunk,
+ * Anthropic's `message_start` and `message_delta`, Responses' `response.completed`, Gemini's
+ * `usageMetadata`), decompressed on the side when the answer is. Nothing it reads can fail the
+ * relay: an unreadable answer only has no usage. A broken answer has no room for an error
+ * frame: the response is destroyed.
  */
-export class UsageTap extends Transform {
+export class UsageTap implements StreamRenderer {
   /** Bytes relayed, as sent. */
   relayed = 0;
+  readonly done = false;
+  readonly upstreamError = null;
   private readonly reader: AnswerReader;
   private decoder: Decoder | null;
   private decoded = 0;
@@ -48,7 +53,6 @@ export class UsageTap extends Transform {
   private stopped = false;
 
   constructor(kind: 'json' | 'sse' | 'none', encoding: string) {
-    super();
     this.reader = kind === 'json' ? new JsonReader() : kind === 'sse' ? new SseReader() : unread;
     this.decoder = kind === 'none' ? null : (decoders[encoding]?.() ?? null);
     const decoder = this.decoder;
@@ -79,24 +83,34 @@ export class UsageTap extends Transform {
     return this.stopped ? { usage: null, model: null } : this.reader.summary();
   }
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+  push(chunk: Buffer): Buffer {
     this.relayed += chunk.length;
     if (this.decoder === null) this.scan(chunk);
     else if (!this.decoder.destroyed) this.decoder.write(chunk);
-    callback(null, chunk);
+    return chunk;
   }
 
-  override _flush(callback: TransformCallback): void {
+  end(): string {
+    return '';
+  }
+
+  /** The answer has ended: what the decoder still holds is read before the usage is. */
+  async settle(): Promise<void> {
     this.decoder?.end();
-    void this.decoding.then(() => {
-      this.reader.finish();
-      callback();
-    });
+    await this.decoding;
+    this.reader.finish();
   }
 
-  override _destroy(error: Error | null, callback: (error: Error | null) => void): void {
+  fail(): null {
+    return null;
+  }
+
+  abandon(): void {
     this.decoder?.destroy();
-    callback(error);
+  }
+
+  usage(): UsageObject | null {
+    return this.summary().usage;
   }
 
   private scan(chunk: Buffer): void {

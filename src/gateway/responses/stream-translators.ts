@@ -2,26 +2,18 @@ import type { GatewayError } from '../../errors/gateway-error.ts';
 import { renderEnvelope } from '../../errors/envelope.ts';
 import type { UsageObject } from '../../streaming/chat-chunk.ts';
 import { SseEventAligner } from '../../streaming/event-aligner.ts';
+import type { StreamRenderer } from '../../streaming/renderer.ts';
 import { SseParser, type SseEvent } from '../../streaming/sse-parser.ts';
 import { ChatStreamEnd, incompleteStream } from '../../streaming/stream-end.ts';
 import { ChatToResponsesEvents } from './chat-stream-events.ts';
 import type { ResponseSeed } from './response-object.ts';
 import { meteredUsageOf } from './usage.ts';
 
-/** What the relay writes for an upstream stream, and what it learns from it. */
-export interface ResponsesStreamTranslator {
-  /** Written before the first upstream byte. */
+/** What the relay engine writes for an upstream stream of `/v1/responses`, and what it learns from it. */
+export interface ResponsesStreamTranslator extends StreamRenderer {
   start(): string;
-  /** What to write for these upstream bytes. */
-  push(chunk: Buffer): string | Buffer;
-  /** What to write once the upstream has ended. */
-  end(): string;
-  /** Work that must be done after `end` and before its text reaches the client (storing the response). */
-  settle?(): Promise<void>;
-  /** The frame that tells the client the stream broke. */
+  /** The error event that tells the client the stream broke. */
   fail(error: GatewayError): string;
-  /** The usage to meter (the gateway's usage-record shape). */
-  usage(): UsageObject | null;
 }
 
 const terminalEvents = new Set(['response.completed', 'response.incomplete', 'response.failed']);
@@ -56,6 +48,8 @@ export function nativePassthrough(
     }
   };
   return {
+    done: false,
+    upstreamError: null,
     start: () => '',
     push: (chunk) => {
       observe(parser.push(chunk));
@@ -97,6 +91,8 @@ export function translatedChatStream(
     return text;
   };
   return {
+    done: false,
+    upstreamError: null,
     start: () => events.start(),
     push: (chunk) => translate(parser.push(chunk)),
     end: () => {

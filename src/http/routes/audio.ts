@@ -17,7 +17,7 @@ export function registerAudioRoutes(app: FastifyInstance, dependencies: ChatPipe
     const outcome = await runSpeech(jsonBodyOf(request.body), context, dependencies).catch((error: unknown) => {
       throw context.signal.aborted ? clientClosedRequest() : error;
     });
-    await relayModelCall(request, reply, outcome, context.signal);
+    await relayModelCall(request, reply, outcome, context.abort);
     return reply;
   });
   for (const kind of ['transcriptions', 'translations'] satisfies AudioUpload[]) {
@@ -27,7 +27,7 @@ export function registerAudioRoutes(app: FastifyInstance, dependencies: ChatPipe
       const outcome = await runAudioUpload(kind, request.body, contentType, context, dependencies).catch((error: unknown) => {
         throw context.signal.aborted ? clientClosedRequest() : error;
       });
-      await relayModelCall(request, reply, outcome, context.signal);
+      await relayModelCall(request, reply, outcome, context.abort);
       return reply;
     });
   }

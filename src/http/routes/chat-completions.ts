@@ -1,13 +1,13 @@
 import { cacheModeOf } from './cache-mode.ts';
-import type { AbortSource } from '../../core/abort-source.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { runChatCompletion, type ChatOutcome } from '../../gateway/chat-completions.ts';
 import type { ChatPipelineDependencies } from '../../gateway/pipeline-dependencies.ts';
 import { requestContextOf } from '../request-context.ts';
-import { relayChatStream } from '../../streaming/relay-chat-stream.ts';
+import { ChatRenderer } from '../../streaming/chat-renderer.ts';
 import { jsonBodyOf } from '../json-body.ts';
-import { clientClosedRequest } from '../client-abort.ts';
-import { headWith, noteStreamEnd, streamHeaders } from './stream-headers.ts';
+import { clientClosedRequest, type ClientAbort } from '../client-abort.ts';
+import { sendStream, streamHeaders } from './stream-headers.ts';
+import type { RelayResult } from '../../streaming/relay.ts';
 
 /** `POST /v1/chat/completions`, JSON or SSE. */
 export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipelineDependencies): void {
@@ -39,20 +39,13 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipel
   });
 }
 
-async function streamOutcome(
+function streamOutcome(
   request: FastifyRequest,
   reply: FastifyReply,
   outcome: Extract<ChatOutcome, { kind: 'stream' }>,
-  abort: AbortSource,
-): Promise<void> {
-  reply.hijack();
-  const raw = reply.raw;
-  raw.writeHead(200, headWith(reply, streamHeaders));
-  const result = await relayChatStream(outcome.upstream, raw, outcome.chunkOptions, abort);
-  outcome.finish(result);
-  // Fastify's onResponse hook writes the request's log line, hijacked or not.
-  const ending = result.error !== null ? 'upstream_error' : result.clientClosed ? 'client_closed' : 'completed';
-  noteStreamEnd(request, ending);
-  if (result.error !== null)
-    request.log.warn({ request_id: request.id, ...request.logFields, reason: String(result.error) }, 'stream broken by upstream');
+  abort: ClientAbort,
+): Promise<RelayResult> {
+  const { chunkOptions } = outcome;
+  const stream = { upstream: outcome.upstream, renderer: new ChatRenderer(chunkOptions), provider: chunkOptions.provider };
+  return sendStream(request, reply, streamHeaders, stream, abort, outcome.finish);
 }

@@ -8,7 +8,7 @@ import { toGenerateContentResponse } from '../../dialects/gemini/convert-respons
 import { toEmbeddingsRequest, toEmbedResponse } from '../../dialects/gemini/embed.ts';
 import { modelMethodOf, type ModelMethod } from '../../dialects/gemini/model-path.ts';
 import { toGeminiModel } from '../../gateway/gemini/models.ts';
-import { relayGeminiStream, type Framing } from '../../dialects/gemini/stream-relay.ts';
+import { GeminiStreamRenderer, type Framing } from '../../dialects/gemini/stream-renderer.ts';
 import { GeminiStreamTranslator } from '../../dialects/gemini/stream-translator.ts';
 import { isObject } from '../../dialects/gemini/wire.ts';
 import { notFound } from '../../errors/gateway-error.ts';
@@ -19,11 +19,12 @@ import { listModels, lookUpModel, modelIdOf } from '../../gateway/model-lookup.t
 import type { ModelCatalog } from '../../routing/model-catalog.ts';
 import { assertModelNameLength } from '../../routing/model-name.ts';
 import type { VirtualModels } from '../../routing/virtual-models.ts';
-import { clientClosedRequest } from '../client-abort.ts';
+import { clientClosedRequest, type ClientAbort } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { requestContextOf } from '../request-context.ts';
 import { tokenCountHeader } from './messages-count-tokens.ts';
-import { headWith, noteStreamEnd } from './stream-headers.ts';
+import { sendStream } from './stream-headers.ts';
+import type { RelayResult } from '../../streaming/relay.ts';
 
 const jsonType = 'application/json; charset=utf-8';
 const sseHeaders = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
@@ -112,7 +113,7 @@ async function generate(
     const body = toGenerateContentResponse(isObject(parsed) ? parsed : {}, outcome.target.model, request.id);
     return reply.header('content-type', jsonType).send(JSON.stringify(body));
   }
-  await streamOutcome(request, reply, outcome, framing ?? 'sse', context.signal);
+  await streamOutcome(request, reply, outcome, framing ?? 'sse', context.abort);
   return reply;
 }
 
@@ -132,26 +133,18 @@ function sendCached(reply: FastifyReply, cached: CachedResponse, model: string, 
   return reply.header('content-type', jsonType).send(`[${chunks.join(',\r\n')}]`);
 }
 
-async function streamOutcome(
+function streamOutcome(
   request: FastifyRequest,
   reply: FastifyReply,
   outcome: Extract<ChatOutcome, { kind: 'stream' }>,
   framing: Framing,
-  signal: AbortSignal,
-): Promise<void> {
-  reply.hijack();
-  const raw = reply.raw;
+  abort: ClientAbort,
+): Promise<RelayResult> {
   const type = framing === 'sse' ? sseHeaders : { 'content-type': jsonType, 'cache-control': 'no-cache' };
-  raw.writeHead(200, headWith(reply, type));
   const { provider, captureLimit } = outcome.chunkOptions;
   const translator = new GeminiStreamTranslator({ model: outcome.target.model, fallbackId: request.id });
-  const options = captureLimit === undefined ? { provider, framing } : { provider, framing, captureLimit };
-  const result = await relayGeminiStream(outcome.upstream, raw, translator, options, signal);
-  outcome.finish(result);
-  const ending = result.error !== null ? 'upstream_error' : result.clientClosed ? 'client_closed' : 'completed';
-  noteStreamEnd(request, ending);
-  if (result.error !== null)
-    request.log.warn({ request_id: request.id, ...request.logFields, reason: String(result.error) }, 'stream broken by upstream');
+  const renderer = new GeminiStreamRenderer(translator, provider, framing, captureLimit);
+  return sendStream(request, reply, type, { upstream: outcome.upstream, renderer, provider }, abort, outcome.finish);
 }
 
 async function embed(

@@ -1,17 +1,18 @@
 import { cacheModeOf } from './cache-mode.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CachedResponse } from '../../cache/response-cache.ts';
-import { relayNativeMessagesStream } from '../../dialects/anthropic-messages/native-stream-relay.ts';
+import { NativeMessagesRenderer } from '../../dialects/anthropic-messages/native-stream-renderer.ts';
+import type { StreamRenderer } from '../../streaming/renderer.ts';
 import { readMessagesRequest, runMessages, type MessagesOutcome, type MessagesRequest } from '../../gateway/messages/run-messages.ts';
-import { relayMessagesStream } from '../../dialects/anthropic-messages/stream-relay.ts';
+import { MessagesStreamRenderer } from '../../dialects/anthropic-messages/stream-renderer.ts';
 import { MessagesStreamTranslator } from '../../dialects/anthropic-messages/stream-translator.ts';
 import type { ChatPipelineDependencies } from '../../gateway/pipeline-dependencies.ts';
-import type { RelayResult } from '../../streaming/relay-chat-stream.ts';
-import { clientClosedRequest } from '../client-abort.ts';
+import { clientClosedRequest, type ClientAbort } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { requestContextOf } from '../request-context.ts';
 import { messagesApiHeaders, registerCountTokensRoute } from './messages-count-tokens.ts';
-import { headWith, noteStreamEnd, streamHeaders } from './stream-headers.ts';
+import { sendStream, streamHeaders } from './stream-headers.ts';
+import type { RelayResult } from '../../streaming/relay.ts';
 
 const endpoint = '/v1/messages';
 const jsonType = 'application/json; charset=utf-8';
@@ -43,7 +44,7 @@ export function registerMessagesRoutes(app: FastifyInstance, dependencies: ChatP
     context.abort.whenClosed(outcome.admission.release);
     reply.headers(outcome.admission.headers);
     if (outcome.kind === 'json') return reply.header('content-type', jsonType).send(outcome.body);
-    await streamOutcome(request, reply, outcome, messages, signal);
+    await streamOutcome(request, reply, outcome, messages, context.abort);
     return reply;
   });
   registerCountTokensRoute(app, dependencies);
@@ -56,30 +57,21 @@ function sendCached(reply: FastifyReply, cached: CachedResponse): FastifyReply {
   return reply.headers(streamHeaders).send(cached.body);
 }
 
-async function streamOutcome(
+function streamOutcome(
   request: FastifyRequest,
   reply: FastifyReply,
   outcome: Extract<MessagesOutcome, { kind: 'stream' }>,
   messages: MessagesRequest,
-  signal: AbortSignal,
-): Promise<void> {
-  reply.hijack();
-  const raw = reply.raw;
-  raw.writeHead(200, headWith(reply, streamHeaders));
+  abort: ClientAbort,
+): Promise<RelayResult> {
   const provider = outcome.target.adapter.name;
-  const relayOptions = outcome.captureLimit === undefined ? { provider } : { provider, captureLimit: outcome.captureLimit };
-  const stream = outcome.stream;
-  let result: RelayResult;
-  if (stream.native) result = await relayNativeMessagesStream(stream.upstream, raw, relayOptions, signal);
+  const { captureLimit, stream } = outcome;
+  let renderer: StreamRenderer;
+  if (stream.native) renderer = new NativeMessagesRenderer(provider, captureLimit);
   else {
     const estimatedInputTokens = messages.translate().estimatedInputTokens;
     const translator = new MessagesStreamTranslator({ model: outcome.target.model, fallbackId: request.id, estimatedInputTokens });
-    result = await relayMessagesStream(stream.upstream, raw, translator, relayOptions, signal);
+    renderer = new MessagesStreamRenderer(translator, provider, captureLimit);
   }
-  outcome.finish(result);
-  // Fastify's onResponse hook writes the request's log line, hijacked or not.
-  const ending = result.error !== null ? 'upstream_error' : result.clientClosed ? 'client_closed' : 'completed';
-  noteStreamEnd(request, ending);
-  if (result.error !== null)
-    request.log.warn({ request_id: request.id, ...request.logFields, reason: String(result.error) }, 'stream broken by upstream');
+  return sendStream(request, reply, streamHeaders, { upstream: stream.upstream, renderer, provider }, abort, outcome.finish);
 }

@@ -2,13 +2,12 @@ import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { JsonAnswer } from '../../gateway/json-answer.ts';
 import type { ModelCallOutcome } from '../../gateway/model-call.ts';
-import { relayResponse } from '../../gateway/relay/relay-response.ts';
 import type { UpstreamResponse } from '../../providers/upstream-client.ts';
 import type { ChunkOptions } from '../../streaming/chat-chunk.ts';
-import { relayChatStream } from '../../streaming/relay-chat-stream.ts';
+import { ChatRenderer } from '../../streaming/chat-renderer.ts';
 import type { ClientAbort } from '../client-abort.ts';
-import { contentHeadersOf } from './relay-reply.ts';
-import { headWith, noteStreamEnd, streamHeaders } from './stream-headers.ts';
+import { contentHeadersOf, relayToClient } from './relay-reply.ts';
+import { sendStream, statusOf, streamHeaders } from './stream-headers.ts';
 
 /** How the answers of a model call (completions, moderations, images) reach the client. */
 
@@ -46,13 +45,11 @@ export async function relaySseAnswer(
   abort: ClientAbort,
 ): Promise<void> {
   settle(request, reply, outcome, abort);
-  reply.hijack();
-  reply.raw.writeHead(200, headWith(reply, streamHeaders));
-  const result = await relayChatStream(stream.body, reply.raw, stream.chunkOptions, abort);
-  if (request.trail) request.trail.firstByteAt = result.firstByteAt ?? null;
-  outcome.report(result.clientClosed ? 499 : result.error !== null ? 502 : 200, result.usage);
-  const ending = result.error !== null ? 'upstream_error' : result.clientClosed ? 'client_closed' : 'completed';
-  noteStreamEnd(request, ending);
+  const relayed = { upstream: stream.body, renderer: new ChatRenderer(stream.chunkOptions), provider: stream.chunkOptions.provider };
+  await sendStream(request, reply, streamHeaders, relayed, abort, (result) => {
+    if (request.trail) request.trail.firstByteAt = result.firstByteAt ?? null;
+    outcome.report(statusOf(result), result.usage);
+  });
 }
 
 /**
@@ -68,10 +65,7 @@ export async function relayEventStream(
   abort: ClientAbort,
 ): Promise<void> {
   settle(request, reply, outcome, abort);
-  reply.hijack();
-  const headers = headWith(reply, contentHeadersOf(response.headers));
   // The relay reads the usage an event carries (usage-tap.ts); the upstream body is destroyed when the client leaves.
-  const result = await relayResponse(reply.raw, { status: response.statusCode, headers, body: response.body }, abort.signal);
+  const result = await relayToClient(request, reply, response, contentHeadersOf(response.headers), abort, true);
   outcome.report(result.status, result.usage);
-  noteStreamEnd(request, result.ending);
 }

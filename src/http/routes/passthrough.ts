@@ -117,7 +117,7 @@ async function passthrough(
     throw context.signal.aborted ? clientClosedRequest() : error;
   }
   const headers = { ...clientResponseHeaders(response.headers), ...admission.headers };
-  const result = await relayToClient(request, reply, response, headers, context.signal);
+  const result = await relayToClient(request, reply, response, headers, context.abort);
   // An error answer relayed whole produced nothing; anything else that reported no usage is charged its estimate.
   const unreported = result.usage === null && (result.status < 400 || result.ending !== 'completed') && !countsTokens(path);
   const estimate = unreported ? pricedCall()?.estimate : undefined;

@@ -5,14 +5,14 @@ import type { RequestContext } from '../../gateway/request-context.ts';
 import type { ProviderAdapter } from '../../providers/provider.ts';
 import { readBody } from '../../providers/upstream-body.ts';
 import type { ModelCatalog } from '../../routing/model-catalog.ts';
-import { clientClosedRequest } from '../client-abort.ts';
+import { clientClosedRequest, type ClientAbort } from '../client-abort.ts';
 import { requestContextOf } from '../request-context.ts';
 import { contentHeadersOf, relayToClient } from './relay-reply.ts';
 
 /** One files or batches request: its instance, its context and its query without the hint. */
 export interface ResourceCall {
   readonly adapter: ProviderAdapter;
-  readonly context: RequestContext;
+  readonly context: RequestContext & { readonly abort: ClientAbort };
   /** `?...` or empty. */
   readonly query: string;
   readonly parameters: URLSearchParams;
@@ -53,7 +53,7 @@ export async function relayCall(
   // A compressed answer (the gateway asks for none) is relayed as is: nothing of it is recorded.
   const encoding = String(response.headers['content-encoding'] ?? 'identity').toLowerCase();
   if (observe === undefined || encoding !== 'identity') {
-    await relayToClient(request, reply, response, contentHeadersOf(response.headers), call.context.signal);
+    await relayToClient(request, reply, response, contentHeadersOf(response.headers), call.context.abort);
     return reply;
   }
   const text = await readBody(response, call.adapter.name, call.context.signal);

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import type { ChatPipelineDependencies } from '../../gateway/pipeline-dependencies.ts';
-import { relayResponsesStream } from '../../gateway/responses/relay-responses-stream.ts';
 import { createResponsesPipeline } from '../../gateway/responses/run-responses.ts';
 import type { ResponseState } from '../../responses/response-state.ts';
 import type { OwnershipStore } from '../../ownership/ownership-store.ts';
@@ -8,7 +7,7 @@ import { clientClosedRequest } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { requestContextOf } from '../request-context.ts';
 import { registerStoredResponseRoutes } from './stored-responses.ts';
-import { headWith, noteStreamEnd, streamHeaders } from './stream-headers.ts';
+import { sendStream, statusOf, streamHeaders } from './stream-headers.ts';
 
 /**
  * `POST /v1/responses` (OpenAI's Responses API, JSON or SSE, any provider behind), and the
@@ -38,15 +37,11 @@ export function registerResponsesRoutes(
       outcome.report(200, result.usage);
       return reply.header('content-type', 'application/json; charset=utf-8').send(result.body);
     }
-    reply.hijack();
-    reply.raw.writeHead(200, headWith(reply, streamHeaders));
-    const relay = await relayResponsesStream(result.upstream, reply.raw, result.translator, provider, context.signal);
-    if (request.trail) request.trail.firstByteAt = relay.firstByteAt ?? null;
-    outcome.report(relay.clientClosed ? 499 : relay.error !== null ? 502 : 200, relay.usage);
-    const ending = relay.error !== null ? 'upstream_error' : relay.clientClosed ? 'client_closed' : 'completed';
-    noteStreamEnd(request, ending);
-    if (relay.error !== null)
-      request.log.warn({ request_id: request.id, ...request.logFields, reason: String(relay.error) }, 'stream broken by upstream');
+    const stream = { upstream: result.upstream, renderer: result.translator, provider };
+    await sendStream(request, reply, streamHeaders, stream, context.abort, (relay) => {
+      if (request.trail) request.trail.firstByteAt = relay.firstByteAt ?? null;
+      outcome.report(statusOf(relay), relay.usage);
+    });
     return reply;
   });
   registerStoredResponseRoutes(app, state, dependencies.catalog);

@@ -59,6 +59,6 @@ async function forwardToInstance(request: IdRequest, reply: FastifyReply, forwar
     throw context.signal.aborted ? clientClosedRequest() : error;
   });
   if (method === 'DELETE') await forward.state.forget(id);
-  await relayToClient(request, reply, response, contentHeadersOf(response.headers), context.signal);
+  await relayToClient(request, reply, response, contentHeadersOf(response.headers), context.abort);
   return reply;
 }

@@ -4,8 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RelayResult } from '../../streaming/relay-chat-stream.ts';
-import { relayGeminiStream, type GeminiRelayOptions } from './stream-relay.ts';
+import { abortSourceOf } from '../../core/abort-source.ts';
+import { relay as relayStream, type RelayResult } from '../../streaming/relay.ts';
+import { GeminiStreamRenderer, type Framing } from './stream-renderer.ts';
+
+type GeminiRelayOptions = { provider: string; framing: Framing; captureLimit?: number };
 import { GeminiStreamTranslator } from './stream-translator.ts';
 
 // The relay on a real loopback socket: what the client reads (SSE or a JSON array), what the
@@ -29,13 +32,9 @@ async function relay(frames: string[], options: GeminiRelayOptions): Promise<{ t
   server = createServer((_request, response) => {
     response.writeHead(200);
     const translator = new GeminiStreamTranslator({ model: 'm', fallbackId: 'r' });
-    void relayGeminiStream(
-      Readable.from(frames.map((frame) => Buffer.from(frame))),
-      response,
-      translator,
-      options,
-      new AbortController().signal,
-    ).then(settle);
+    const renderer = new GeminiStreamRenderer(translator, options.provider, options.framing, options.captureLimit);
+    const upstream = Readable.from(frames.map((frame) => Buffer.from(frame)));
+    void relayStream(upstream, response, renderer, options.provider, abortSourceOf(new AbortController().signal)).then(settle);
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -45,7 +44,7 @@ async function relay(frames: string[], options: GeminiRelayOptions): Promise<{ t
 
 const complete = [chunk({ content: 'Hi' }), chunk({}, 'stop'), usageChunk, 'data: [DONE]\n\n'];
 
-describe('relayGeminiStream', () => {
+describe('GeminiStreamRenderer', () => {
   it('writes SSE chunks, the last with finish reason and usage, and keeps them for the cache', async () => {
     const { text, result } = await relay(complete, { provider: 'p', framing: 'sse', captureLimit: 10_000 });
     const events = text.split('\r\n\r\n').filter((event) => event !== '');

@@ -5,8 +5,9 @@ import { PassThrough, Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { providerError } from '../../errors/gateway-error.ts';
-import type { RelayResult } from '../../streaming/relay-chat-stream.ts';
-import { relayMessagesStream, type MessagesRelayOptions } from './stream-relay.ts';
+import { abortSourceOf } from '../../core/abort-source.ts';
+import { relay, type RelayResult } from '../../streaming/relay.ts';
+import { MessagesStreamRenderer } from './stream-renderer.ts';
 import { MessagesStreamTranslator } from './stream-translator.ts';
 
 // The relay on a real loopback socket: what the client reads, what the pipeline is told
@@ -27,7 +28,7 @@ afterEach(async () => {
 /** Serves one relayed stream; resolves with the server's URL and the relay's result. */
 async function serve(
   upstream: Readable,
-  options: MessagesRelayOptions = { provider: 'p' },
+  options: { provider: string; captureLimit?: number } = { provider: 'p' },
 ): Promise<{ url: string; result: Promise<RelayResult> }> {
   let settle: (result: RelayResult) => void = () => {};
   const result = new Promise<RelayResult>((resolve) => (settle = resolve));
@@ -39,7 +40,8 @@ async function serve(
     });
     response.writeHead(200, { 'content-type': 'text/event-stream' });
     const translator = new MessagesStreamTranslator({ model: 'm', fallbackId: 'r', estimatedInputTokens: 1 });
-    void relayMessagesStream(upstream, response, translator, options, controller.signal).then(settle);
+    const renderer = new MessagesStreamRenderer(translator, options.provider, options.captureLimit);
+    void relay(upstream, response, renderer, options.provider, abortSourceOf(controller.signal)).then(settle);
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -50,7 +52,7 @@ function eventNames(text: string): string[] {
   return [...text.matchAll(/^event: (\S+)$/gm)].map((match) => match[1] ?? '');
 }
 
-describe('relayMessagesStream', () => {
+describe('MessagesStreamRenderer', () => {
   it('relays a whole stream split at odd byte boundaries, observing usage and capturing the events sent', async () => {
     const sse = chunk({ content: 'Hel' }) + chunk({ content: 'lo' }, { finish_reason: 'stop' }) + usageChunk + 'data: [DONE]\n\n';
     const pieces = sse.match(/[\s\S]{1,7}/g) ?? [];

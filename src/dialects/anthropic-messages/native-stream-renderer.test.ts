@@ -4,8 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RelayResult } from '../../streaming/relay-chat-stream.ts';
-import { relayNativeMessagesStream, type NativeRelayOptions } from './native-stream-relay.ts';
+import { abortSourceOf } from '../../core/abort-source.ts';
+import { relay, type RelayResult } from '../../streaming/relay.ts';
+import { NativeMessagesRenderer } from './native-stream-renderer.ts';
+
+type NativeRelayOptions = { provider: string; captureLimit?: number };
 
 // The native relay on a real loopback socket: the client reads the upstream's bytes, the
 // pipeline is told the usage (message_start merged with message_delta), the end, a failure.
@@ -36,7 +39,8 @@ async function serve(upstream: Readable, options: NativeRelayOptions = { provide
   const result = new Promise<RelayResult>((resolve) => (settle = resolve));
   server = createServer((_request, response) => {
     response.writeHead(200, { 'content-type': 'text/event-stream' });
-    void relayNativeMessagesStream(upstream, response, options, new AbortController().signal).then(settle);
+    const renderer = new NativeMessagesRenderer(options.provider, options.captureLimit);
+    void relay(upstream, response, renderer, options.provider, abortSourceOf(new AbortController().signal)).then(settle);
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -52,7 +56,7 @@ function bytes(source: string, size: number): Readable {
   return Readable.from(pieces);
 }
 
-describe('relayNativeMessagesStream', () => {
+describe('NativeMessagesRenderer', () => {
   it.each([1, 13, 4096])('relays the bytes unchanged and meters the merged usage (cut every %i bytes)', async (size) => {
     const sse = start + text + delta + stop;
     const { text: received, relay } = await serve(bytes(sse, size), { provider: 'p', captureLimit: 10_000 });
