@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { invalidRequest } from '../../errors/gateway-error.ts';
 import { admitRequest } from '../../admission/admit.ts';
-import type { ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
+import type { ChatPipelineDependencies } from '../../gateway/pipeline-dependencies.ts';
 import { observeBatch } from '../../gateway/relay/batch-charge.ts';
 import { assertBatchModelsAllowed } from '../../gateway/relay/batch-files.ts';
 import { assertVisible, listOwned, ownedBatches, ownedFiles } from '../../gateway/relay/owned-resources.ts';

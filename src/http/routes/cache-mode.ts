@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { cacheDirectives } from '../../cache/cache-key.ts';
-import type { CacheMode } from '../../gateway/chat-completions.ts';
+import type { CacheMode } from '../../gateway/pipeline-dependencies.ts';
 
 const noCache: CacheMode = Object.freeze({ lookup: false, store: false });
 

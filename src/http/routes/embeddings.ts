@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
-import { runEmbeddings } from '../../gateway/embeddings.ts';
+import type { ChatPipelineDependencies } from '../../gateway/pipeline-dependencies.ts';
+import { runEmbeddings } from '../../gateway/endpoints/embeddings.ts';
 import { clientClosedRequest } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { requestContextOf } from '../request-context.ts';
@@ -12,7 +12,6 @@ export function registerEmbeddingsRoutes(app: FastifyInstance, dependencies: Cha
     const outcome = await runEmbeddings(jsonBodyOf(request.body), context, dependencies).catch((error: unknown) => {
       throw context.signal.aborted ? clientClosedRequest() : error;
     });
-    outcome.report(200, outcome.result.usage);
     request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
     if (outcome.attempts.length > 1) request.logFields['attempts'] = outcome.attempts;
     context.abort.whenClosed(outcome.admission.release);

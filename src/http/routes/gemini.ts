@@ -12,8 +12,12 @@ import { relayGeminiStream, type Framing } from '../../dialects/gemini/stream-re
 import { GeminiStreamTranslator } from '../../dialects/gemini/stream-translator.ts';
 import { isObject } from '../../dialects/gemini/wire.ts';
 import { notFound } from '../../errors/gateway-error.ts';
-import { runChatCompletion, type ChatOutcome, type ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
-import { runEmbeddings } from '../../gateway/embeddings.ts';
+import { readChatRequest } from '../../gateway/chat-request.ts';
+import type { CallResult } from '../../gateway/endpoints/chat.ts';
+import { generateContentCodec, streamGenerateContentCodec } from '../../gateway/endpoints/gemini.ts';
+import type { ChatPipelineDependencies } from '../../gateway/pipeline-dependencies.ts';
+import { runModelRequest, type ModelOutcome, type StreamOutcome } from '../../gateway/run-model-request.ts';
+import { runEmbeddings } from '../../gateway/endpoints/embeddings.ts';
 import { listModels, lookUpModel, modelIdOf } from '../../gateway/model-lookup.ts';
 import type { ModelCatalog } from '../../routing/model-catalog.ts';
 import { assertModelNameLength } from '../../routing/model-name.ts';
@@ -93,11 +97,14 @@ async function generate(
 ): Promise<FastifyReply> {
   const chat = toChatRequest(jsonBodyOf(request.body), model, framing !== null);
   const context = requestContextOf(request, reply);
-  const endpoint = `/v1beta/models:${framing === null ? 'generateContent' : 'streamGenerateContent'}`;
+  const codec = framing === null ? generateContentCodec : streamGenerateContentCodec;
   const cacheMode = cacheModeOf(request.headers, dependencies.cache !== null);
-  const outcome: ChatOutcome = await runChatCompletion(chat, context, dependencies, cacheMode, endpoint).catch((error: unknown) => {
+  let outcome: ModelOutcome<CallResult>;
+  try {
+    outcome = await runModelRequest(codec, readChatRequest(chat), context, dependencies, cacheMode);
+  } catch (error) {
     throw context.abort.aborted ? clientClosedRequest() : error;
-  });
+  }
   if (outcome.kind === 'cached') {
     request.logFields = { provider: outcome.cached.provider, model: outcome.cached.model, cache: 'hit' };
     return sendCached(reply.header('x-cache', 'HIT'), outcome.cached, model, request.id, framing);
@@ -134,18 +141,21 @@ function sendCached(reply: FastifyReply, cached: CachedResponse, model: string, 
 async function streamOutcome(
   request: FastifyRequest,
   reply: FastifyReply,
-  outcome: Extract<ChatOutcome, { kind: 'stream' }>,
+  outcome: StreamOutcome<CallResult>,
   framing: Framing,
   signal: AbortSignal,
 ): Promise<void> {
+  const stream = outcome.result;
+  if (stream.kind !== 'stream') return;
   reply.hijack();
   const raw = reply.raw;
   const type = framing === 'sse' ? sseHeaders : { 'content-type': jsonType, 'cache-control': 'no-cache' };
   raw.writeHead(200, headWith(reply, type));
-  const { provider, captureLimit } = outcome.chunkOptions;
+  const provider = stream.chunkOptions.provider;
+  const captureLimit = outcome.captureLimit;
   const translator = new GeminiStreamTranslator({ model: outcome.target.model, fallbackId: request.id });
   const options = captureLimit === undefined ? { provider, framing } : { provider, framing, captureLimit };
-  const result = await relayGeminiStream(outcome.upstream, raw, translator, options, signal);
+  const result = await relayGeminiStream(stream.body, raw, translator, options, signal);
   outcome.finish(result);
   const ending = result.error !== null ? 'upstream_error' : result.clientClosed ? 'client_closed' : 'completed';
   noteStreamEnd(request, ending);
@@ -165,7 +175,6 @@ async function embed(
   const outcome = await runEmbeddings(body, context, dependencies).catch((error: unknown) => {
     throw context.signal.aborted ? clientClosedRequest() : error;
   });
-  outcome.report(200, outcome.result.usage);
   request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
   if (outcome.attempts.length > 1) request.logFields['attempts'] = outcome.attempts;
   context.abort.whenClosed(outcome.admission.release);
@@ -183,9 +192,8 @@ async function countTokens(
   const outcome = await runCountTokens(jsonBodyOf(request.body), model, context, dependencies).catch((error: unknown) => {
     throw context.signal.aborted ? clientClosedRequest() : error;
   });
+  // Counting reads no model output and costs nothing: the record carries no usage (recorded by the pipeline).
   context.abort.whenClosed(outcome.admission.release);
-  // Counting reads no model output and costs nothing: the record carries no usage.
-  outcome.report(200, null);
   request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
   reply.headers(outcome.admission.headers).header(tokenCountHeader, 'estimate');
   return reply.header('content-type', jsonType).send(outcome.result);

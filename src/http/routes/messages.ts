@@ -2,15 +2,11 @@ import { cacheModeOf } from './cache-mode.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CachedResponse } from '../../cache/response-cache.ts';
 import { relayNativeMessagesStream } from '../../dialects/anthropic-messages/native-stream-relay.ts';
-import {
-  readMessagesRequest,
-  runMessages,
-  type MessagesOutcome,
-  type MessagesRequest,
-} from '../../dialects/anthropic-messages/run-messages.ts';
 import { relayMessagesStream } from '../../dialects/anthropic-messages/stream-relay.ts';
 import { MessagesStreamTranslator } from '../../dialects/anthropic-messages/stream-translator.ts';
-import type { ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
+import { messagesCodec, readMessagesRequest, type MessagesRequest, type MessagesResult } from '../../gateway/endpoints/messages.ts';
+import type { ChatPipelineDependencies } from '../../gateway/pipeline-dependencies.ts';
+import { runModelRequest, type StreamOutcome } from '../../gateway/run-model-request.ts';
 import type { RelayResult } from '../../streaming/relay-chat-stream.ts';
 import { clientClosedRequest } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';
@@ -23,7 +19,7 @@ const jsonType = 'application/json; charset=utf-8';
 
 /**
  * `POST /v1/messages`: Anthropic's Messages dialect in and out, any provider behind
- * (run-messages.ts): instances that speak it get the request natively and their answer is
+ * (gateway/endpoints/messages.ts): instances that speak it get the request natively and their answer is
  * relayed as is; others get it translated to a chat completion and the answer translated
  * back. Rate limits, budgets, failover, virtual models, usage and cache are the chat
  * pipeline's. Errors are rendered in Anthropic's envelope by hooks.ts, which also sends the
@@ -35,7 +31,7 @@ export function registerMessagesRoutes(app: FastifyInstance, dependencies: ChatP
     const context = requestContextOf(request, reply);
     const signal = context.signal;
     const cacheMode = cacheModeOf(request.headers, dependencies.cache !== null);
-    const outcome = await runMessages(messages, context, dependencies, cacheMode).catch((error: unknown) => {
+    const outcome = await runModelRequest(messagesCodec, messages, context, dependencies, cacheMode).catch((error: unknown) => {
       throw signal.aborted ? clientClosedRequest() : error;
     });
     if (outcome.kind === 'cached') {
@@ -64,16 +60,17 @@ function sendCached(reply: FastifyReply, cached: CachedResponse): FastifyReply {
 async function streamOutcome(
   request: FastifyRequest,
   reply: FastifyReply,
-  outcome: Extract<MessagesOutcome, { kind: 'stream' }>,
+  outcome: StreamOutcome<MessagesResult>,
   messages: MessagesRequest,
   signal: AbortSignal,
 ): Promise<void> {
+  if (outcome.result.kind !== 'stream') return;
   reply.hijack();
   const raw = reply.raw;
   raw.writeHead(200, headWith(reply, streamHeaders));
   const provider = outcome.target.adapter.name;
   const relayOptions = outcome.captureLimit === undefined ? { provider } : { provider, captureLimit: outcome.captureLimit };
-  const stream = outcome.stream;
+  const stream = outcome.result.stream;
   let result: RelayResult;
   if (stream.native) result = await relayNativeMessagesStream(stream.upstream, raw, relayOptions, signal);
   else {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import type { ChatPipelineDependencies } from '../../gateway/chat-completions.ts';
+import type { ChatPipelineDependencies } from '../../gateway/pipeline-dependencies.ts';
 import { relayResponsesStream } from '../../gateway/responses/relay-responses-stream.ts';
-import { createResponsesPipeline } from '../../gateway/responses/run-responses.ts';
+import { createResponsesPipeline } from '../../gateway/endpoints/responses.ts';
 import type { ResponseState } from '../../responses/response-state.ts';
 import type { OwnershipStore } from '../../ownership/ownership-store.ts';
 import { clientClosedRequest } from '../client-abort.ts';
@@ -33,16 +33,13 @@ export function registerResponsesRoutes(
     // Slots are held until the response has ended, whether it finished or the client left.
     context.abort.whenClosed(outcome.admission.release);
     reply.headers(outcome.admission.headers);
+    if (outcome.kind === 'json') return reply.header('content-type', 'application/json; charset=utf-8').send(outcome.body);
     const result = outcome.result;
-    if (result.kind === 'json') {
-      outcome.report(200, result.usage);
-      return reply.header('content-type', 'application/json; charset=utf-8').send(result.body);
-    }
+    if (result.kind !== 'stream') return reply;
     reply.hijack();
     reply.raw.writeHead(200, headWith(reply, streamHeaders));
     const relay = await relayResponsesStream(result.upstream, reply.raw, result.translator, provider, context.signal);
-    if (request.trail) request.trail.firstByteAt = relay.firstByteAt ?? null;
-    outcome.report(relay.clientClosed ? 499 : relay.error !== null ? 502 : 200, relay.usage);
+    outcome.finish(relay);
     const ending = relay.error !== null ? 'upstream_error' : relay.clientClosed ? 'client_closed' : 'completed';
     noteStreamEnd(request, ending);
     if (relay.error !== null)
