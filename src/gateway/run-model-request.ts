@@ -9,7 +9,7 @@ import type { ActiveGuardrails } from '../guardrails/pipeline.ts';
 import type { ResolvedTarget } from '../routing/resolve-model.ts';
 import { planRoute, type RoutePlan } from '../routing/route-planner.ts';
 import type { ExecutionReport } from '../usage/metering.ts';
-import { executePlan, type AttemptRecord } from './execute-plan.ts';
+import { executePlan, type AttemptRecord, type Executed } from './execute-plan.ts';
 import type { CacheMode, ChatPipelineDependencies } from './pipeline-dependencies.ts';
 import type { RequestContext } from './request-context.ts';
 
@@ -57,14 +57,6 @@ export interface EndpointCodec<Q extends ModelRequest, R> {
   call(target: ResolvedTarget, request: Q, context: RequestContext, guard: ActiveGuardrails | null): Promise<R>;
   /** The answer when it is finished JSON; null for a stream (or session) the HTTP layer relays and then finishes. */
   answerOf(result: R): Answer | null;
-}
-
-interface Executed<R> {
-  result: R;
-  target: ResolvedTarget;
-  /** Slots, headers and budget hold; the HTTP layer releases it when the answer has been written. */
-  admission: Admission;
-  attempts: AttemptRecord[];
 }
 
 /** How a relayed stream ended (the relays' results have these fields). */

@@ -10,6 +10,7 @@ import { relayChatStream, type RelayOptions } from '../../streaming/relay-chat-s
 import { jsonBodyOf } from '../json-body.ts';
 import { clientClosedRequest } from '../client-abort.ts';
 import { headWith, noteStreamEnd, streamHeaders } from './stream-headers.ts';
+import { settle } from './model-reply.ts';
 
 /** `POST /v1/chat/completions`, JSON or SSE. */
 export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipelineDependencies): void {
@@ -28,11 +29,8 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipel
       const type = cached.kind === 'json' ? 'application/json; charset=utf-8' : 'text/event-stream; charset=utf-8';
       return reply.header('x-cache', 'HIT').header('content-type', type).send(cached.body);
     }
-    request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
-    if (outcome.attempts.length > 1) request.logFields['attempts'] = outcome.attempts;
     // Slots are held until the response has ended, whether it finished or the client left.
-    context.abort.whenClosed(outcome.admission.release);
-    reply.headers(outcome.admission.headers);
+    settle(request, reply, outcome, context.abort);
     if (outcome.kind === 'json') {
       return reply.header('content-type', 'application/json; charset=utf-8').send(outcome.body);
     }

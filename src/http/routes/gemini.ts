@@ -27,6 +27,7 @@ import { jsonBodyOf } from '../json-body.ts';
 import { requestContextOf } from '../request-context.ts';
 import { tokenCountHeader } from './messages-count-tokens.ts';
 import { headWith, noteStreamEnd } from './stream-headers.ts';
+import { settle } from './model-reply.ts';
 
 const jsonType = 'application/json; charset=utf-8';
 const sseHeaders = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
@@ -109,10 +110,7 @@ async function generate(
     request.logFields = { provider: outcome.cached.provider, model: outcome.cached.model, cache: 'hit' };
     return sendCached(reply.header('x-cache', 'HIT'), outcome.cached, model, request.id, framing);
   }
-  request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
-  if (outcome.attempts.length > 1) request.logFields['attempts'] = outcome.attempts;
-  context.abort.whenClosed(outcome.admission.release);
-  reply.headers(outcome.admission.headers);
+  settle(request, reply, outcome, context.abort);
   if (outcome.kind === 'json') {
     const parsed: unknown = JSON.parse(outcome.body);
     const body = toGenerateContentResponse(isObject(parsed) ? parsed : {}, outcome.target.model, request.id);
@@ -175,10 +173,7 @@ async function embed(
   const outcome = await runEmbeddings(body, context, dependencies).catch((error: unknown) => {
     throw context.signal.aborted ? clientClosedRequest() : error;
   });
-  request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
-  if (outcome.attempts.length > 1) request.logFields['attempts'] = outcome.attempts;
-  context.abort.whenClosed(outcome.admission.release);
-  reply.headers(outcome.admission.headers);
+  settle(request, reply, outcome, context.abort);
   return reply.header('content-type', jsonType).send(JSON.stringify(toEmbedResponse(outcome.result.body, batch)));
 }
 

@@ -13,6 +13,7 @@ import { jsonBodyOf } from '../json-body.ts';
 import { requestContextOf } from '../request-context.ts';
 import { messagesApiHeaders, registerCountTokensRoute } from './messages-count-tokens.ts';
 import { headWith, noteStreamEnd, streamHeaders } from './stream-headers.ts';
+import { settle } from './model-reply.ts';
 
 const endpoint = '/v1/messages';
 const jsonType = 'application/json; charset=utf-8';
@@ -38,11 +39,8 @@ export function registerMessagesRoutes(app: FastifyInstance, dependencies: ChatP
       request.logFields = { provider: outcome.cached.provider, model: outcome.cached.model, cache: 'hit' };
       return sendCached(reply, outcome.cached);
     }
-    request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
-    if (outcome.attempts.length > 1) request.logFields['attempts'] = outcome.attempts;
     // Slots are held until the response has ended, whether it finished or the client left.
-    context.abort.whenClosed(outcome.admission.release);
-    reply.headers(outcome.admission.headers);
+    settle(request, reply, outcome, context.abort);
     if (outcome.kind === 'json') return reply.header('content-type', jsonType).send(outcome.body);
     await streamOutcome(request, reply, outcome, messages, signal);
     return reply;

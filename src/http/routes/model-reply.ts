@@ -14,7 +14,7 @@ import { headWith, noteStreamEnd, streamHeaders } from './stream-headers.ts';
 type Settled = Pick<StreamOutcome<unknown>, 'target' | 'attempts' | 'admission'>;
 
 /** Names the executed target in the request's log line; slots are held until the response closes. */
-function settle(request: FastifyRequest, reply: FastifyReply, outcome: Settled, abort: ClientAbort): void {
+export function settle(request: FastifyRequest, reply: FastifyReply, outcome: Settled, abort: ClientAbort): void {
   request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
   if (outcome.attempts.length > 1) request.logFields['attempts'] = outcome.attempts;
   abort.whenClosed(outcome.admission.release);

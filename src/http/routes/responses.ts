@@ -9,6 +9,7 @@ import { jsonBodyOf } from '../json-body.ts';
 import { requestContextOf } from '../request-context.ts';
 import { registerStoredResponseRoutes } from './stored-responses.ts';
 import { headWith, noteStreamEnd, streamHeaders } from './stream-headers.ts';
+import { settle } from './model-reply.ts';
 
 /**
  * `POST /v1/responses` (OpenAI's Responses API, JSON or SSE, any provider behind), and the
@@ -28,11 +29,8 @@ export function registerResponsesRoutes(
       throw context.signal.aborted ? clientClosedRequest() : error;
     });
     const provider = outcome.target.adapter.name;
-    request.logFields = { provider, model: outcome.target.model };
-    if (outcome.attempts.length > 1) request.logFields['attempts'] = outcome.attempts;
     // Slots are held until the response has ended, whether it finished or the client left.
-    context.abort.whenClosed(outcome.admission.release);
-    reply.headers(outcome.admission.headers);
+    settle(request, reply, outcome, context.abort);
     if (outcome.kind === 'json') return reply.header('content-type', 'application/json; charset=utf-8').send(outcome.body);
     const result = outcome.result;
     if (result.kind !== 'stream') return reply;
