@@ -1,9 +1,9 @@
-import type { BudgetService } from '../budgets/budget-service.ts';
-import { noReservation, type BudgetReservation } from '../budgets/reservation.ts';
+import type { Admission } from '../admission/admission.ts';
+import { PlanAdmission, type AdmissionDependencies, type CostOf } from '../admission/admit.ts';
+import { CircuitProbe } from '../admission/circuit-probe.ts';
 import { attemptStatus } from '../errors/envelope.ts';
 import { GatewayError, providerError } from '../errors/gateway-error.ts';
-import { noAdmission, type Admission, type AdmissionRequest, type RateLimiter } from '../ratelimit/rate-limiter.ts';
-import { mergeRateLimitHeaders, RateLimitRejection } from '../ratelimit/rejection.ts';
+import { RateLimitRejection } from '../ratelimit/rejection.ts';
 import type { CircuitBreakers } from '../routing/circuit-breaker.ts';
 import { circuitOpenMovesOn, type FailoverTrigger } from '../routing/failover-rule.ts';
 import type { InFlightCounter } from '../routing/in-flight.ts';
@@ -27,9 +27,7 @@ export interface AttemptRecord {
   spanId?: string;
 }
 
-export interface ExecutionDependencies {
-  limiter: RateLimiter | null;
-  budgets: BudgetService | null;
+export interface ExecutionDependencies extends AdmissionDependencies {
   breakers: CircuitBreakers;
   inFlight: InFlightCounter;
   /** Extra tries on the same instance after a connection error, 502 or 503. */
@@ -61,20 +59,19 @@ export async function executePlan<T>(
   dependencies: ExecutionDependencies,
   call: (target: ResolvedTarget) => Promise<T>,
   onFailedAttempt: (target: ResolvedTarget, error: unknown) => void,
-  costOf: (target: ResolvedTarget) => number | null = () => null,
+  costOf?: CostOf,
 ): Promise<Executed<T>> {
   const attempts = attemptList(plan, context);
-  // The request's own (user-path) admission: taken with the first candidate's route rules in one
-  // atomic step, held across every attempt, given back when the response ends (with the budget reservation).
-  let path: Admission | null = null;
-  let reservation: BudgetReservation | null = null;
+  // The request's admission (admission/admit.ts): its user-path slots and budget hold last across every attempt.
+  const admission = new PlanAdmission(context.userPath, dependencies, costOf);
   let lastError: unknown = null;
   try {
     for (const [index, target] of plan.candidates.entries()) {
       const record = (outcome: AttemptRecord['outcome'], status?: number, error?: unknown): number =>
         attempts.push(attemptOf(target, outcome, status, error, startedAt, spanId));
       let [startedAt, spanId]: [number | null, string | undefined] = [null, undefined];
-      if (!dependencies.breakers.tryAcquire(target.adapter.name)) {
+      const probe = CircuitProbe.acquire(dependencies.breakers, target.adapter.name);
+      if (probe === null) {
         record('skipped_circuit_open');
         lastError ??= circuitOpen(target);
         if (circuitOpenMovesOn(plan.failoverOn)) continue;
@@ -82,23 +79,20 @@ export async function executePlan<T>(
       }
       // A saturated target ends the request unless another candidate follows and the plan moves on.
       const final = index === plan.candidates.length - 1 || !plan.failoverOn.includes('saturated');
-      const admitting = admitTarget(target, context, dependencies, path, final, costOf);
-      const admitted = admitting instanceof Promise ? await admitting : admitting;
-      reservation = followReservation(reservation, admitted, () => costOf(target));
-      path = admitted.path;
-      const route = admitted.route;
-      if (route === null) {
-        dependencies.breakers.releaseProbe(target.adapter.name);
-        record('skipped_saturated', 429, admitted.rejection);
-        lastError = admitted.rejection;
+      const admitting = admitAttempt(admission, target, final, probe);
+      const route = admitting instanceof Promise ? await admitting : admitting;
+      if (route instanceof RateLimitRejection) {
+        probe.release();
+        record('skipped_saturated', 429, route);
+        lastError = route;
         continue;
       }
       const leave = dependencies.inFlight.enter(target.adapter.name, target.model);
       startedAt = performance.now();
       try {
-        const result = await tracedCall(target, context, dependencies, call, (spanId = spanIdOf(context)));
+        const result = await tracedCall(target, probe, context, dependencies, call, (spanId = spanIdOf(context)));
         record('ok');
-        return { result, target, attempts, admission: combine(path, route, leave) };
+        return { result, target, attempts, admission: admission.executed(route, leave) };
       } catch (error) {
         leave();
         route.release();
@@ -112,17 +106,29 @@ export async function executePlan<T>(
     throw lastError ?? providerError('no target could serve the request');
   } catch (error) {
     // Nothing executed for a request every target's rules refused: nothing stays counted.
-    if (error instanceof RateLimitRejection) path?.refund();
-    else path?.release();
+    admission.abandon(error);
     throw error;
   }
 }
 
-/** The executed target pays: the budget hold taken at the first admission follows each target tried. */
-function followReservation(current: BudgetReservation | null, admitted: Admitted, cost: () => number | null): BudgetReservation | null {
-  if (current === null) return admitted.reservation ?? null;
-  if (current !== noReservation) current.move(cost() ?? 0);
-  return current;
+/** The attempt's route slots (or the saturated target's refusal); a refusal that ends the request gives the probe back. */
+function admitAttempt(
+  admission: PlanAdmission,
+  target: ResolvedTarget,
+  final: boolean,
+  probe: CircuitProbe,
+): ReturnType<PlanAdmission['admit']> {
+  try {
+    const admitting = admission.admit(target, final);
+    if (!(admitting instanceof Promise)) return admitting;
+    return admitting.catch((error: unknown) => {
+      probe.release();
+      throw error;
+    });
+  } catch (error) {
+    probe.release();
+    throw error;
+  }
 }
 
 /** The request's attempt list; the request log reads the same array (filled as attempts are made) and the plan's virtual model. */
@@ -155,145 +161,10 @@ function attemptOf(
   return record;
 }
 
-type Admitted = { reservation?: BudgetReservation } & (
-  { path: Admission; route: Admission; rejection?: undefined } | { path: Admission; route: null; rejection: RateLimitRejection }
-);
-
-/**
- * The first admitted attempt takes the user-path and route rules together (so a breach
- * reports the rule that blocks longest) and reserves the budget; later attempts take only
- * their route rules. A saturated target that is not the last gives `route: null`; the last
- * one's refusal is thrown.
- */
-async function admitAttempt(
-  target: ResolvedTarget,
-  context: RequestContext,
-  dependencies: ExecutionDependencies,
-  path: Admission | null,
-  last: boolean,
-  costOf: (target: ResolvedTarget) => number | null,
-): Promise<Admitted> {
-  const limiter = dependencies.limiter;
-  const subject = { userPath: context.userPath, provider: target.adapter.name, model: target.model };
-  try {
-    if (path !== null) return { path, route: (await limiter?.admit(subject, { pathRules: false })) ?? noAdmission };
-    const parts = ((await limiter?.admit(subject)) ?? noAdmission).split();
-    const reservation = await reserveBudget(context, dependencies, () => costOf(target), parts.path, parts.route);
-    return { path: withReservation(parts.path, reservation), route: parts.route, reservation };
-  } catch (error) {
-    if (!(error instanceof RateLimitRejection) || error.scope === 'user_path' || last) throw error;
-    if (path !== null) return { path, route: null, rejection: error };
-    // This target is saturated: count the request on its user path alone, and move on.
-    const own = (await limiter?.admit(subject, { routeRules: false })) ?? noAdmission;
-    const reservation = await reserveBudget(context, dependencies, () => costOf(target), own);
-    return { path: withReservation(own, reservation), route: null, rejection: error, reservation };
-  }
-}
-
-/** The attempt's admission: at once when nothing applies, else `admitAttempt`'s (a refusal gives a claimed probe back). */
-function admitTarget(
-  target: ResolvedTarget,
-  context: RequestContext,
-  dependencies: ExecutionDependencies,
-  path: Admission | null,
-  last: boolean,
-  costOf: (target: ResolvedTarget) => number | null,
-): Admitted | Promise<Admitted> {
-  return (
-    admittedAtOnce(target, context, dependencies, path) ??
-    admitAttempt(target, context, dependencies, path, last, costOf).catch((error: unknown) => {
-      dependencies.breakers.releaseProbe(target.adapter.name);
-      throw error;
-    })
-  );
-}
-
-/**
- * What `admitAttempt` gives when no rate-limit rule counts the attempt and no budget covers its
- * path (nothing to count, hold or refuse), without its promises; null when something applies.
- */
-function admittedAtOnce(
-  target: ResolvedTarget,
-  context: RequestContext,
-  dependencies: ExecutionDependencies,
-  path: Admission | null,
-): Admitted | null {
-  const limiter = dependencies.limiter;
-  if (limiter !== null) {
-    const subject = { userPath: context.userPath, provider: target.adapter.name, model: target.model };
-    if (limiter.matches(subject, path === null ? undefined : { pathRules: false })) return null;
-  }
-  if (path !== null) return { path, route: noAdmission };
-  if (dependencies.budgets?.covers(context.userPath) === true) return null;
-  return { path: noAdmission, route: noAdmission, reservation: noReservation };
-}
-
-/** The budget reservation of a request (budget.reserve), undoing `admissions` when it is refused. */
-async function reserveBudget(
-  context: RequestContext,
-  dependencies: Pick<ExecutionDependencies, 'budgets'>,
-  cost: () => number | null,
-  ...admissions: Admission[]
-): Promise<BudgetReservation> {
-  try {
-    return (await dependencies.budgets?.reserve(context.userPath, cost)) ?? noReservation;
-  } catch (error) {
-    for (const admission of admissions) admission.refund();
-    throw error;
-  }
-}
-
-/**
- * The user-path admission that also gives the budget reservation back when it ends. The slots go
- * at once (before the answer's last bytes, ClientAbort.whenClosed); the hold a turn later, after
- * the usage report that a stream relay makes once it has ended the response: the hold and the
- * charge overlap for a moment rather than leave a gap (reservation.ts).
- */
-function withReservation(path: Admission, reservation: BudgetReservation): Admission {
-  if (reservation === noReservation) return path;
-  return {
-    headers: path.headers,
-    release: () => (path.release(), setImmediate(() => reservation.release())),
-    refund: () => (path.refund(), reservation.release()),
-    split: () => ({ path: withReservation(path, reservation), route: noAdmission }),
-  };
-}
-
-/**
- * Admission for a request that is not a planned model call (a batch submission, a passthrough
- * call): the rules of its user path and of the route it names (`request` says which, and
- * whether slots are held), then its budget reservation, the same as a planned call's
- * (`cost`: the request's largest cost, null or absent: refused once spent, nothing held).
- * The caller releases the admission when done; that gives the hold back a turn later, after
- * the usage report.
- */
-export async function admitRequest(
-  context: RequestContext,
-  dependencies: Pick<ExecutionDependencies, 'limiter' | 'budgets'>,
-  route: { provider?: string; model?: string },
-  request: AdmissionRequest = {},
-  cost: () => number | null = () => null,
-): Promise<Admission> {
-  // Fields set on a literal: in V8 11 a spread followed by a field costs about a microsecond (ADR 27).
-  const subject = { provider: route.provider, model: route.model, userPath: context.userPath };
-  const admission = (await dependencies.limiter?.admit(subject, request)) ?? noAdmission;
-  if (dependencies.budgets?.covers(context.userPath) !== true) return admission;
-  return withReservation(admission, await reserveBudget(context, dependencies, cost, admission));
-}
-
-function combine(path: Admission, route: Admission, leave: () => void): Admission {
-  const admission: Admission = {
-    headers: mergeRateLimitHeaders(path.headers, route.headers),
-    release: () => (leave(), route.release(), path.release()),
-    refund: () => (leave(), route.refund(), path.refund()),
-    split: () => ({ path, route }),
-  };
-  return admission;
-}
-
 /** An attempt's call; while tracing is on, it gets a client span id whose `traceparent` goes on its upstream requests. */
 function tracedCall<T>(
   target: ResolvedTarget,
+  probe: CircuitProbe,
   context: RequestContext,
   dependencies: ExecutionDependencies,
   call: (target: ResolvedTarget) => Promise<T>,
@@ -301,8 +172,8 @@ function tracedCall<T>(
 ): Promise<T> {
   const trace = context.trail?.trace;
   // Tracing off: no closure, no AsyncLocalStorage, nothing allocated for traces (ADR 17).
-  if (!trace || spanId === undefined) return callWithRetries(target, context, dependencies, call);
-  return withTraceparent(traceparentOf(trace, spanId), () => callWithRetries(target, context, dependencies, call));
+  if (!trace || spanId === undefined) return callWithRetries(target, probe, context, dependencies, call);
+  return withTraceparent(traceparentOf(trace, spanId), () => callWithRetries(target, probe, context, dependencies, call));
 }
 
 /** A client span id for the attempt while tracing is on. */
@@ -310,6 +181,7 @@ const spanIdOf = (context: RequestContext): string | undefined => (context.trail
 
 async function callWithRetries<T>(
   target: ResolvedTarget,
+  probe: CircuitProbe,
   context: RequestContext,
   dependencies: ExecutionDependencies,
   call: (target: ResolvedTarget) => Promise<T>,
@@ -318,22 +190,22 @@ async function callWithRetries<T>(
   for (let retry = 0; ; retry += 1) {
     try {
       const result = await call(target);
-      dependencies.breakers.recordSuccess(instance);
+      probe.succeeded();
       return result;
     } catch (error) {
       if (context.signal.aborted) {
         // The client left: that says nothing about the instance, but a claimed probe is given back.
-        dependencies.breakers.releaseProbe(instance);
+        probe.release();
         throw error;
       }
       if (!fromInstance(error, instance)) {
         // Raised by the gateway itself (client input, a bug): says nothing about the instance.
-        dependencies.breakers.releaseProbe(instance);
+        probe.release();
         throw error;
       }
-      if (error.status >= 500) dependencies.breakers.recordFailure(instance);
-      else dependencies.breakers.recordSuccess(instance);
-      if (retry >= dependencies.retries || !transient(error) || !dependencies.breakers.tryAcquire(instance)) throw error;
+      if (error.status >= 500) probe.failed();
+      else probe.succeeded();
+      if (retry >= dependencies.retries || !transient(error) || !probe.reacquire()) throw error;
       const delay = dependencies.retryBaseDelayMs * 2 ** retry * (0.8 + Math.random() * 0.4);
       await new Promise((resolve) => setTimeout(resolve, delay));
     }

@@ -1,4 +1,3 @@
-import { estimateTokens, type TokenEstimate } from '../budgets/estimate.ts';
 import type { BudgetService } from '../budgets/budget-service.ts';
 import type { ResponseCache } from '../cache/response-cache-service.ts';
 import type { Guardrails } from '../guardrails/pipeline.ts';
@@ -7,10 +6,10 @@ import type { CircuitBreakers } from '../routing/circuit-breaker.ts';
 import type { FailoverRules } from '../routing/failover-rules.ts';
 import type { InFlightCounter } from '../routing/in-flight.ts';
 import type { ModelCatalog } from '../routing/model-catalog.ts';
-import type { ResolvedTarget } from '../routing/resolve-model.ts';
 import type { VirtualModels } from '../routing/virtual-models.ts';
 import type { Metering } from '../usage/metering.ts';
 
+/** What the model pipeline (run-model-request.ts) runs on. */
 export interface ChatPipelineDependencies {
   catalog: ModelCatalog;
   metering: Metering;
@@ -35,20 +34,4 @@ export interface ChatPipelineDependencies {
 export interface CacheMode {
   lookup: boolean;
   store: boolean;
-}
-
-/**
- * Prices a request's budget reservation on each target tried: its token estimate (computed
- * once, and only when a budget may need it) at the target's price.
- */
-export function reservationCost(
-  body: Readonly<Record<string, unknown>>,
-  dependencies: Pick<ChatPipelineDependencies, 'budgets' | 'metering'>,
-): ((target: ResolvedTarget) => number | null) | undefined {
-  if (dependencies.budgets === null) return undefined;
-  let estimate: TokenEstimate | null = null;
-  return (target) => {
-    estimate ??= estimateTokens(body);
-    return dependencies.metering.costEstimate(target.adapter.name, target.model, estimate);
-  };
 }

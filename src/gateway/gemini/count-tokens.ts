@@ -1,10 +1,12 @@
 import { countTokens } from '../../core/tokenizer.ts';
 import type { ChatPipelineDependencies } from '../pipeline-dependencies.ts';
-import { runModelCall, type ModelCallOutcome } from '../model-call.ts';
+import { bodyOnly, callCodec, runCall, type ExecutedOutcome } from '../endpoints/call-codec.ts';
 import type { RequestContext } from '../request-context.ts';
 import { field, invalid, isObject, type JsonObject } from '../../dialects/gemini/wire.ts';
 
 export const countTokensEndpoint = '/v1beta/models:countTokens';
+/** Counting reads no model output and costs nothing: the record carries no usage. */
+const countTokensCodec = callCodec<string>(countTokensEndpoint, bodyOnly);
 
 /** Tokens Gemini counts for an image (and the gateway for any non-text part). */
 const mediaTokens = 258;
@@ -21,14 +23,14 @@ export function runCountTokens(
   selector: string,
   context: RequestContext,
   dependencies: ChatPipelineDependencies,
-): Promise<ModelCallOutcome<string>> {
+): Promise<ExecutedOutcome<string>> {
   if (!isObject(input)) throw invalid('request body must be a JSON object');
   const wrapped = field(input, 'generateContentRequest');
   const body = isObject(wrapped) ? wrapped : input;
   if (!Array.isArray(body['contents'])) throw invalid('contents: must be an array', 'contents');
   const call = async (): Promise<string> => JSON.stringify({ totalTokens: await estimateTokens(body) });
   // Counting bills nothing: no hold (a spent budget still refuses it).
-  return runModelCall({ endpoint: countTokensEndpoint, selector, hint: undefined, stream: false, body: null, call }, context, dependencies);
+  return runCall(countTokensCodec, { selector, hint: undefined, stream: false, body: null, call }, context, dependencies);
 }
 
 export async function estimateTokens(body: JsonObject): Promise<number> {

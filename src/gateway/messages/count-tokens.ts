@@ -1,7 +1,7 @@
 import { invalidRequest, providerError } from '../../errors/gateway-error.ts';
 import { messagesApiFor } from '../../providers/provider.ts';
 import type { ChatPipelineDependencies } from '../pipeline-dependencies.ts';
-import { runModelCall, type ModelCallOutcome } from '../model-call.ts';
+import { bodyOnly, callCodec, runCall, type ExecutedOutcome } from '../endpoints/call-codec.ts';
 import { readModelFields, upstreamBodyOf } from '../model-fields.ts';
 import type { RequestContext } from '../request-context.ts';
 import type { ResolvedTarget } from '../../routing/resolve-model.ts';
@@ -9,6 +9,8 @@ import { estimateInputTokens } from '../../dialects/anthropic-messages/token-est
 import { isObject } from '../../dialects/anthropic-messages/wire.ts';
 
 export const countTokensEndpoint = '/v1/messages/count_tokens';
+/** Counting reads no model output and costs nothing: the record carries no usage. */
+const countTokensCodec = callCodec<TokenCount>(countTokensEndpoint, (count) => bodyOnly(count.body));
 
 export interface TokenCount {
   /** The JSON answer, `{"input_tokens": n}`. */
@@ -27,7 +29,7 @@ export function runCountTokens(
   headers: Record<string, string>,
   context: RequestContext,
   dependencies: ChatPipelineDependencies,
-): Promise<ModelCallOutcome<TokenCount>> {
+): Promise<ExecutedOutcome<TokenCount>> {
   const { body, selector, hint } = readModelFields(input);
   if (!Array.isArray(body['messages'])) {
     const code = body['messages'] === undefined ? 'missing_field' : 'invalid_body';
@@ -40,7 +42,7 @@ export function runCountTokens(
     return { body: checkedCount(text, target.adapter.name), estimate: false };
   };
   // Counting bills nothing: no hold (a spent budget still refuses it).
-  return runModelCall({ endpoint: countTokensEndpoint, selector, hint, stream: false, body: null, call }, context, dependencies);
+  return runCall(countTokensCodec, { selector, hint, stream: false, body: null, call }, context, dependencies);
 }
 
 /** A native answer must carry `input_tokens`; anything else fails the attempt like a 5xx. */

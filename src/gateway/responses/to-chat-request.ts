@@ -39,7 +39,7 @@ const dropped = new Set([
 /**
  * Fields that need state or features only OpenAI's Responses API has. The pipeline resolves
  * `previous_response_id` (and `item_reference` items) against the gateway's own store before
- * it translates (run-responses.ts), so a request reaching here with one is a bug or a
+ * it translates (gateway/endpoints/responses.ts), so a request reaching here with one is a bug or a
  * `conversation`/`prompt` that chat cannot carry.
  */
 const statefulFields = ['previous_response_id', 'conversation', 'prompt'];

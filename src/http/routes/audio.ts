@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ChatPipelineDependencies } from '../../gateway/pipeline-dependencies.ts';
-import { runAudioUpload, runSpeech, type AudioUpload } from '../../gateway/relay/audio.ts';
+import { runAudioUpload, runSpeech, type AudioUpload } from '../../gateway/endpoints/audio.ts';
 import { clientClosedRequest } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { requestContextOf } from '../request-context.ts';

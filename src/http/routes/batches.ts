@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { invalidRequest } from '../../errors/gateway-error.ts';
-import { admitRequest } from '../../gateway/execute-plan.ts';
+import { admitRequest } from '../../admission/admit.ts';
 import type { ChatPipelineDependencies } from '../../gateway/pipeline-dependencies.ts';
 import { observeBatch } from '../../gateway/relay/batch-charge.ts';
 import { assertBatchModelsAllowed } from '../../gateway/relay/batch-files.ts';
@@ -81,7 +81,7 @@ async function createBatch(
   const call = resourceCall(request, reply, dependencies.catalog, provider as string | undefined);
   await assertVisible(ownership, call.context, ownedFiles, call.adapter.name, inputFileId, 'input_file_id');
   await assertBatchModelsAllowed(call.adapter, call.context, inputFileId, dependencies.virtualModels);
-  reply.headers((await admitRequest(call.context, dependencies, {}, { routeRules: false, holdSlot: false })).headers);
+  reply.headers((await admitRequest(call.context.userPath, dependencies, {}, { routeRules: false, holdSlot: false })).headers);
   const resource = {
     method: 'POST',
     path: 'batches',

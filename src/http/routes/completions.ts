@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ChatPipelineDependencies } from '../../gateway/pipeline-dependencies.ts';
-import { runCompletion, runModeration } from '../../gateway/completions.ts';
+import { runCompletion, runModeration } from '../../gateway/endpoints/completions.ts';
 import { clientClosedRequest } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { requestContextOf } from '../request-context.ts';
@@ -13,8 +13,8 @@ export function registerCompletionRoutes(app: FastifyInstance, dependencies: Cha
     const outcome = await runCompletion(jsonBodyOf(request.body), context, dependencies).catch((error: unknown) => {
       throw context.abort.aborted ? clientClosedRequest() : error;
     });
-    if (outcome.result.kind === 'json') return sendJsonAnswer(request, reply, outcome, outcome.result.answer, context.abort);
-    await relaySseAnswer(request, reply, outcome, outcome.result, context.abort);
+    if (outcome.kind === 'json') return sendJsonAnswer(request, reply, outcome, context.abort);
+    if (outcome.result.kind === 'stream') await relaySseAnswer(request, reply, outcome, outcome.result, context.abort);
     return reply;
   });
   app.post('/v1/moderations', async (request, reply) => {
@@ -22,6 +22,7 @@ export function registerCompletionRoutes(app: FastifyInstance, dependencies: Cha
     const outcome = await runModeration(jsonBodyOf(request.body), context, dependencies).catch((error: unknown) => {
       throw context.abort.aborted ? clientClosedRequest() : error;
     });
-    return sendJsonAnswer(request, reply, outcome, outcome.result, context.abort);
+    if (outcome.kind === 'json') return sendJsonAnswer(request, reply, outcome, context.abort);
+    return reply;
   });
 }

@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { ChatPipelineDependencies } from '../../gateway/pipeline-dependencies.ts';
-import { runEmbeddings } from '../../gateway/embeddings.ts';
+import { runEmbeddings } from '../../gateway/endpoints/embeddings.ts';
 import { clientClosedRequest } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { requestContextOf } from '../request-context.ts';
+import { settle } from './model-reply.ts';
 
 /** `POST /v1/embeddings` (OpenAI's shape, any provider that serves it). */
 export function registerEmbeddingsRoutes(app: FastifyInstance, dependencies: ChatPipelineDependencies): void {
@@ -12,11 +13,7 @@ export function registerEmbeddingsRoutes(app: FastifyInstance, dependencies: Cha
     const outcome = await runEmbeddings(jsonBodyOf(request.body), context, dependencies).catch((error: unknown) => {
       throw context.signal.aborted ? clientClosedRequest() : error;
     });
-    outcome.report(200, outcome.result.usage);
-    request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
-    if (outcome.attempts.length > 1) request.logFields['attempts'] = outcome.attempts;
-    context.abort.whenClosed(outcome.admission.release);
-    reply.headers(outcome.admission.headers);
+    settle(request, reply, outcome, context.abort);
     return reply.header('content-type', 'application/json; charset=utf-8').send(outcome.result.body);
   });
 }

@@ -12,9 +12,12 @@ import { GeminiStreamRenderer, type Framing } from '../../dialects/gemini/stream
 import { GeminiStreamTranslator } from '../../dialects/gemini/stream-translator.ts';
 import { isObject } from '../../dialects/gemini/wire.ts';
 import { notFound } from '../../errors/gateway-error.ts';
-import { runChatCompletion, type ChatOutcome } from '../../gateway/chat-completions.ts';
+import { readChatRequest } from '../../gateway/chat-request.ts';
+import type { CallResult } from '../../gateway/endpoints/chat.ts';
+import { generateContentCodec, streamGenerateContentCodec } from '../../gateway/endpoints/gemini.ts';
 import type { ChatPipelineDependencies } from '../../gateway/pipeline-dependencies.ts';
-import { runEmbeddings } from '../../gateway/embeddings.ts';
+import { runModelRequest, type ModelOutcome, type StreamOutcome } from '../../gateway/run-model-request.ts';
+import { runEmbeddings } from '../../gateway/endpoints/embeddings.ts';
 import { listModels, lookUpModel, modelIdOf } from '../../gateway/model-lookup.ts';
 import type { ModelCatalog } from '../../routing/model-catalog.ts';
 import { assertModelNameLength } from '../../routing/model-name.ts';
@@ -25,6 +28,7 @@ import { requestContextOf } from '../request-context.ts';
 import { tokenCountHeader } from './messages-count-tokens.ts';
 import { sendStream } from './stream-headers.ts';
 import type { RelayResult } from '../../streaming/relay.ts';
+import { settle } from './model-reply.ts';
 
 const jsonType = 'application/json; charset=utf-8';
 const sseHeaders = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
@@ -95,19 +99,19 @@ async function generate(
 ): Promise<FastifyReply> {
   const chat = toChatRequest(jsonBodyOf(request.body), model, framing !== null);
   const context = requestContextOf(request, reply);
-  const endpoint = `/v1beta/models:${framing === null ? 'generateContent' : 'streamGenerateContent'}`;
+  const codec = framing === null ? generateContentCodec : streamGenerateContentCodec;
   const cacheMode = cacheModeOf(request.headers, dependencies.cache !== null);
-  const outcome: ChatOutcome = await runChatCompletion(chat, context, dependencies, cacheMode, endpoint).catch((error: unknown) => {
+  let outcome: ModelOutcome<CallResult>;
+  try {
+    outcome = await runModelRequest(codec, readChatRequest(chat), context, dependencies, cacheMode);
+  } catch (error) {
     throw context.abort.aborted ? clientClosedRequest() : error;
-  });
+  }
   if (outcome.kind === 'cached') {
     request.logFields = { provider: outcome.cached.provider, model: outcome.cached.model, cache: 'hit' };
     return sendCached(reply.header('x-cache', 'HIT'), outcome.cached, model, request.id, framing);
   }
-  request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
-  if (outcome.attempts.length > 1) request.logFields['attempts'] = outcome.attempts;
-  context.abort.whenClosed(outcome.admission.release);
-  reply.headers(outcome.admission.headers);
+  settle(request, reply, outcome, context.abort);
   if (outcome.kind === 'json') {
     const parsed: unknown = JSON.parse(outcome.body);
     const body = toGenerateContentResponse(isObject(parsed) ? parsed : {}, outcome.target.model, request.id);
@@ -136,15 +140,17 @@ function sendCached(reply: FastifyReply, cached: CachedResponse, model: string, 
 function streamOutcome(
   request: FastifyRequest,
   reply: FastifyReply,
-  outcome: Extract<ChatOutcome, { kind: 'stream' }>,
+  outcome: StreamOutcome<CallResult>,
   framing: Framing,
   abort: ClientAbort,
-): Promise<RelayResult> {
+): Promise<RelayResult> | undefined {
+  const stream = outcome.result;
+  if (stream.kind !== 'stream') return undefined;
   const type = framing === 'sse' ? sseHeaders : { 'content-type': jsonType, 'cache-control': 'no-cache' };
-  const { provider, captureLimit } = outcome.chunkOptions;
+  const provider = stream.chunkOptions.provider;
   const translator = new GeminiStreamTranslator({ model: outcome.target.model, fallbackId: request.id });
-  const renderer = new GeminiStreamRenderer(translator, provider, framing, captureLimit);
-  return sendStream(request, reply, type, { upstream: outcome.upstream, renderer, provider }, abort, outcome.finish);
+  const renderer = new GeminiStreamRenderer(translator, provider, framing, outcome.captureLimit);
+  return sendStream(request, reply, type, { upstream: stream.body, renderer, provider }, abort, (result) => outcome.finish(result));
 }
 
 async function embed(
@@ -159,11 +165,7 @@ async function embed(
   const outcome = await runEmbeddings(body, context, dependencies).catch((error: unknown) => {
     throw context.signal.aborted ? clientClosedRequest() : error;
   });
-  outcome.report(200, outcome.result.usage);
-  request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
-  if (outcome.attempts.length > 1) request.logFields['attempts'] = outcome.attempts;
-  context.abort.whenClosed(outcome.admission.release);
-  reply.headers(outcome.admission.headers);
+  settle(request, reply, outcome, context.abort);
   return reply.header('content-type', jsonType).send(JSON.stringify(toEmbedResponse(outcome.result.body, batch)));
 }
 
@@ -177,9 +179,8 @@ async function countTokens(
   const outcome = await runCountTokens(jsonBodyOf(request.body), model, context, dependencies).catch((error: unknown) => {
     throw context.signal.aborted ? clientClosedRequest() : error;
   });
+  // Counting reads no model output and costs nothing: the record carries no usage (recorded by the pipeline).
   context.abort.whenClosed(outcome.admission.release);
-  // Counting reads no model output and costs nothing: the record carries no usage.
-  outcome.report(200, null);
   request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
   reply.headers(outcome.admission.headers).header(tokenCountHeader, 'estimate');
   return reply.header('content-type', jsonType).send(outcome.result);

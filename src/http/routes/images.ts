@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ChatPipelineDependencies } from '../../gateway/pipeline-dependencies.ts';
-import type { ModelCallOutcome } from '../../gateway/model-call.ts';
-import { runImageGeneration, runImageUpload, type ImageResult, type ImageUpload } from '../../gateway/relay/images.ts';
+import type { ExecutedOutcome } from '../../gateway/endpoints/call-codec.ts';
+import { runImageGeneration, runImageUpload, type ImageResult, type ImageUpload } from '../../gateway/endpoints/images.ts';
 import type { ClientAbort } from '../client-abort.ts';
 import { clientClosedRequest } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';
@@ -36,11 +36,10 @@ export function registerImageRoutes(app: FastifyInstance, dependencies: ChatPipe
 async function answer(
   request: FastifyRequest,
   reply: FastifyReply,
-  outcome: ModelCallOutcome<ImageResult>,
+  outcome: ExecutedOutcome<ImageResult>,
   abort: ClientAbort,
 ): Promise<FastifyReply> {
-  const result = outcome.result;
-  if (result.kind === 'json') return sendJsonAnswer(request, reply, outcome, result.answer, abort);
-  await relayEventStream(request, reply, outcome, result.response, abort);
+  if (outcome.kind === 'json') return sendJsonAnswer(request, reply, outcome, abort);
+  if (outcome.result.kind === 'stream') await relayEventStream(request, reply, outcome, outcome.result.response, abort);
   return reply;
 }

@@ -31,9 +31,8 @@ export function registerCountTokensRoute(app: FastifyInstance, dependencies: Cha
         throw signal.aborted ? clientClosedRequest() : error;
       },
     );
+    // Counting reads no model output and costs nothing: the record carries no usage (recorded by the pipeline).
     context.abort.whenClosed(outcome.admission.release);
-    // Counting reads no model output and costs nothing: the record carries no usage.
-    outcome.report(200, null);
     request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
     reply.headers(outcome.admission.headers);
     if (outcome.result.estimate) reply.header(tokenCountHeader, 'estimate');

@@ -1,25 +1,27 @@
 import { cacheModeOf } from './cache-mode.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CachedResponse } from '../../cache/response-cache.ts';
-import { NativeMessagesRenderer } from '../../dialects/anthropic-messages/native-stream-renderer.ts';
-import type { StreamRenderer } from '../../streaming/renderer.ts';
-import { readMessagesRequest, runMessages, type MessagesOutcome, type MessagesRequest } from '../../gateway/messages/run-messages.ts';
 import { MessagesStreamRenderer } from '../../dialects/anthropic-messages/stream-renderer.ts';
+import { sendStream, streamHeaders } from './stream-headers.ts';
 import { MessagesStreamTranslator } from '../../dialects/anthropic-messages/stream-translator.ts';
+import { messagesCodec, readMessagesRequest, type MessagesRequest, type MessagesResult } from '../../gateway/endpoints/messages.ts';
 import type { ChatPipelineDependencies } from '../../gateway/pipeline-dependencies.ts';
+import { runModelRequest, type StreamOutcome } from '../../gateway/run-model-request.ts';
+import type { RelayResult } from '../../streaming/relay.ts';
+import type { StreamRenderer } from '../../streaming/renderer.ts';
+import { NativeMessagesRenderer } from '../../dialects/anthropic-messages/native-stream-renderer.ts';
 import { clientClosedRequest, type ClientAbort } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { requestContextOf } from '../request-context.ts';
 import { messagesApiHeaders, registerCountTokensRoute } from './messages-count-tokens.ts';
-import { sendStream, streamHeaders } from './stream-headers.ts';
-import type { RelayResult } from '../../streaming/relay.ts';
+import { settle } from './model-reply.ts';
 
 const endpoint = '/v1/messages';
 const jsonType = 'application/json; charset=utf-8';
 
 /**
  * `POST /v1/messages`: Anthropic's Messages dialect in and out, any provider behind
- * (run-messages.ts): instances that speak it get the request natively and their answer is
+ * (gateway/endpoints/messages.ts): instances that speak it get the request natively and their answer is
  * relayed as is; others get it translated to a chat completion and the answer translated
  * back. Rate limits, budgets, failover, virtual models, usage and cache are the chat
  * pipeline's. Errors are rendered in Anthropic's envelope by hooks.ts, which also sends the
@@ -31,18 +33,15 @@ export function registerMessagesRoutes(app: FastifyInstance, dependencies: ChatP
     const context = requestContextOf(request, reply);
     const signal = context.signal;
     const cacheMode = cacheModeOf(request.headers, dependencies.cache !== null);
-    const outcome = await runMessages(messages, context, dependencies, cacheMode).catch((error: unknown) => {
+    const outcome = await runModelRequest(messagesCodec, messages, context, dependencies, cacheMode).catch((error: unknown) => {
       throw signal.aborted ? clientClosedRequest() : error;
     });
     if (outcome.kind === 'cached') {
       request.logFields = { provider: outcome.cached.provider, model: outcome.cached.model, cache: 'hit' };
       return sendCached(reply, outcome.cached);
     }
-    request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
-    if (outcome.attempts.length > 1) request.logFields['attempts'] = outcome.attempts;
     // Slots are held until the response has ended, whether it finished or the client left.
-    context.abort.whenClosed(outcome.admission.release);
-    reply.headers(outcome.admission.headers);
+    settle(request, reply, outcome, context.abort);
     if (outcome.kind === 'json') return reply.header('content-type', jsonType).send(outcome.body);
     await streamOutcome(request, reply, outcome, messages, context.abort);
     return reply;
@@ -60,12 +59,14 @@ function sendCached(reply: FastifyReply, cached: CachedResponse): FastifyReply {
 function streamOutcome(
   request: FastifyRequest,
   reply: FastifyReply,
-  outcome: Extract<MessagesOutcome, { kind: 'stream' }>,
+  outcome: StreamOutcome<MessagesResult>,
   messages: MessagesRequest,
   abort: ClientAbort,
-): Promise<RelayResult> {
+): Promise<RelayResult> | undefined {
+  if (outcome.result.kind !== 'stream') return undefined;
   const provider = outcome.target.adapter.name;
-  const { captureLimit, stream } = outcome;
+  const captureLimit = outcome.captureLimit;
+  const stream = outcome.result.stream;
   let renderer: StreamRenderer;
   if (stream.native) renderer = new NativeMessagesRenderer(provider, captureLimit);
   else {
@@ -73,5 +74,5 @@ function streamOutcome(
     const translator = new MessagesStreamTranslator({ model: outcome.target.model, fallbackId: request.id, estimatedInputTokens });
     renderer = new MessagesStreamRenderer(translator, provider, captureLimit);
   }
-  return sendStream(request, reply, streamHeaders, { upstream: stream.upstream, renderer, provider }, abort, outcome.finish);
+  return sendStream(request, reply, streamHeaders, { upstream: stream.upstream, renderer, provider }, abort, (result) => outcome.finish(result));
 }

@@ -1,35 +1,34 @@
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { JsonAnswer } from '../../gateway/json-answer.ts';
-import type { ModelCallOutcome } from '../../gateway/model-call.ts';
+import type { StreamOutcome } from '../../gateway/run-model-request.ts';
 import type { UpstreamResponse } from '../../providers/upstream-client.ts';
 import type { ChunkOptions } from '../../streaming/chat-chunk.ts';
 import { ChatRenderer } from '../../streaming/chat-renderer.ts';
 import type { ClientAbort } from '../client-abort.ts';
 import { contentHeadersOf, relayToClient } from './relay-reply.ts';
-import { sendStream, statusOf, streamHeaders } from './stream-headers.ts';
+import { sendStream, streamHeaders } from './stream-headers.ts';
 
 /** How the answers of a model call (completions, moderations, images) reach the client. */
 
+type Settled = Pick<StreamOutcome<unknown>, 'target' | 'attempts' | 'admission'>;
+
 /** Names the executed target in the request's log line; slots are held until the response closes. */
-function settle(request: FastifyRequest, reply: FastifyReply, outcome: ModelCallOutcome<unknown>, abort: ClientAbort): void {
+export function settle(request: FastifyRequest, reply: FastifyReply, outcome: Settled, abort: ClientAbort): void {
   request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
   if (outcome.attempts.length > 1) request.logFields['attempts'] = outcome.attempts;
   abort.whenClosed(outcome.admission.release);
   reply.headers(outcome.admission.headers);
 }
 
-/** Sends a checked JSON answer (stamped with `provider`) and records its usage. */
+/** Sends a checked JSON answer (stamped with `provider`; the pipeline recorded its usage). */
 export function sendJsonAnswer(
   request: FastifyRequest,
   reply: FastifyReply,
-  outcome: ModelCallOutcome<unknown>,
-  answer: JsonAnswer,
+  outcome: Settled & { body: string },
   abort: ClientAbort,
 ): FastifyReply {
-  outcome.report(200, answer.usage);
   settle(request, reply, outcome, abort);
-  return reply.header('content-type', 'application/json; charset=utf-8').send(answer.body);
+  return reply.header('content-type', 'application/json; charset=utf-8').send(outcome.body);
 }
 
 /**
@@ -40,16 +39,13 @@ export function sendJsonAnswer(
 export async function relaySseAnswer(
   request: FastifyRequest,
   reply: FastifyReply,
-  outcome: ModelCallOutcome<unknown>,
+  outcome: StreamOutcome<unknown>,
   stream: { body: Readable; chunkOptions: ChunkOptions },
   abort: ClientAbort,
 ): Promise<void> {
   settle(request, reply, outcome, abort);
   const relayed = { upstream: stream.body, renderer: new ChatRenderer(stream.chunkOptions), provider: stream.chunkOptions.provider };
-  await sendStream(request, reply, streamHeaders, relayed, abort, (result) => {
-    if (request.trail) request.trail.firstByteAt = result.firstByteAt ?? null;
-    outcome.report(statusOf(result), result.usage);
-  });
+  await sendStream(request, reply, streamHeaders, relayed, abort, (result) => outcome.finish(result));
 }
 
 /**
@@ -60,7 +56,7 @@ export async function relaySseAnswer(
 export async function relayEventStream(
   request: FastifyRequest,
   reply: FastifyReply,
-  outcome: ModelCallOutcome<unknown>,
+  outcome: StreamOutcome<unknown>,
   response: UpstreamResponse,
   abort: ClientAbort,
 ): Promise<void> {

@@ -4,7 +4,7 @@ import type { BudgetService } from '../../budgets/budget-service.ts';
 import { defaultOutputCap, estimateTokens, type TokenEstimate } from '../../budgets/estimate.ts';
 import { attemptStatus } from '../../errors/envelope.ts';
 import { invalidRequest, notFound } from '../../errors/gateway-error.ts';
-import { admitRequest } from '../../gateway/execute-plan.ts';
+import { admitRequest } from '../../admission/admit.ts';
 import { jsonObjectOfBody, passthroughPath, queryOf, rawRestOf, unreportedUsage } from '../../gateway/relay/passthrough.ts';
 import { clientResponseHeaders, upstreamRequestHeaders } from '../../gateway/relay/relay-headers.ts';
 import { assertPassthroughOwned } from '../../gateway/relay/passthrough-ownership.ts';
@@ -87,7 +87,7 @@ async function passthrough(
   const pricedCall = (): PricedEstimate | null =>
     (priced ??= pricedEstimate(dependencies.metering, instance, model, json, body?.length ?? 0));
   const route = model === undefined ? { provider: instance } : { provider: instance, model };
-  const admission = await admitRequest(context, dependencies, route, {}, () => pricedCall()?.cost ?? null);
+  const admission = await admitRequest(context.userPath, dependencies, route, {}, () => pricedCall()?.cost ?? null);
   // A client that left while being admitted (a Redis round trip) has had its 'close' already.
   if (context.signal.aborted) {
     admission.release();

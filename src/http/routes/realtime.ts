@@ -6,7 +6,9 @@ import type { WebSocket, WebSocketServer } from 'ws';
 import { renderEnvelope, toGatewayError } from '../../errors/envelope.ts';
 import { GatewayError, invalidRequest, notFound } from '../../errors/gateway-error.ts';
 import type { ChatPipelineDependencies } from '../../gateway/pipeline-dependencies.ts';
-import { runModelCall, type ModelCallOutcome } from '../../gateway/model-call.ts';
+import { runRelayedCall } from '../../gateway/endpoints/call-codec.ts';
+import { realtimeCodec } from '../../gateway/endpoints/realtime.ts';
+import type { StreamOutcome } from '../../gateway/run-model-request.ts';
 import type * as Relay from '../../gateway/relay/realtime-relay.ts';
 import { RealtimeUsage } from '../../gateway/relay/realtime-usage.ts';
 import type { RequestContext } from '../../gateway/request-context.ts';
@@ -70,7 +72,7 @@ export function registerRealtimeRelay(app: FastifyInstance, dependencies: Realti
       refuse(socket, new GatewayError('provider_error', 'the gateway is shutting down', { status: 503, code: 'shutting_down' }), requestId);
       return;
     }
-    const open = (outcome: ModelCallOutcome<WebSocket>, server: WebSocketServer): void => {
+    const open = (outcome: StreamOutcome<WebSocket>, server: WebSocketServer): void => {
       upgradeHeaders.set(request, { 'x-request-id': requestId, ...outcome.admission.headers });
       let started = false;
       // A handshake the WebSocket server refuses never starts a session: give everything back.
@@ -140,7 +142,7 @@ async function admitSession(
   socket: Duplex,
   requestId: string,
   dependencies: RealtimeDependencies,
-): Promise<ModelCallOutcome<WebSocket> | null> {
+): Promise<StreamOutcome<WebSocket> | null> {
   const { relay } = await loadRealtime();
   const url = new URL(request.url ?? '/', 'http://gateway.invalid');
   if (url.pathname !== endpoint) throw notFound(`unknown route: ${request.method ?? 'GET'} ${url.pathname}`, { code: 'unknown_route' });
@@ -160,9 +162,9 @@ async function admitSession(
   const query = new URLSearchParams(url.searchParams);
   query.delete('provider');
   const options = { query, headers: betaHeadersOf(request), handshakeTimeoutMs: dependencies.handshakeTimeoutMs };
-  const outcome = await runModelCall(
+  const outcome = await runRelayedCall(
+    realtimeCodec,
     {
-      endpoint,
       selector,
       hint: hint === '' ? undefined : hint,
       stream: true,
@@ -181,7 +183,7 @@ async function admitSession(
 }
 
 /** Relays one upgraded session to its end, then gives its slot back and records its usage. */
-async function runSession(client: WebSocket, outcome: ModelCallOutcome<WebSocket>, logger: Logger, requestId: string): Promise<void> {
+async function runSession(client: WebSocket, outcome: StreamOutcome<WebSocket>, logger: Logger, requestId: string): Promise<void> {
   const usage = new RealtimeUsage();
   const { relay } = await loadRealtime();
   const end = await relay.relaySession(client, outcome.result, usage);

@@ -1,13 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { ChatPipelineDependencies } from '../../gateway/pipeline-dependencies.ts';
-import { createResponsesPipeline } from '../../gateway/responses/run-responses.ts';
+import { createResponsesPipeline } from '../../gateway/endpoints/responses.ts';
 import type { ResponseState } from '../../responses/response-state.ts';
 import type { OwnershipStore } from '../../ownership/ownership-store.ts';
 import { clientClosedRequest } from '../client-abort.ts';
 import { jsonBodyOf } from '../json-body.ts';
 import { requestContextOf } from '../request-context.ts';
 import { registerStoredResponseRoutes } from './stored-responses.ts';
-import { sendStream, statusOf, streamHeaders } from './stream-headers.ts';
+import { sendStream, streamHeaders } from './stream-headers.ts';
+import { settle } from './model-reply.ts';
 
 /**
  * `POST /v1/responses` (OpenAI's Responses API, JSON or SSE, any provider behind), and the
@@ -27,21 +28,13 @@ export function registerResponsesRoutes(
       throw context.signal.aborted ? clientClosedRequest() : error;
     });
     const provider = outcome.target.adapter.name;
-    request.logFields = { provider, model: outcome.target.model };
-    if (outcome.attempts.length > 1) request.logFields['attempts'] = outcome.attempts;
     // Slots are held until the response has ended, whether it finished or the client left.
-    context.abort.whenClosed(outcome.admission.release);
-    reply.headers(outcome.admission.headers);
+    settle(request, reply, outcome, context.abort);
+    if (outcome.kind === 'json') return reply.header('content-type', 'application/json; charset=utf-8').send(outcome.body);
     const result = outcome.result;
-    if (result.kind === 'json') {
-      outcome.report(200, result.usage);
-      return reply.header('content-type', 'application/json; charset=utf-8').send(result.body);
-    }
+    if (result.kind !== 'stream') return reply;
     const stream = { upstream: result.upstream, renderer: result.translator, provider };
-    await sendStream(request, reply, streamHeaders, stream, context.abort, (relay) => {
-      if (request.trail) request.trail.firstByteAt = relay.firstByteAt ?? null;
-      outcome.report(statusOf(relay), relay.usage);
-    });
+    await sendStream(request, reply, streamHeaders, stream, context.abort, (relay) => outcome.finish(relay));
     return reply;
   });
   registerStoredResponseRoutes(app, state, dependencies.catalog);

@@ -1,33 +1,33 @@
-import { invalidRequest } from '../errors/gateway-error.ts';
-import { readBody, upstreamErrorOf } from '../providers/upstream-body.ts';
-import type { ResolvedTarget } from '../routing/resolve-model.ts';
-import type { ChatPipelineDependencies } from './pipeline-dependencies.ts';
-import { readJsonAnswer, type JsonAnswer } from './json-answer.ts';
-import { readModelFields, upstreamBodyOf, type ModelFields } from './model-fields.ts';
-import { runModelCall, type ModelCallOutcome } from './model-call.ts';
-import type { RequestContext } from './request-context.ts';
+import { invalidRequest } from '../../errors/gateway-error.ts';
+import { readBody, upstreamErrorOf } from '../../providers/upstream-body.ts';
+import type { ResolvedTarget } from '../../routing/resolve-model.ts';
+import type { ChatPipelineDependencies } from '../pipeline-dependencies.ts';
+import { readJsonAnswer, type JsonAnswer } from '../json-answer.ts';
+import { readModelFields, upstreamBodyOf, type ModelFields } from '../model-fields.ts';
+import { callCodec, jsonAnswer, runCall, type ExecutedOutcome } from './call-codec.ts';
+import type { RequestContext } from '../request-context.ts';
 
-const endpoint = '/v1/embeddings';
+const embeddingsCodec = callCodec<JsonAnswer>('/v1/embeddings', jsonAnswer);
 const jsonHeaders = { 'content-type': 'application/json', accept: 'application/json' };
 
 /**
  * `POST /v1/embeddings`: routed like chat (instance/model, bare id or virtual model) under
  * rate limits, budgets, retries and failover; the body goes upstream with the target's bare
  * model id and without the `provider` hint; the answer comes back with `provider` stamped,
- * and its usage is recorded once the caller reports it.
+ * and its usage is recorded as it returns.
  */
 export async function runEmbeddings(
   body: unknown,
   context: RequestContext,
   dependencies: ChatPipelineDependencies,
-): Promise<ModelCallOutcome<JsonAnswer>> {
+): Promise<ExecutedOutcome<JsonAnswer>> {
   const request = readModelFields(body);
   if (request.body['input'] === undefined || request.body['input'] === null) {
     throw invalidRequest('you must provide an input parameter', { code: 'missing_field', param: 'input' });
   }
-  return runModelCall(
+  return runCall(
+    embeddingsCodec,
     {
-      endpoint,
       selector: request.selector,
       hint: request.hint,
       stream: false,

@@ -1,21 +1,27 @@
 import type { Readable } from 'node:stream';
-import { isJsonObject } from '../core/json.ts';
-import { invalidRequest } from '../errors/gateway-error.ts';
-import { readBody } from '../providers/upstream-body.ts';
-import type { ResolvedTarget } from '../routing/resolve-model.ts';
-import type { ChunkOptions } from '../streaming/chat-chunk.ts';
-import type { ChatPipelineDependencies } from './pipeline-dependencies.ts';
-import { buildUpstreamBody, type ChatRequest } from './chat-request.ts';
-import { readJsonAnswer, type JsonAnswer } from './json-answer.ts';
-import { runModelCall, type ModelCallOutcome } from './model-call.ts';
-import { readModelFields, readStreamFlag, upstreamBodyOf } from './model-fields.ts';
-import { defaultModelPlan, forwardToTarget, readHint, servesRelays } from './relay/model-relay.ts';
-import type { RequestContext } from './request-context.ts';
+import { isJsonObject } from '../../core/json.ts';
+import { invalidRequest } from '../../errors/gateway-error.ts';
+import { readBody } from '../../providers/upstream-body.ts';
+import type { ResolvedTarget } from '../../routing/resolve-model.ts';
+import type { ChunkOptions } from '../../streaming/chat-chunk.ts';
+import type { ChatPipelineDependencies } from '../pipeline-dependencies.ts';
+import { buildUpstreamBody, type ChatRequest } from '../chat-request.ts';
+import { readJsonAnswer, type JsonAnswer } from '../json-answer.ts';
+import { callCodec, jsonAnswer, runCall, type ExecutedOutcome } from './call-codec.ts';
+import { readModelFields, readStreamFlag, upstreamBodyOf } from '../model-fields.ts';
+import { defaultModelPlan, forwardToTarget, readHint, servesRelays } from '../relay/model-relay.ts';
+import type { RequestContext } from '../request-context.ts';
 
 /** A legacy completion: the checked JSON answer, or the upstream's SSE for the chat stream relay. */
 export type CompletionResult = { kind: 'json'; answer: JsonAnswer } | { kind: 'stream'; body: Readable; chunkOptions: ChunkOptions };
 
 const json = 'application/json';
+const completionsCodec = callCodec<CompletionResult>(
+  '/v1/completions',
+  (result) => (result.kind === 'json' ? result.answer : null),
+  servesRelays,
+);
+const moderationsCodec = callCodec<JsonAnswer>('/v1/moderations', jsonAnswer, servesRelays);
 
 /**
  * `POST /v1/completions` (OpenAI's legacy text completions): routed by `model` like chat
@@ -27,16 +33,15 @@ export async function runCompletion(
   body: unknown,
   context: RequestContext,
   dependencies: ChatPipelineDependencies,
-): Promise<ModelCallOutcome<CompletionResult>> {
+): Promise<ExecutedOutcome<CompletionResult>> {
   const request = readCompletionRequest(body);
-  return runModelCall(
+  return runCall(
+    completionsCodec,
     {
-      endpoint: '/v1/completions',
       selector: request.selector,
       hint: request.hint,
       stream: request.stream,
       body: request.body,
-      serves: servesRelays,
       call: (target) => complete(target, request, context),
     },
     context,
@@ -77,7 +82,7 @@ export async function runModeration(
   body: unknown,
   context: RequestContext,
   dependencies: ChatPipelineDependencies,
-): Promise<ModelCallOutcome<JsonAnswer>> {
+): Promise<ExecutedOutcome<JsonAnswer>> {
   if (typeof body !== 'object' || body === null || Array.isArray(body) || Buffer.isBuffer(body)) {
     throw invalidRequest('request body must be a JSON object', { code: 'invalid_body' });
   }
@@ -93,15 +98,14 @@ export async function runModeration(
     const { provider: _hint, ...rest } = fields;
     return JSON.stringify(rest);
   };
-  return runModelCall(
+  return runCall(
+    moderationsCodec,
     {
-      endpoint: '/v1/moderations',
       selector: request.selector,
       hint: request.hint,
       stream: false,
       body: fields,
       ...(plan === undefined ? {} : { plan }),
-      serves: servesRelays,
       call: async (target) => {
         const response = await forwardToTarget(target, 'moderations', json, upstreamBody(target), context);
         return readJsonAnswer(await readBody(response, target.adapter.name, context.signal), target.adapter.name, 'results');

@@ -4,17 +4,24 @@ import type { UpstreamResponse } from '../../providers/upstream-client.ts';
 import type { ResolvedTarget } from '../../routing/resolve-model.ts';
 import type { ChatPipelineDependencies } from '../pipeline-dependencies.ts';
 import { readJsonAnswer, type JsonAnswer } from '../json-answer.ts';
-import { runModelCall, type ModelCallOutcome } from '../model-call.ts';
+import { callCodec, runCall, type ExecutedOutcome } from './call-codec.ts';
 import { readModelFields, upstreamBodyOf } from '../model-fields.ts';
 import type { RequestContext } from '../request-context.ts';
-import { defaultModelPlan, forwardToTarget, readHint, servesRelays } from './model-relay.ts';
-import { boundaryOf, editForm, fieldOf, readForm } from './multipart.ts';
+import { defaultModelPlan, forwardToTarget, readHint, servesRelays } from '../relay/model-relay.ts';
+import { boundaryOf, editForm, fieldOf, readForm } from '../relay/multipart.ts';
 
 /** An image answer: JSON read whole (its `usage` metered, gpt-image-1 has one), or a stream for the HTTP layer to relay. */
 export type ImageResult = { kind: 'json'; answer: JsonAnswer } | { kind: 'stream'; response: UpstreamResponse };
 
 /** The two image endpoints that take uploaded files. */
 export type ImageUpload = 'edits' | 'variations';
+
+const imageAnswer = (result: ImageResult): JsonAnswer | null => (result.kind === 'json' ? result.answer : null);
+const imageCodecs = {
+  generations: callCodec('/v1/images/generations', imageAnswer, servesRelays),
+  edits: callCodec('/v1/images/edits', imageAnswer, servesRelays),
+  variations: callCodec('/v1/images/variations', imageAnswer, servesRelays),
+};
 
 /** The fields an image request routes on; `selector` is null without a `model` (the upstream's default applies). */
 interface ImageRouting {
@@ -34,7 +41,7 @@ export async function runImageGeneration(
   body: unknown,
   context: RequestContext,
   dependencies: ChatPipelineDependencies,
-): Promise<ModelCallOutcome<ImageResult>> {
+): Promise<ExecutedOutcome<ImageResult>> {
   if (typeof body !== 'object' || body === null || Array.isArray(body) || Buffer.isBuffer(body)) {
     throw invalidRequest('request body must be a JSON object', { code: 'invalid_body' });
   }
@@ -67,7 +74,7 @@ export async function runImageUpload(
   contentType: string | undefined,
   context: RequestContext,
   dependencies: ChatPipelineDependencies,
-): Promise<ModelCallOutcome<ImageResult>> {
+): Promise<ExecutedOutcome<ImageResult>> {
   if (!Buffer.isBuffer(body)) throw invalidRequest('expected a multipart/form-data body with an image', { code: 'invalid_body' });
   const form = readForm(body, boundaryOf(contentType));
   const model = fieldOf(form, 'model');
@@ -92,17 +99,16 @@ async function runImageCall(
   forward: (target: ResolvedTarget) => Promise<UpstreamResponse>,
   context: RequestContext,
   dependencies: ChatPipelineDependencies,
-): Promise<ModelCallOutcome<ImageResult>> {
+): Promise<ExecutedOutcome<ImageResult>> {
   const plan = routing.selector === null ? defaultModelPlan(dependencies.catalog, routing.hint) : undefined;
-  return runModelCall(
+  return runCall(
+    imageCodecs[kind],
     {
-      endpoint: `/v1/images/${kind}`,
       selector: routing.selector ?? '',
       hint: routing.hint,
       stream: routing.stream,
       body: routing.body,
       ...(plan === undefined ? {} : { plan }),
-      serves: servesRelays,
       call: async (target): Promise<ImageResult> => {
         const response = await forward(target);
         if (routing.stream) return { kind: 'stream', response };

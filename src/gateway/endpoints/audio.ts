@@ -2,14 +2,22 @@ import { invalidRequest } from '../../errors/gateway-error.ts';
 import type { UpstreamResponse } from '../../providers/upstream-client.ts';
 import type { ResolvedTarget } from '../../routing/resolve-model.ts';
 import type { ChatPipelineDependencies } from '../pipeline-dependencies.ts';
-import { runModelCall, type ModelCallOutcome } from '../model-call.ts';
+import { callCodec, relayed, runRelayedCall } from './call-codec.ts';
+import type { StreamOutcome } from '../run-model-request.ts';
 import { readModelFields, upstreamBodyOf } from '../model-fields.ts';
 import type { RequestContext } from '../request-context.ts';
-import { forwardToTarget } from './model-relay.ts';
-import { boundaryOf, editForm, fieldOf, readForm } from './multipart.ts';
+import { forwardToTarget } from '../relay/model-relay.ts';
+import { boundaryOf, editForm, fieldOf, readForm } from '../relay/multipart.ts';
 
 /** The two audio endpoints that take an uploaded file. */
 export type AudioUpload = 'transcriptions' | 'translations';
+
+/** Audio answers are relayed as they come (bytes, or events), their usage read on the way. */
+const speechCodec = callCodec<UpstreamResponse>('/v1/audio/speech', relayed);
+const uploadCodecs = {
+  transcriptions: callCodec<UpstreamResponse>('/v1/audio/transcriptions', relayed),
+  translations: callCodec<UpstreamResponse>('/v1/audio/translations', relayed),
+};
 
 /**
  * `POST /v1/audio/speech`: a JSON body routed by its `model` like chat (rate limits, budgets,
@@ -20,12 +28,12 @@ export async function runSpeech(
   body: unknown,
   context: RequestContext,
   dependencies: ChatPipelineDependencies,
-): Promise<ModelCallOutcome<UpstreamResponse>> {
+): Promise<StreamOutcome<UpstreamResponse>> {
   const request = readModelFields(body);
   const upstreamBody = (target: ResolvedTarget): string => JSON.stringify(upstreamBodyOf(request.body, target.model));
-  return runModelCall(
+  return runRelayedCall(
+    speechCodec,
     {
-      endpoint: '/v1/audio/speech',
       selector: request.selector,
       hint: request.hint,
       stream: request.body['stream_format'] === 'sse',
@@ -48,7 +56,7 @@ export async function runAudioUpload(
   contentType: string | undefined,
   context: RequestContext,
   dependencies: ChatPipelineDependencies,
-): Promise<ModelCallOutcome<UpstreamResponse>> {
+): Promise<StreamOutcome<UpstreamResponse>> {
   if (!Buffer.isBuffer(body)) throw invalidRequest('expected a multipart/form-data body with a file', { code: 'invalid_body' });
   const form = readForm(body, boundaryOf(contentType));
   const selector = fieldOf(form, 'model');
@@ -57,9 +65,9 @@ export async function runAudioUpload(
   }
   const hint = fieldOf(form, 'provider');
   const upstreamForm = (target: ResolvedTarget): Buffer => editForm(form, { set: { model: target.model }, drop: ['provider'] });
-  return runModelCall(
+  return runRelayedCall(
+    uploadCodecs[kind],
     {
-      endpoint: `/v1/audio/${kind}`,
       selector,
       hint: hint === '' ? undefined : hint,
       stream: fieldOf(form, 'stream') === 'true',

@@ -11,27 +11,26 @@ import type { UsageObject } from '../../streaming/chat-chunk.ts';
 import type { ChatPipelineDependencies } from '../pipeline-dependencies.ts';
 import { readJsonAnswer } from '../json-answer.ts';
 import { readModelFields, readStreamFlag, upstreamBodyOf, type ModelFields } from '../model-fields.ts';
-import { runModelCall, type ModelCallOutcome } from '../model-call.ts';
+import { runCall, type ExecutedOutcome } from './call-codec.ts';
+import type { Answer, EndpointCodec } from '../run-model-request.ts';
 import type { RequestContext } from '../request-context.ts';
-import { responseFromChat } from './from-chat-response.ts';
-import type { ResponseSeed } from './response-object.ts';
-import { nativePassthrough, translatedChatStream, type ResponsesStreamTranslator } from './stream-translators.ts';
-import { toChatRequest } from './to-chat-request.ts';
-import { meteredUsageOf } from './usage.ts';
-import { assertNativeReferencesVisible, recordNativeResponse, type NativeOwnership } from './native-ownership.ts';
+import { responseFromChat } from '../responses/from-chat-response.ts';
+import type { ResponseSeed } from '../responses/response-object.ts';
+import { nativePassthrough, translatedChatStream, type ResponsesStreamTranslator } from '../responses/stream-translators.ts';
+import { toChatRequest } from '../responses/to-chat-request.ts';
+import { meteredUsageOf } from '../responses/usage.ts';
+import { assertNativeReferencesVisible, recordNativeResponse, type NativeOwnership } from '../responses/native-ownership.ts';
 import type { OwnershipStore } from '../../ownership/ownership-store.ts';
 
 export type ResponsesResult =
   { kind: 'json'; body: string; usage: UsageObject | null } | { kind: 'stream'; upstream: Readable; translator: ResponsesStreamTranslator };
 
-export type ResponsesPipeline = (body: unknown, context: RequestContext) => Promise<ModelCallOutcome<ResponsesResult>>;
+export type ResponsesPipeline = (body: unknown, context: RequestContext) => Promise<ExecutedOutcome<ResponsesResult>>;
 
 interface ResponsesRequest extends ModelFields {
   stream: boolean;
   /** Null when the gateway keeps no state for this request (no store, nothing referenced). */
   state: RequestState | null;
-  /** Guardrails in scope: the request goes through chat, the one shape they read. */
-  guard: ActiveGuardrails | null;
   /** Owners of native responses; null: nothing is checked nor recorded (no store). */
   owners: NativeOwnership | null;
 }
@@ -68,37 +67,38 @@ export function createResponsesPipeline(
 ): ResponsesPipeline {
   const owners = ownership === null ? null : { store: ownership, state };
   const chatOnly = new Set<string>();
-  const call = async (target: ResolvedTarget, request: ResponsesRequest, context: RequestContext): Promise<ResponsesResult> => {
+  // Guardrails in scope: the request goes through chat, the one shape they read.
+  const call = async (
+    target: ResolvedTarget,
+    request: ResponsesRequest,
+    context: RequestContext,
+    guard: ActiveGuardrails | null,
+  ): Promise<ResponsesResult> => {
     const key = `${target.adapter.name}/${target.model}`;
-    if (request.guard !== null || !servesResponsesApi(target.adapter.type) || chatOnly.has(key))
-      return callThroughChat(target, request, context);
+    if (guard !== null || !servesResponsesApi(target.adapter.type) || chatOnly.has(key))
+      return callThroughChat(target, request, context, guard);
     const native = await callNative(target, request, context);
     // State the gateway holds (a response created on another provider): this request only goes through chat.
-    if (native === heldByGateway) return callThroughChat(target, request, context);
+    if (native === heldByGateway) return callThroughChat(target, request, context, guard);
     if (native !== null) return native;
-    const translated = await callThroughChat(target, request, context);
+    const translated = await callThroughChat(target, request, context, guard);
     if (chatOnly.size >= maximumRemembered) chatOnly.clear();
     chatOnly.add(key);
     return translated;
   };
+  const codec: EndpointCodec<ResponsesRequest, ResponsesResult> = {
+    endpoint,
+    guarded: true,
+    estimateBody: (request) => request.body,
+    call,
+    answerOf: (result): Answer | null => (result.kind === 'json' ? result : null),
+  };
   return async (body, context) => {
     const fields = readModelFields(body);
     checkInput(fields.body);
-    const guard = dependencies.guardrails?.select(context.userPath, fields.selector, endpoint, context) ?? null;
     const stream = readStreamFlag(fields.body);
-    const request: ResponsesRequest = { ...fields, stream, state: requestState(state, fields.body, context), guard, owners };
-    return runModelCall(
-      {
-        endpoint,
-        selector: request.selector,
-        hint: request.hint,
-        stream: request.stream,
-        body: request.body,
-        call: (target) => call(target, request, context),
-      },
-      context,
-      dependencies,
-    );
+    const request: ResponsesRequest = { ...fields, stream, state: requestState(state, fields.body, context), owners };
+    return runCall(codec, request, context, dependencies);
   };
 }
 
@@ -172,7 +172,12 @@ async function callNative(
   return { kind: 'json', body: answer.body, usage: meteredUsageOf(answer.parsed['usage']) };
 }
 
-async function callThroughChat(target: ResolvedTarget, request: ResponsesRequest, context: RequestContext): Promise<ResponsesResult> {
+async function callThroughChat(
+  target: ResolvedTarget,
+  request: ResponsesRequest,
+  context: RequestContext,
+  guard: ActiveGuardrails | null,
+): Promise<ResponsesResult> {
   const provider = target.adapter.name;
   const state = request.state;
   const prepared = state === null ? null : await state.prepare();
@@ -186,7 +191,6 @@ async function callThroughChat(target: ResolvedTarget, request: ResponsesRequest
     previousResponseId: prepared?.previousResponseId ?? null,
   };
   const chat = toChatRequest(prepared === null ? request.body : resolvedBody(request.body, prepared), target.model, provider);
-  const guard = request.guard;
   const upstream = guard === null ? chat : await guard.input(chat);
   const called = await target.adapter.chatCompletion(upstream, { signal: context.signal, requestId: context.requestId });
   const result = guard === null ? called : guardedResult(called, guard);
