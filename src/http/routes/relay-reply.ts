@@ -1,6 +1,6 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ModelCallOutcome } from '../../gateway/model-call.ts';
+import type { StreamOutcome } from '../../gateway/run-model-request.ts';
 import { UsageTap } from '../../gateway/relay/usage-tap.ts';
 import type { UpstreamResponse } from '../../providers/upstream-client.ts';
 import type { UsageObject } from '../../streaming/chat-chunk.ts';
@@ -65,7 +65,7 @@ export async function relayToClient(
 export async function relayModelCall(
   request: FastifyRequest,
   reply: FastifyReply,
-  outcome: ModelCallOutcome<UpstreamResponse>,
+  outcome: StreamOutcome<UpstreamResponse>,
   client: RelayClient,
 ): Promise<void> {
   request.logFields = { provider: outcome.target.adapter.name, model: outcome.target.model };
