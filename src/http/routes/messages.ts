@@ -74,5 +74,7 @@ function streamOutcome(
     const translator = new MessagesStreamTranslator({ model: outcome.target.model, fallbackId: request.id, estimatedInputTokens });
     renderer = new MessagesStreamRenderer(translator, provider, captureLimit);
   }
-  return sendStream(request, reply, streamHeaders, { upstream: stream.upstream, renderer, provider }, abort, (result) => outcome.finish(result));
+  return sendStream(request, reply, streamHeaders, { upstream: stream.upstream, renderer, provider }, abort, (result) =>
+    outcome.finish(result),
+  );
 }
