@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -86,6 +86,14 @@ describe('documentation examples', () => {
     expect(readme.split('\n').length).toBeLessThanOrEqual(300);
     expect(readme).toMatch(/^npm ci$/m);
     expect(readme).toMatch(/^npm test$/m);
+  });
+
+  it('names only src/ paths that exist (README.md, REVIEW.md, docs/*.md)', () => {
+    const named = [...pages, 'REVIEW.md'].flatMap((path) =>
+      [...readFileSync(join(root, path), 'utf8').matchAll(/\bsrc\/[\w./-]*[\w/]/g)].map((match) => ({ path, named: match[0] })),
+    );
+    expect(named.length).toBeGreaterThan(50);
+    expect(named.filter((entry) => !existsSync(join(root, entry.named)))).toEqual([]);
   });
 
   it('finds the README example configuration and its curl examples', () => {
