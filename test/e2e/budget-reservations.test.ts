@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startRedisServer, type RedisServerProcess } from '../../src/ratelimit/testing/redis-server.ts';
 import { spentOf } from '../support/admin.ts';
-import { expectEnvelope } from '../support/envelopes.ts';
+import { expectAnthropicEnvelope, expectEnvelope } from '../support/envelopes.ts';
 import { gatewayEnv, type GatewayProcess, startGateway } from '../support/gateway-process.ts';
 import { admitted, bearer, call, chatBody, type RawReply, rawRequest } from '../support/http.ts';
 import { type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
@@ -123,6 +123,29 @@ virtual_models:
     streamAbort.abort();
     await stream;
     await eventually(async () => ((await chatAt(gateway, '/hold')).status === 200 ? true : undefined), 'the hold released after the cut');
+  });
+
+  it('holds the estimate of /v1/messages at admission, as chat does', async () => {
+    await putBudget(gateway, '/msg', 1);
+    const messagesAt = (maxTokens: number): Promise<RawReply> =>
+      rawRequest(`${gateway.url}/v1/messages`, {
+        headers: { ...bearer(), 'x-user-path': '/msg' },
+        body: { model: 'openai/mock-model', max_tokens: maxTokens, messages: [{ role: 'user', content: 'Say hello' }] },
+      });
+    // max_tokens 1,000,000 at $1,600/M: a $1,600 estimate, far over the $1 budget, held while it runs.
+    const running = messagesAt(1_000_000);
+    await eventually(async () => (chatRequests(mock).some((request) => !request.completed) ? true : undefined), 'the request upstream');
+    const chatRefused = await chatAt(gateway, '/msg');
+    expectBudgetExceeded(chatRefused);
+    expect(chatRefused.headers['retry-after']).toBe('1'); // held, not spent
+    const refused = await messagesAt(5);
+    const envelope = expectAnthropicEnvelope(refused, 429, 'rate_limit_error');
+    expect(envelope.error.message).toBe((JSON.parse(chatRefused.text) as { error: { message: string } }).error.message);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect((await running).status).toBe(200);
+    // The hold is given back once the answer ended; the request paid its real cost.
+    expect((await messagesAt(5)).status).toBe(200);
+    await eventually(async () => (Math.abs((await spentOf(gateway, '/msg')) - 2 * requestCost) < 1e-9 ? true : undefined), 'spend');
   });
 
   it('moves the reservation to the target that executes after a failover, and releases it', async () => {

@@ -49,14 +49,15 @@ export function readMessagesRequest(input: unknown, headers: Record<string, stri
  * the Messages request natively (every field and beta header kept) and its answer is relayed
  * as is; any other gets the chat translation. Guarded requests go through the chat
  * translation, the one shape guardrails read. Cache entries hold what the client received
- * (Messages JSON or events), whichever way it was made. No estimate is reserved (as before
- * the one pipeline): the budget refuses a spent path, nothing is held.
+ * (Messages JSON or events), whichever way it was made. The budget holds the estimate of the
+ * Messages body as sent (its `max_tokens` and size, as chat's body): read without translating,
+ * so a native request the translation would refuse (server tools) is estimated too.
  */
 export const messagesCodec: EndpointCodec<MessagesRequest, MessagesResult> = {
   endpoint,
   guarded: true,
   cache: { material: cacheMaterial, usageOf: cachedUsage },
-  estimateBody: () => null,
+  estimateBody: (request) => request.body,
   prepare: (request, plan, guard) => {
     // A request no candidate can take natively fails on its translation before anything counts it.
     if (guard !== null || plan.candidates.every((target) => messagesApiFor(target.adapter, target.model) === undefined))
