@@ -13,7 +13,7 @@ const layers = [
   { name: 'routing', path: '^src/routing/' },
   {
     name: 'domains',
-    path: '^src/(auth|keys|ratelimit|budgets|usage|cache|mcp|guardrails|ownership|observability|request-log|responses|audit)/',
+    path: '^src/(auth|ratelimit|budgets|usage|cache|mcp|guardrails|ownership|observability|request-log|responses|audit)/',
   },
   { name: 'providers', path: '^src/providers/' },
   { name: 'streaming', path: '^src/streaming/' },
