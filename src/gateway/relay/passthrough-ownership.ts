@@ -1,8 +1,9 @@
 import { invalidRequest, notFound, permissionError } from '../../errors/gateway-error.ts';
 import { accountEndpointOf, routeSegments } from '../../auth/passthrough-paths.ts';
-import { mayView, seesAll, type Caller } from '../../ownership/visibility.ts';
+import { mayView, ownedBy, seesAll, type Caller } from '../../ownership/visibility.ts';
 import { assertNativeReferencesVisible, type NativeOwnership } from '../responses/native-ownership.ts';
 import { assertVisible, jsonObjectOf, ownedBatches, ownedFiles, ownedUploads, type OwnedCollection } from './owned-resources.ts';
+import type { UsageTap } from './usage-tap.ts';
 
 const collections: ReadonlyMap<string, OwnedCollection> = new Map([
   ['files', ownedFiles],
@@ -31,12 +32,8 @@ export async function assertPassthroughOwned(
   body: Buffer | undefined,
 ): Promise<void> {
   if (seesAll(caller)) return;
-  // Split after decoding too: `files%2F{id}` is `files/{id}` to an upstream that decodes it.
-  const segments = (path.split('?', 1)[0] ?? '')
-    .split('/')
-    .flatMap((segment) => decoded(segment).split(/[\\/]/))
-    .filter((segment) => segment !== '');
-  const at = segments.findIndex((segment, index) => index <= maximumPrefix && stateful.has(segment.toLowerCase()));
+  const segments = segmentsOf(path);
+  const at = collectionAt(segments);
   if (at === -1) {
     // Any other account-wide collection (fine-tuning jobs, vector stores, assistants, stored chat
     // completions, Gemini cached contents, Vertex and Bedrock batch jobs): nothing records who
@@ -81,6 +78,48 @@ export async function assertPassthroughOwned(
   throw permissionError(`/${name} is reached through /v1/${name} (owned per tenant), not through the passthrough`, {
     code: 'endpoint_not_allowed',
   });
+}
+
+/** The path's segments, split after decoding too: `files%2F{id}` is `files/{id}` to an upstream that decodes it. */
+function segmentsOf(path: string): string[] {
+  return (path.split('?', 1)[0] ?? '')
+    .split('/')
+    .flatMap((segment) => decoded(segment).split(/[\\/]/))
+    .filter((segment) => segment !== '');
+}
+
+/** Where the owned collection sits in the path; -1 when it names none. */
+const collectionAt = (segments: readonly string[]): number =>
+  segments.findIndex((segment, index) => index <= maximumPrefix && stateful.has(segment.toLowerCase()));
+
+/**
+ * A response created through the passthrough (`POST .../responses`, a 2xx answer) is the
+ * caller's, as on `/v1` (ADR 28): once its answer is read (the id of the JSON answer or of the
+ * stream's `response.created`) and before its end reaches the client, it is recorded, and
+ * pointed to so that `/v1/responses/{id}` serves it to its owner unless the request said
+ * `store: false`. Null for any other request. A failed record is logged: the response stays
+ * its owner's to read through the passthrough no more than an unrecorded one.
+ */
+export function createdResponseRecorder(
+  owners: NativeOwnership,
+  caller: Caller,
+  created: { instance: string; path: string; method: string; status: number; store: boolean },
+  log: { warn(fields: Record<string, unknown>, message: string): void },
+): ((tap: UsageTap) => Promise<void>) | null {
+  if (created.method !== 'POST' || created.status < 200 || created.status > 299) return null;
+  const segments = segmentsOf(created.path);
+  const at = collectionAt(segments);
+  if (at === -1 || at !== segments.length - 1 || segments[at]?.toLowerCase() !== 'responses') return null;
+  return async (tap) => {
+    const id = tap.responseId();
+    if (id === null) return;
+    try {
+      await owners.store.record(ownedBy(caller, 'response', created.instance, id));
+      if (created.store) await owners.state?.point(id, created.instance, caller.userPath);
+    } catch (error) {
+      log.warn({ err: error, response_id: id }, 'recording the owner of a passthrough response failed');
+    }
+  };
 }
 
 function decoded(segment: string): string {

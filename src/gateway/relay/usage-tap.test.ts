@@ -65,6 +65,25 @@ describe('TopLevelFields', () => {
 });
 
 describe('UsageTap', () => {
+  it('reads the Responses id of a JSON answer or of a stream response.created, and runs beforeEnd once read', async () => {
+    const answer = JSON.stringify({ id: 'resp_1', object: 'response', output: [{ id: 'msg_1' }], usage: { input_tokens: 1 } });
+    const created = { type: 'response.created', response: { id: 'resp_2', output: [] } };
+    const stream = `event: response.created\ndata: ${JSON.stringify(created)}\n\nevent: response.completed\ndata: {"type":"response.completed","response":{"id":"resp_2","usage":{"input_tokens":1}}}\n\n`;
+    for (const [body, headers, id] of [
+      [answer, json, 'resp_1'],
+      [stream, sse, 'resp_2'],
+      ['{"object":"list","data":[{"id":"x"}]}', json, null],
+      ['data: {"type":"response.in_progress","response":{"id":"resp_3"}}\n\n', sse, null],
+    ] as const) {
+      const tap = UsageTap.for(headers);
+      const seen: (string | null)[] = [];
+      tap.beforeEnd = async (read) => void seen.push(read.responseId());
+      for (const piece of pieces(body, 5)) tap.push(piece);
+      await tap.settle();
+      expect(seen).toEqual([id]);
+    }
+  });
+
   it('reads the usage at the end of a JSON answer over 1 MiB, relaying it unchanged', async () => {
     const body = JSON.stringify({
       data: [{ embedding: Array.from({ length: 200_000 }, () => 0.123456) }],

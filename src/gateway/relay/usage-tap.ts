@@ -51,6 +51,8 @@ export class UsageTap implements StreamRenderer {
   private decoding: Promise<void> = Promise.resolve();
   /** Past `decodedScanLimit`: the rest goes by unread. */
   private stopped = false;
+  /** Work done once the answer is read and before its end reaches the client (recording what it created). */
+  beforeEnd: ((tap: UsageTap) => Promise<void>) | null = null;
 
   constructor(kind: 'json' | 'sse' | 'none', encoding: string) {
     this.reader = kind === 'json' ? new JsonReader() : kind === 'sse' ? new SseReader() : unread;
@@ -99,6 +101,7 @@ export class UsageTap implements StreamRenderer {
     this.decoder?.end();
     await this.decoding;
     this.reader.finish();
+    if (this.beforeEnd !== null) await this.beforeEnd(this);
   }
 
   fail(): null {
@@ -111,6 +114,11 @@ export class UsageTap implements StreamRenderer {
 
   usage(): UsageObject | null {
     return this.summary().usage;
+  }
+
+  /** The answer's Responses object id (top-level `id`, or a stream's `response.created`), when it had one; call once the relay has ended. */
+  responseId(): string | null {
+    return this.stopped ? null : this.reader.responseId();
   }
 
   private scan(chunk: Buffer): void {
@@ -130,13 +138,19 @@ interface AnswerReader {
   push(chunk: Buffer): void;
   finish(): void;
   summary(): AnswerUsage;
+  responseId(): string | null;
 }
 
 /** An answer that reports no usage (audio, a file): only its bytes are counted. */
-const unread: AnswerReader = { push: () => undefined, finish: () => undefined, summary: () => ({ usage: null, model: null }) };
+const unread: AnswerReader = {
+  push: () => undefined,
+  finish: () => undefined,
+  summary: () => ({ usage: null, model: null }),
+  responseId: () => null,
+};
 
 class JsonReader implements AnswerReader {
-  private readonly fields = new TopLevelFields(['usage', 'usageMetadata', 'model', 'modelVersion']);
+  private readonly fields = new TopLevelFields(['usage', 'usageMetadata', 'model', 'modelVersion', 'id']);
 
   push(chunk: Buffer): void {
     this.fields.push(chunk);
@@ -146,14 +160,21 @@ class JsonReader implements AnswerReader {
 
   summary(): AnswerUsage {
     if (!this.fields.complete) return { usage: null, model: null };
-    const value = (name: string): unknown => {
-      const text = this.fields.values.get(name);
-      return text === undefined ? undefined : parseJsonObject(`{"v":${text}}`)?.['v'];
-    };
+    const value = (name: string): unknown => this.value(name);
     const model = value('model') ?? value('modelVersion');
     const gemini = value('usageMetadata');
     const usage = isJsonObject(gemini) ? convertUsage(gemini) : normalized(value('usage'));
     return { usage, model: typeof model === 'string' ? model : null };
+  }
+
+  responseId(): string | null {
+    const id = this.fields.complete ? this.value('id') : undefined;
+    return typeof id === 'string' && id !== '' ? id : null;
+  }
+
+  private value(name: string): unknown {
+    const text = this.fields.values.get(name);
+    return text === undefined ? undefined : parseJsonObject(`{"v":${text}}`)?.['v'];
   }
 }
 
@@ -162,6 +183,7 @@ class SseReader implements AnswerReader {
   private usage: Record<string, unknown> | null = null;
   private gemini: Record<string, unknown> | null = null;
   private model: string | null = null;
+  private id: string | null = null;
   private broken = false;
 
   push(chunk: Buffer): void {
@@ -188,8 +210,13 @@ class SseReader implements AnswerReader {
     return { usage, model: this.model };
   }
 
+  responseId(): string | null {
+    return this.id;
+  }
+
   private observe(events: SseEvent[]): void {
     for (const event of events) {
+      if (this.id === null && event.data.includes('"response.created"')) this.id = createdIdOf(event.data);
       if (!event.data.includes('"usage')) continue;
       const data = parseJsonObject(event.data);
       if (data === null) continue;
@@ -202,6 +229,14 @@ class SseReader implements AnswerReader {
       if (this.model === null && typeof model === 'string') this.model = model;
     }
   }
+}
+
+/** The response id of a Responses `response.created` event. */
+function createdIdOf(data: string): string | null {
+  const event = parseJsonObject(data);
+  const response = event?.['type'] === 'response.created' && isJsonObject(event['response']) ? event['response'] : null;
+  const id = response?.['id'];
+  return typeof id === 'string' && id !== '' ? id : null;
 }
 
 /**

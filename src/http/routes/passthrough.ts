@@ -7,7 +7,7 @@ import { invalidRequest, notFound } from '../../errors/gateway-error.ts';
 import { admitRequest } from '../../admission/admit.ts';
 import { jsonObjectOfBody, passthroughPath, queryOf, rawRestOf, unreportedUsage } from '../../gateway/relay/passthrough.ts';
 import { clientResponseHeaders, upstreamRequestHeaders } from '../../gateway/relay/relay-headers.ts';
-import { assertPassthroughOwned } from '../../gateway/relay/passthrough-ownership.ts';
+import { assertPassthroughOwned, createdResponseRecorder } from '../../gateway/relay/passthrough-ownership.ts';
 import type { NativeOwnership } from '../../gateway/responses/native-ownership.ts';
 import type { UpstreamResponse } from '../../providers/upstream-client.ts';
 import type { RateLimiter } from '../../ratelimit/rate-limiter.ts';
@@ -117,7 +117,9 @@ async function passthrough(
     throw context.signal.aborted ? clientClosedRequest() : error;
   }
   const headers = { ...clientResponseHeaders(response.headers), ...admission.headers };
-  const result = await relayToClient(request, reply, response, headers, context.abort);
+  const created = { instance, path, method: request.method, status: response.statusCode, store: json?.['store'] !== false };
+  const record = dependencies.owners ? createdResponseRecorder(dependencies.owners, request, created, request.log) : null;
+  const result = await relayToClient(request, reply, response, headers, context.abort, false, record);
   // An error answer relayed whole produced nothing; anything else that reported no usage is charged its estimate.
   const unreported = result.usage === null && (result.status < 400 || result.ending !== 'completed') && !countsTokens(path);
   const estimate = unreported ? pricedCall()?.estimate : undefined;

@@ -37,7 +37,8 @@ export interface RelayedAnswer {
  * the bytes pass through the relay engine untouched while the usage a JSON answer or an
  * event stream reports is read on the way (usage-tap.ts: bounded memory, any size). A
  * response cut short still reports what its stream had counted by then; the upstream body
- * is destroyed when the client leaves. The request's log line records how it ended.
+ * is destroyed when the client leaves. `beforeEnd` runs once a completed answer is read, before
+ * its end reaches the client. The request's log line records how it ended.
  */
 export async function relayToClient(
   request: FastifyRequest,
@@ -46,8 +47,10 @@ export async function relayToClient(
   headers: OutgoingHttpHeaders,
   client: RelayClient,
   streamFlag = false,
+  beforeEnd: ((tap: UsageTap) => Promise<void>) | null = null,
 ): Promise<RelayedAnswer> {
   const tap = UsageTap.for(headers);
+  tap.beforeEnd = beforeEnd;
   const stream = { upstream: response.body, renderer: tap, provider: '', status: response.statusCode, streamFlag };
   const result = await sendStream(request, reply, headers, stream, client);
   const ending = endingOf(result);
