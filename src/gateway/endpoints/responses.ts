@@ -7,6 +7,8 @@ import { servesResponsesApi } from '../../providers/provider-types.ts';
 import { readBody, upstreamErrorOf } from '../../providers/upstream-body.ts';
 import { ResponseState, type PreparedInput } from '../../responses/response-state.ts';
 import type { ResolvedTarget } from '../../routing/resolve-model.ts';
+import type { RoutePlan } from '../../routing/route-planner.ts';
+import { readHint } from '../relay/model-relay.ts';
 import type { UsageObject } from '../../streaming/chat-chunk.ts';
 import type { ChatPipelineDependencies } from '../pipeline-dependencies.ts';
 import { readJsonAnswer } from '../json-answer.ts';
@@ -21,11 +23,13 @@ import { toChatRequest } from '../responses/to-chat-request.ts';
 import { meteredUsageOf } from '../responses/usage.ts';
 import { assertNativeReferencesVisible, recordNativeResponse, type NativeOwnership } from '../responses/native-ownership.ts';
 import type { OwnershipStore } from '../../ownership/ownership-store.ts';
+import { noBetaSignals, type BetaSignals } from '../responses/beta-signals.ts';
+import { missingModel, promptPlan } from '../responses/prompt-plan.ts';
 
 export type ResponsesResult =
   { kind: 'json'; body: string; usage: UsageObject | null } | { kind: 'stream'; upstream: Readable; translator: ResponsesStreamTranslator };
 
-export type ResponsesPipeline = (body: unknown, context: RequestContext) => Promise<ExecutedOutcome<ResponsesResult>>;
+export type ResponsesPipeline = (body: unknown, context: RequestContext, beta?: BetaSignals) => Promise<ExecutedOutcome<ResponsesResult>>;
 
 interface ResponsesRequest extends ModelFields {
   stream: boolean;
@@ -33,6 +37,11 @@ interface ResponsesRequest extends ModelFields {
   state: RequestState | null;
   /** Owners of native responses; null: nothing is checked nor recorded (no store). */
   owners: NativeOwnership | null;
+  /** The client's beta signals, for a native upstream. */
+  beta: BetaSignals;
+  /** No `model`: a stored prompt, planned by `promptPlan` and sent as is on the native path only. */
+  modelless: boolean;
+  readonly plan?: RoutePlan;
 }
 
 /** The request's view of the response store: its resolved input (once, whatever the attempts) and the save. */
@@ -74,6 +83,7 @@ export function createResponsesPipeline(
     context: RequestContext,
     guard: ActiveGuardrails | null,
   ): Promise<ResponsesResult> => {
+    if (request.modelless) return callPrompt(target, request, context, guard);
     const key = `${target.adapter.name}/${target.model}`;
     if (guard !== null || !servesResponsesApi(target.adapter.type) || chatOnly.has(key))
       return callThroughChat(target, request, context, guard);
@@ -93,11 +103,21 @@ export function createResponsesPipeline(
     call,
     answerOf: (result): Answer | null => (result.kind === 'json' ? result : null),
   };
-  return async (body, context) => {
-    const fields = readModelFields(body);
+  return async (body, context, beta = noBetaSignals) => {
+    const modelless = isPromptWithoutModel(body);
+    const fields = modelless ? { body, selector: '', hint: readHint(body['provider']) } : readModelFields(body);
     checkInput(fields.body);
     const stream = readStreamFlag(fields.body);
-    const request: ResponsesRequest = { ...fields, stream, state: requestState(state, fields.body, context), owners };
+    const plan = modelless ? { plan: promptPlan(dependencies.catalog, fields.hint) } : {};
+    const request: ResponsesRequest = {
+      ...fields,
+      stream,
+      state: requestState(state, fields.body, context),
+      owners,
+      beta,
+      modelless,
+      ...plan,
+    };
     return runCall(codec, request, context, dependencies);
   };
 }
@@ -122,7 +142,33 @@ function isStateful(body: Record<string, unknown>): boolean {
   return statefulFields.some((field) => body[field] !== undefined && body[field] !== null);
 }
 
+/** A request without `model` that names a stored prompt (OpenAI takes the prompt's model). */
+function isPromptWithoutModel(body: unknown): body is Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || Buffer.isBuffer(body)) return false;
+  const fields = body as Record<string, unknown>;
+  return (fields['model'] === undefined || fields['model'] === null) && fields['prompt'] !== undefined && fields['prompt'] !== null;
+}
+
+/** A stored prompt goes to the native path alone: chat cannot carry it, and guardrails read chat (fail closed). */
+async function callPrompt(
+  target: ResolvedTarget,
+  request: ResponsesRequest,
+  context: RequestContext,
+  guard: ActiveGuardrails | null,
+): Promise<ResponsesResult> {
+  if (guard !== null) throw missingModel();
+  const native = await callNative(target, request, context);
+  if (native === null || native === heldByGateway) throw missingModel();
+  return native;
+}
+
 const heldByGateway = Symbol('held by the gateway');
+
+/** A model-less body as the client sent it, the gateway's `provider` hint removed. */
+function withoutHint(body: Record<string, unknown>): Record<string, unknown> {
+  const { provider: _hint, ...rest } = body;
+  return rest;
+}
 
 /**
  * Null when the instance has no `/responses` route (404/405). A 404 to a request that names
@@ -140,10 +186,14 @@ async function callNative(
   const response = await target.adapter.forward(
     {
       method: 'POST',
-      path: 'responses',
-      headers: { 'content-type': 'application/json', accept: request.stream ? 'text/event-stream' : 'application/json' },
-      body: JSON.stringify(upstreamBodyOf(request.body, target.model)),
-      model: target.model,
+      path: `responses${request.beta.query}`,
+      headers: {
+        'content-type': 'application/json',
+        accept: request.stream ? 'text/event-stream' : 'application/json',
+        ...request.beta.headers,
+      },
+      body: JSON.stringify(request.modelless ? withoutHint(request.body) : upstreamBodyOf(request.body, target.model)),
+      ...(request.modelless ? {} : { model: target.model }),
     },
     { signal: context.signal, requestId: context.requestId },
   );

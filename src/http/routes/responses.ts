@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ChatPipelineDependencies } from '../../gateway/pipeline-dependencies.ts';
 import { createResponsesPipeline } from '../../gateway/endpoints/responses.ts';
+import { betaSignalsOf } from '../../gateway/responses/beta-signals.ts';
 import type { ResponseState } from '../../responses/response-state.ts';
 import type { OwnershipStore } from '../../ownership/ownership-store.ts';
 import { clientClosedRequest } from '../client-abort.ts';
@@ -24,7 +25,8 @@ export function registerResponsesRoutes(
   const run = createResponsesPipeline(dependencies, state, ownership);
   app.post('/v1/responses', async (request, reply) => {
     const context = requestContextOf(request, reply);
-    const outcome = await run(jsonBodyOf(request.body), context).catch((error: unknown) => {
+    const beta = betaSignalsOf(request.headers['openai-beta'], request.url);
+    const outcome = await run(jsonBodyOf(request.body), context, beta).catch((error: unknown) => {
       throw context.signal.aborted ? clientClosedRequest() : error;
     });
     const provider = outcome.target.adapter.name;

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { notFound } from '../../errors/gateway-error.ts';
+import { betaSignalsOf } from '../../gateway/responses/beta-signals.ts';
 import { forwardResource, resourcePath, splitQuery } from '../../gateway/relay/resources.ts';
 import { seesAll } from '../../ownership/visibility.ts';
 import type { PageQuery } from '../../responses/input-items-page.ts';
@@ -55,7 +56,8 @@ async function forwardToInstance(request: IdRequest, reply: FastifyReply, forwar
   const rest = forward.operation === 'input_items' ? ['input_items'] : [];
   const path = `${resourcePath('responses', id, ...rest)}${splitQuery(request.url).query}`;
   const method = forward.operation === 'delete' ? 'DELETE' : 'GET';
-  const response = await forwardResource(adapter, { method, path }, context).catch((error: unknown) => {
+  const { headers } = betaSignalsOf(request.headers['openai-beta'], '');
+  const response = await forwardResource(adapter, { method, path, headers: { ...headers } }, context).catch((error: unknown) => {
     throw context.signal.aborted ? clientClosedRequest() : error;
   });
   if (method === 'DELETE') await forward.state.forget(id);
