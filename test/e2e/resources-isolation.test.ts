@@ -249,6 +249,15 @@ providers:
     // Without a hint the id is found on the instance it was created on.
     expect((await as('a', `/v1/assistants/${id}`)).status).toBe(200);
     expect(upstream.calls.at(-1)?.headers.authorization).toBe('Bearer sk-other');
+    // A key's model allowlist holds for the models a resource names.
+    const limited = await callJson(gateway, '/admin/api-keys', 201, {
+      token: 'resources-master-key',
+      body: { name: 'limited', user_path: '/tenants/c', allowed_models: ['openai/gpt-4o-mini'] },
+    });
+    const token = limited['key'] as string;
+    const refused = await call(gateway, '/v1/assistants', { token, body: { model: 'gpt-4o' } });
+    expectEnvelope(refused, { status: 403, type: 'permission_error', code: 'model_not_allowed', param: 'model' });
+    expect((await call(gateway, '/v1/assistants', { token, body: { model: 'gpt-4o-mini' } })).status).toBe(200);
     for (const path of ['/v1/organization/users', '/v1/organization/projects/p/api_keys']) {
       expectEnvelope(await as('admin', path), { status: 404, type: 'not_found_error', code: 'unknown_route' });
     }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { invalidRequest } from '../../errors/gateway-error.ts';
+import { modelAllowed, type VirtualModelNames } from '../../auth/allowlist.ts';
+import { invalidRequest, permissionError } from '../../errors/gateway-error.ts';
 import { boundaryOf, editForm, fieldOf, readForm } from '../../gateway/relay/multipart.ts';
 import {
   catalogue,
@@ -21,6 +22,7 @@ import { relayCall, type ResourceCall } from './resource-relay.ts';
 interface OwnedRelay {
   readonly catalog: ModelCatalog;
   readonly ownership: OwnershipStore;
+  readonly virtualModels: VirtualModelNames | null;
 }
 
 /**
@@ -32,8 +34,7 @@ interface OwnedRelay {
  * names is recorded as the caller's (a child of an owned parent: as the parent owner's);
  * top-level listings are served from the owner store (ADR 28, ADR 40).
  */
-export function registerOwnedResourceRoutes(app: FastifyInstance, catalog: ModelCatalog, ownership: OwnershipStore): void {
-  const relay: OwnedRelay = { catalog, ownership };
+export function registerOwnedResourceRoutes(app: FastifyInstance, relay: OwnedRelay): void {
   for (const route of catalogue) {
     app.route({ method: route.method, url: route.path, handler: (request, reply) => relayOwned(request, reply, route, relay) });
   }
@@ -48,6 +49,7 @@ async function relayOwned(request: FastifyRequest, reply: FastifyReply, route: C
   request.logFields = { provider: adapter.name };
   const call: ResourceCall = { adapter, context, query, parameters: new URLSearchParams(query.slice(1)) };
   await assertReferences(relay.ownership, context, adapter.name, route, body.json);
+  assertModelAllowed(relay, context, adapter.name, body.model);
   if (route.lists !== undefined && !seesAll(context)) {
     return listOwned(relay.ownership, adapter, context, ownedTypes[route.lists], call.parameters);
   }
@@ -128,6 +130,17 @@ async function assertReferences(
   }
 }
 
+/** A `model` the body names (an assistant's, a fine-tuning job's, a video's) must pass the key's model allowlist. */
+function assertModelAllowed(relay: OwnedRelay, caller: Caller, instance: string, model: string | undefined): void {
+  const allowed = caller.principal.allowedModels;
+  if (model === undefined || allowed === undefined || allowed === null) return;
+  if (modelAllowed(allowed, { instance, model }, relay.virtualModels)) return;
+  throw permissionError(`this credential may not use model ${instance}/${model.slice(0, 256)}`, {
+    code: 'model_not_allowed',
+    param: 'model',
+  });
+}
+
 /** The owner of what a request created: the owner of the path's parent resource, else the caller. */
 function ownerOf(caller: Caller, parent: OwnedResource | null, kind: OwnedKind, instance: string, id: string): OwnedResource {
   const record = ownedBy(caller, kind, instance, id);
@@ -158,6 +171,8 @@ function upstreamPath(pattern: string, params: Record<string, string>): string {
 
 interface RelayBody {
   readonly hint?: string;
+  /** The `model` field (JSON or form), when it is a string. */
+  readonly model?: string;
   /** The JSON object sent upstream (without `provider`), null for other bodies. */
   readonly json: Record<string, unknown> | null;
   readonly bytes?: string | Buffer;
@@ -176,7 +191,14 @@ function bodyOf(request: FastifyRequest): RelayBody {
     const form = readForm(body, boundaryOf(contentType));
     const hint = fieldOf(form, 'provider');
     const bytes = hint === undefined ? body : editForm(form, { drop: ['provider'] });
-    return { ...(hint === undefined || hint === '' ? {} : { hint }), json: null, bytes, contentType: contentType as string };
+    const model = fieldOf(form, 'model');
+    return {
+      ...(hint === undefined || hint === '' ? {} : { hint }),
+      ...(model === undefined ? {} : { model }),
+      json: null,
+      bytes,
+      contentType: contentType as string,
+    };
   }
   if (typeof body !== 'object' || Array.isArray(body)) return { json: null, bytes: JSON.stringify(body), contentType: 'application/json' };
   const { provider, ...rest } = body as Record<string, unknown>;
@@ -185,6 +207,7 @@ function bodyOf(request: FastifyRequest): RelayBody {
   }
   return {
     ...(provider === undefined ? {} : { hint: provider }),
+    ...(typeof rest['model'] === 'string' ? { model: rest['model'] } : {}),
     json: rest,
     bytes: JSON.stringify(rest),
     contentType: 'application/json',
