@@ -249,6 +249,10 @@ providers:
     // Without a hint the id is found on the instance it was created on.
     expect((await as('a', `/v1/assistants/${id}`)).status).toBe(200);
     expect(upstream.calls.at(-1)?.headers.authorization).toBe('Bearer sk-other');
+    // An id of `..` never reaches the upstream (the path is normalised first: no route).
+    const before = upstream.calls.length;
+    expectEnvelope(await as('admin', '/v1/assistants/%2E%2E'), { status: 404, type: 'not_found_error', code: 'unknown_route' });
+    expect(upstream.calls.length).toBe(before);
     // A key's model allowlist holds for the models a resource names.
     const limited = await callJson(gateway, '/admin/api-keys', 201, {
       token: 'resources-master-key',
