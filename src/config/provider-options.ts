@@ -16,6 +16,7 @@ export function providerOptionsOf(provider: ProviderDocument): ProviderOptions {
     credentialsJson: provider.credentials_json,
     api: provider.api,
     forwardAccountHeaders: provider.forward_account_headers,
+    resourcesDefault: provider.resources_default,
   };
   for (const key of Object.keys(options)) if (options[key] === undefined || options[key] === '') delete options[key];
   return options as ProviderOptions;

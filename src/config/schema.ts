@@ -78,6 +78,8 @@ export const providerSchema = z.object({
   api: z.enum(['native', 'openai'], { error: 'expected native or openai' }).optional(),
   /** Passthrough: forward the client's account-selecting headers (OpenAI-Organization, ...); off by default. */
   forward_account_headers: booleanValue.optional(),
+  /** The instance that receives /v1 resource calls (files, assistants, ...) without a `provider` hint. */
+  resources_default: booleanValue.optional(),
 });
 
 const dollars = z.coerce

@@ -52,6 +52,7 @@ import { registerCompletionRoutes } from './routes/completions.ts';
 import { registerDashboardRoutes } from './routes/dashboard.ts';
 import { registerEmbeddingsRoutes } from './routes/embeddings.ts';
 import { registerFileRoutes } from './routes/files.ts';
+import { registerOwnedResourceRoutes } from './routes/owned-relay.ts';
 import { registerHealthRoutes, type RateLimitStoreHealth } from './routes/health.ts';
 import { registerImageRoutes } from './routes/images.ts';
 import { registerMessagesRoutes } from './routes/messages.ts';
@@ -239,7 +240,7 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
     retryBaseDelayMs,
     guardrails: dependencies.guardrails?.pipeline ?? null,
   };
-  registerChatRoutes(v1, pipeline);
+  registerChatRoutes(v1, pipeline, dependencies.storage.ownership);
   registerEmbeddingsRoutes(v1, pipeline);
   registerResponsesRoutes(v1, pipeline, dependencies.responses ?? null, dependencies.storage.ownership);
   registerMessagesRoutes(v1, pipeline);
@@ -251,6 +252,8 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
   registerImageRoutes(v1, pipeline);
   registerFileRoutes(v1, catalog, dependencies.storage.ownership);
   registerBatchRoutes(v1, pipeline, dependencies.storage.ownership);
+  // Assistants, threads, vector stores, conversations ...: one catalogue, one owned relay.
+  registerOwnedResourceRoutes(v1, { catalog, ownership: dependencies.storage.ownership, virtualModels });
   const owners = { store: dependencies.storage.ownership, state: dependencies.responses ?? null };
   registerPassthroughRoutes(v1, { catalog, metering, budgets, limiter, userPathHeader, owners, virtualModels });
   // The upgrade is answered at once by a healthy upstream: three connect timeouts at most.

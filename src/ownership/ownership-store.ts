@@ -1,5 +1,26 @@
 /** What a tenant creates upstream and the gateway records an owner for. */
-export type OwnedKind = 'file' | 'batch' | 'upload' | 'response' | 'response_item';
+export type OwnedKind =
+  | 'file'
+  | 'batch'
+  | 'upload'
+  | 'response'
+  | 'response_item'
+  // The resources of the /v1 catalogue (gateway/relay/openai-resources.ts).
+  | 'assistant'
+  | 'thread'
+  | 'vector_store'
+  | 'conversation'
+  | 'chat_completion'
+  | 'fine_tuning_job'
+  | 'eval'
+  | 'container'
+  | 'video'
+  | 'skill'
+  | 'realtime_call'
+  | 'model'
+  | 'video_character'
+  | 'chatkit_session'
+  | 'chatkit_thread';
 
 /** One resource created upstream through the gateway, with who created it. */
 export interface OwnedResource {

@@ -34,4 +34,6 @@ export interface ProviderOptions {
   readonly api?: 'native' | 'openai';
   /** YAML `forward_account_headers`: passthrough keeps the client's account-selecting headers (relay-headers.ts). */
   readonly forwardAccountHeaders?: boolean;
+  /** YAML `resources_default`: receives /v1 resource calls without a `provider` hint (gateway/relay/resources.ts). */
+  readonly resourcesDefault?: boolean;
 }

@@ -107,6 +107,8 @@ export interface ProviderAdapter {
   realtimeUrl?(query: URLSearchParams): string;
   /** YAML `forward_account_headers: true`: passthrough forwards the client's account-selecting headers (else dropped). */
   readonly forwardAccountHeaders?: boolean;
+  /** YAML `resources_default: true`: the instance of /v1 resource calls without a `provider` hint. */
+  readonly resourcesDefault?: boolean;
   /** Azure: the model ids a deployment named in a passthrough path serves; null for one the instance does not map. */
   deploymentModels?(deployment: string): readonly string[] | null;
   /** Present when the instance takes Messages API requests natively. */

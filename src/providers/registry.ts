@@ -37,6 +37,10 @@ const factories: Readonly<Record<ProviderType, ProviderFactory>> = {
 export function createAdapters(providers: readonly ProviderSettings[], client: UpstreamClient): ProviderAdapter[] {
   return providers.map((settings) => {
     const adapter = factories[settings.type](settings, client);
-    return settings.options.forwardAccountHeaders === true ? { ...adapter, forwardAccountHeaders: true } : adapter;
+    const flags = {
+      ...(settings.options.forwardAccountHeaders === true ? { forwardAccountHeaders: true } : {}),
+      ...(settings.options.resourcesDefault === true ? { resourcesDefault: true } : {}),
+    };
+    return Object.keys(flags).length === 0 ? adapter : { ...adapter, ...flags };
   });
 }

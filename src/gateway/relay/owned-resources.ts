@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../../errors/codes.ts';
 import { notFound } from '../../errors/gateway-error.ts';
 import type { OwnedKind, OwnedResource, OwnershipStore } from '../../ownership/ownership-store.ts';
 import { listingScope, mayView, type Caller } from '../../ownership/visibility.ts';
@@ -11,9 +12,11 @@ export interface OwnedCollection {
   readonly kind: OwnedKind;
   /** The upstream path segment: `files`, `batches`, `uploads`. */
   readonly path: string;
-  readonly notFoundCode: 'file_not_found' | 'batch_not_found' | 'upload_not_found';
+  readonly notFoundCode: ErrorCode;
   /** OpenAI's object name in its own not-found message. */
   readonly objectName: string;
+  /** Headers every upstream call of it carries (`OpenAI-Beta: assistants=v2`). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export const ownedFiles: OwnedCollection = { kind: 'file', path: 'files', notFoundCode: 'file_not_found', objectName: 'File' };
@@ -114,7 +117,7 @@ export async function readOwned(
   id: string,
 ): Promise<Record<string, unknown> | null> {
   const response = await adapter.forward(
-    { method: 'GET', path: resourcePath(collection.path, id), headers: {}, body: null },
+    { method: 'GET', path: resourcePath(collection.path, id), headers: { ...collection.headers }, body: null },
     { signal: context.signal, requestId: context.requestId },
   );
   if (response.statusCode === 404) {

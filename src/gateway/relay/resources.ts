@@ -9,7 +9,7 @@ import type { RequestContext } from '../request-context.ts';
 /**
  * Files and batches name no model, so no route plan chooses their instance. The rule: the
  * `provider` hint (the query parameter, or the form or JSON body field) names it; otherwise
- * the first configured instance (configuration order) of a type that serves OpenAI's Files
+ * the instance with `resources_default: true`, else the first configured instance (configuration order) of a type that serves OpenAI's Files
  * and Batch APIs. Ids are the upstream's, so a file uploaded to one instance is used by
  * batches on that same instance.
  */
@@ -24,9 +24,10 @@ export function chooseResourceInstance(catalog: ModelCatalog, hint: string | und
     }
     return listing.adapter;
   }
-  for (const listing of catalog.instances.values()) {
-    if (filesAndBatchesTypes.has(listing.adapter.type)) return listing.adapter;
-  }
+  const instances = [...catalog.instances.values()].map((listing) => listing.adapter);
+  const chosen =
+    instances.find((adapter) => adapter.resourcesDefault === true) ?? instances.find((adapter) => filesAndBatchesTypes.has(adapter.type));
+  if (chosen !== undefined) return chosen;
   throw invalidRequest(
     `no configured provider instance serves files and batches: configure one of type ${[...filesAndBatchesTypes].join(', ')}, or name one with "provider"`,
     { code: 'unsupported_endpoint', param: 'provider' },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import * as answers from '../../admin/schemas/answers.ts';
 import * as bodies from '../../admin/schemas/bodies.ts';
+import { catalogue } from '../../gateway/relay/openai-resources.ts';
 import { guardrailEntrySchema } from '../../guardrails/guardrail-settings.ts';
 import {
   forwardedBodySchema,
@@ -87,11 +88,10 @@ const passthroughMethods = Object.fromEntries(
 );
 const multipart = 'multipart/form-data';
 
-/**
- * Every route the gateway serves, by Fastify URL pattern and method. A route registered
- * without an entry here shows up as `x-undocumented-routes` in the document (and fails its test).
- */
-export const operations: Readonly<Record<string, Readonly<Partial<Record<string, OperationDescription>>>>> = {
+/** The routes described one by one (the catalogue's are added below). */
+type OperationTable = Readonly<Record<string, Readonly<Partial<Record<string, OperationDescription>>>>>;
+
+const described: OperationTable = {
   '/openapi.json': { GET: { summary: 'This OpenAPI 3.1 description', tag: 'meta', access: 'public', answer: openObjectSchema } },
   '/health': { GET: { summary: 'Liveness', tag: 'health', access: 'public', answer: healthSchema } },
   '/health/ready': {
@@ -254,3 +254,20 @@ export const operations: Readonly<Record<string, Readonly<Partial<Record<string,
   '/admin/mcp-virtual-servers/:name': { DELETE: deleted('Delete an MCP virtual server') },
   '/admin/reload': { POST: admin('Hot reload: re-read the configuration file and apply it', reloadOutcomeSchema) },
 };
+
+/** The catalogue's OpenAI resources (one owned relay, http/routes/owned-relay.ts) added to the described routes. */
+function withCatalogue(table: OperationTable): OperationTable {
+  const merged: Record<string, Partial<Record<string, OperationDescription>>> = {};
+  for (const [path, methods] of Object.entries(table)) merged[path] = { ...methods };
+  for (const route of catalogue) {
+    const summary = `OpenAI resource relayed to one instance, owned per tenant: ${route.method} ${route.path.slice('/v1'.length)}`;
+    merged[route.path] = { ...merged[route.path], [route.method]: relay(summary, { answerType: '*/*' }) };
+  }
+  return merged;
+}
+
+/**
+ * Every route the gateway serves, by Fastify URL pattern and method. A route registered
+ * without an entry here shows up as `x-undocumented-routes` in the document (and fails its test).
+ */
+export const operations: OperationTable = withCatalogue(described);

@@ -11,15 +11,23 @@ import { jsonBodyOf } from '../json-body.ts';
 import { clientClosedRequest, type ClientAbort } from '../client-abort.ts';
 import { sendStream, streamHeaders } from './stream-headers.ts';
 import { settle } from './model-reply.ts';
+import { jsonObjectOf } from '../../gateway/relay/owned-resources.ts';
+import type { OwnershipStore } from '../../ownership/ownership-store.ts';
+import { ownedBy } from '../../ownership/visibility.ts';
 
-/** `POST /v1/chat/completions`, JSON or SSE. */
-export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipelineDependencies): void {
+/**
+ * `POST /v1/chat/completions`, JSON or SSE. A JSON answer to a request with `store: true` is
+ * recorded as the caller's stored chat completion (read back through the catalogue's
+ * `/v1/chat/completions/{id}`, owned-relay.ts).
+ */
+export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipelineDependencies, ownership?: OwnershipStore): void {
   app.post('/v1/chat/completions', async (request, reply) => {
     const context = requestContextOf(request, reply);
     const cacheMode = cacheModeOf(request.headers, dependencies.cache !== null);
+    const body = jsonBodyOf(request.body);
     let outcome: ModelOutcome<CallResult>;
     try {
-      outcome = await runModelRequest(chatCompletionsCodec, readChatRequest(jsonBodyOf(request.body)), context, dependencies, cacheMode);
+      outcome = await runModelRequest(chatCompletionsCodec, readChatRequest(body), context, dependencies, cacheMode);
     } catch (error) {
       throw context.abort.aborted ? clientClosedRequest() : error;
     }
@@ -32,6 +40,14 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipel
     // Slots are held until the response has ended, whether it finished or the client left.
     settle(request, reply, outcome, context.abort);
     if (outcome.kind === 'json') {
+      if (ownership !== undefined && (body as { store?: unknown } | null)?.store === true) {
+        const id = jsonObjectOf(outcome.body)?.['id'];
+        if (typeof id === 'string') {
+          await ownership
+            .record(ownedBy(context, 'chat_completion', outcome.target.adapter.name, id))
+            .catch((error: unknown) => request.log.warn({ err: error }, 'recording a stored chat completion failed'));
+        }
+      }
       return reply.header('content-type', 'application/json; charset=utf-8').send(outcome.body);
     }
     await streamOutcome(request, reply, outcome, context.abort);
