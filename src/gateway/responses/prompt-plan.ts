@@ -7,8 +7,7 @@ import type { RoutePlan } from '../../routing/route-planner.ts';
 import { upstreamDefaultModel } from '../relay/model-relay.ts';
 
 /** An instance marked to receive resource calls without a hint (instance option `resources_default: true`). */
-const isResourcesDefault = (adapter: ProviderAdapter): boolean =>
-  (adapter as { readonly resourcesDefault?: unknown }).resourcesDefault === true;
+const isResourcesDefault = (adapter: ProviderAdapter): boolean => adapter.resourcesDefault === true;
 
 /**
  * The plan of a Responses request without a `model` (a stored prompt names its own): the
