@@ -140,17 +140,22 @@ usage:
       expectEnvelope(foreign, { status: 404, type: 'not_found_error', code: 'response_not_found' });
       expect(foreign.text.replaceAll(id, '<id>')).toBe(unknown.text.replaceAll('resp_nope', '<id>'));
     }
-    // A hint naming an instance without the Responses API, or no prompt: the 400 of a request without a model.
+    // A hint naming an instance without the Responses API: the 400 of a request without a model, nothing sent.
     const calls = seen.length;
-    for (const body of [{ prompt, provider: 'compat' }, { input: 'hi' }]) {
-      expectEnvelope(await post(tokens.a, '/v1/responses', body), {
-        status: 400,
-        type: 'invalid_request_error',
-        code: 'missing_field',
-        param: 'model',
-      });
-    }
+    expectEnvelope(await post(tokens.a, '/v1/responses', { prompt, provider: 'compat' }), {
+      status: 400,
+      type: 'invalid_request_error',
+      code: 'missing_field',
+      param: 'model',
+    });
     expect(seen.length).toBe(calls);
+    // Any other request without a model (the API allows it: the SDK's own `responses.create({})`) goes to the
+    // default instance as it is; the upstream decides what else it needs.
+    for (const body of [{ input: 'hi' }, {}]) {
+      idOf(await post(tokens.a, '/v1/responses', body));
+      expect(lastSeen().body).toEqual(body);
+    }
+    expect(seen.length).toBe(calls + 2);
   });
 
   it('a response created through /p/{instance} is read back through /v1 by its owner, 404 for another tenant', async () => {

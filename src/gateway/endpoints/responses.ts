@@ -104,9 +104,9 @@ export function createResponsesPipeline(
     answerOf: (result): Answer | null => (result.kind === 'json' ? result : null),
   };
   return async (body, context, beta = noBetaSignals) => {
-    const modelless = isPromptWithoutModel(body);
+    const modelless = isWithoutModel(body);
     const fields = modelless ? { body, selector: '', hint: readHint(body['provider']) } : readModelFields(body);
-    checkInput(fields.body);
+    checkInput(fields.body, modelless);
     const stream = readStreamFlag(fields.body);
     const plan = modelless ? { plan: promptPlan(dependencies.catalog, fields.hint) } : {};
     const request: ResponsesRequest = {
@@ -126,13 +126,15 @@ export function createResponsesPipeline(
  * `input` is a string or a list of items; only a stored prompt or earlier state (which a
  * native upstream may hold) lets a request go without it. Checked before any limit counts it.
  */
-function checkInput(body: Record<string, unknown>): void {
+/** `input` is a string or items; without a model (a stored prompt) the upstream decides what else it needs. */
+function checkInput(body: Record<string, unknown>, modelless: boolean): void {
   const input = body['input'];
   if (typeof input === 'string' || Array.isArray(input)) return;
   if (input !== undefined && input !== null) {
     throw invalidRequest('input must be a string or an array of items', { code: 'invalid_body', param: 'input' });
   }
-  if (!isStateful(body)) throw invalidRequest('you must provide an input parameter', { code: 'missing_field', param: 'input' });
+  if (!modelless && !isStateful(body))
+    throw invalidRequest('you must provide an input parameter', { code: 'missing_field', param: 'input' });
 }
 
 /** Fields whose state only a native Responses upstream holds (chat cannot carry them). */
@@ -143,10 +145,11 @@ function isStateful(body: Record<string, unknown>): boolean {
 }
 
 /** A request without `model` that names a stored prompt (OpenAI takes the prompt's model). */
-function isPromptWithoutModel(body: unknown): body is Record<string, unknown> {
+/** A request without `model`, which the API allows (a stored prompt names its own): the native path of the default instance. */
+function isWithoutModel(body: unknown): body is Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body) || Buffer.isBuffer(body)) return false;
-  const fields = body as Record<string, unknown>;
-  return (fields['model'] === undefined || fields['model'] === null) && fields['prompt'] !== undefined && fields['prompt'] !== null;
+  const model = (body as Record<string, unknown>)['model'];
+  return model === undefined || model === null;
 }
 
 /** A stored prompt goes to the native path alone: chat cannot carry it, and guardrails read chat (fail closed). */
