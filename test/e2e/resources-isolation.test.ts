@@ -205,6 +205,27 @@ providers:
     expect(await listedIds('admin', '/v1/vector_stores')).toEqual(expect.arrayContaining([store, own]));
   });
 
+  it('ids nested in a body (tool resources, message attachments) must be the caller’s too', async () => {
+    const form = new FormData();
+    form.set('purpose', 'assistants');
+    form.set('file', new Blob(['hello']), 'a.txt');
+    const uploaded = await fetch(`${gateway.url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${keys.a}` }, body: form });
+    const fileId = ((await uploaded.json()) as { id: string }).id;
+    const store = await created('a', '/v1/vector_stores', { name: 'nested' });
+    const searchA = { tool_resources: { file_search: { vector_store_ids: [store] } } };
+    const codeA = { tool_resources: { code_interpreter: { file_ids: [fileId] } } };
+    await created('a', '/v1/assistants', { model: 'gpt-4o', ...searchA, ...codeA });
+    await expectHidden(as('b', '/v1/assistants', 'POST', { model: 'gpt-4o', ...searchA }), 'vector_store_not_found');
+    await expectHidden(as('b', '/v1/assistants', 'POST', { model: 'gpt-4o', ...codeA }), 'file_not_found');
+    const attachment = { role: 'user', content: 'hi', attachments: [{ file_id: fileId, tools: [{ type: 'file_search' }] }] };
+    await expectHidden(as('b', '/v1/threads', 'POST', { messages: [attachment] }), 'file_not_found');
+    await expectHidden(as('b', '/v1/threads/runs', 'POST', { assistant_id: 'asst_none', thread: searchA }), 'assistant_not_found');
+    const assistantB = await created('b', '/v1/assistants', { model: 'gpt-4o' });
+    await expectHidden(as('b', '/v1/threads/runs', 'POST', { assistant_id: assistantB, thread: searchA }), 'vector_store_not_found');
+    const threadB = await created('b', '/v1/threads');
+    await expectHidden(as('b', `/v1/threads/${threadB}/messages`, 'POST', attachment), 'file_not_found');
+  });
+
   it('conversations and items: B cannot read, update, delete or list A’s', async () => {
     const conversation = await created('a', '/v1/conversations', { metadata: { topic: 'a' } });
     const item = await created('a', `/v1/conversations/${conversation}/items`, { items: [] });

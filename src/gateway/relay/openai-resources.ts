@@ -82,26 +82,44 @@ export interface CatalogueRoute {
   readonly references?: Readonly<Record<string, OwnedTypeName>>;
 }
 
+/** The files and vector stores an assistant or a thread names as its tools' resources. */
+const toolResources: Readonly<Record<string, OwnedTypeName>> = {
+  'tool_resources.file_search.vector_store_ids': 'vector_store',
+  'tool_resources.code_interpreter.file_ids': 'file',
+};
+
+/** What `POST /v1/threads/runs` may name: the assistant, the new thread's resources and messages, the run's own resources. */
+const createAndRunReferences: Readonly<Record<string, OwnedTypeName>> = {
+  assistant_id: 'assistant',
+  ...toolResources,
+  'thread.tool_resources.file_search.vector_store_ids': 'vector_store',
+  'thread.tool_resources.code_interpreter.file_ids': 'file',
+  'thread.messages.*.attachments.*.file_id': 'file',
+};
+
 type Entry = [string, Omit<CatalogueRoute, 'method' | 'path'>?];
 
 /** `METHOD path` entries, grouped by resource. */
 const entries: readonly Entry[] = [
-  ['POST /v1/assistants', { records: { id: 'assistant' } }],
+  ['POST /v1/assistants', { records: { id: 'assistant' }, references: toolResources }],
   ['GET /v1/assistants', { lists: 'assistant' }],
   ['GET /v1/assistants/:assistant_id'],
-  ['POST /v1/assistants/:assistant_id'],
+  ['POST /v1/assistants/:assistant_id', { references: toolResources }],
   ['DELETE /v1/assistants/:assistant_id', { deletes: true }],
-  ['POST /v1/threads', { records: { id: 'thread' } }],
-  ['POST /v1/threads/runs', { records: { thread_id: 'thread' }, references: { assistant_id: 'assistant' } }],
+  ['POST /v1/threads', { records: { id: 'thread' }, references: { ...toolResources, 'messages.*.attachments.*.file_id': 'file' } }],
+  ['POST /v1/threads/runs', { records: { thread_id: 'thread' }, references: createAndRunReferences }],
   ['GET /v1/threads/:thread_id'],
-  ['POST /v1/threads/:thread_id'],
+  ['POST /v1/threads/:thread_id', { references: toolResources }],
   ['DELETE /v1/threads/:thread_id', { deletes: true }],
-  ['POST /v1/threads/:thread_id/messages'],
+  ['POST /v1/threads/:thread_id/messages', { references: { 'attachments.*.file_id': 'file' } }],
   ['GET /v1/threads/:thread_id/messages'],
   ['GET /v1/threads/:thread_id/messages/:message_id'],
   ['POST /v1/threads/:thread_id/messages/:message_id'],
   ['DELETE /v1/threads/:thread_id/messages/:message_id'],
-  ['POST /v1/threads/:thread_id/runs', { references: { assistant_id: 'assistant' } }],
+  [
+    'POST /v1/threads/:thread_id/runs',
+    { references: { assistant_id: 'assistant', 'additional_messages.*.attachments.*.file_id': 'file' } },
+  ],
   ['GET /v1/threads/:thread_id/runs'],
   ['GET /v1/threads/:thread_id/runs/:run_id'],
   ['POST /v1/threads/:thread_id/runs/:run_id'],

@@ -112,7 +112,10 @@ async function findAnywhere(relay: OwnedRelay, type: OwnedType, id: string): Pro
   return null;
 }
 
-/** Ids a body names (a string, a list of strings, or `{ "id": ... }`) must be the caller's to see. */
+/**
+ * Ids a body names must be the caller's to see. A reference is a dotted path (`*` for every item
+ * of a list: `messages.*.attachments.*.file_id`) to a string, a list of strings, or `{ "id": ... }`.
+ */
 async function assertReferences(
   store: OwnershipStore,
   caller: Caller,
@@ -122,12 +125,22 @@ async function assertReferences(
 ): Promise<void> {
   if (json === null) return;
   for (const [field, typeName] of Object.entries(route.references ?? {})) {
-    const value = json[field];
-    const named = Array.isArray(value) ? value : [typeof value === 'object' && value !== null ? (value as { id?: unknown }).id : value];
-    for (const id of named) {
-      if (typeof id === 'string') await assertVisible(store, caller, ownedTypes[typeName], instance, id, field);
+    for (const value of valuesAt(json, field.split('.'))) {
+      const named = Array.isArray(value) ? value : [typeof value === 'object' && value !== null ? (value as { id?: unknown }).id : value];
+      for (const id of named) {
+        if (typeof id === 'string') await assertVisible(store, caller, ownedTypes[typeName], instance, id, field);
+      }
     }
   }
+}
+
+/** The values at a dotted path of a body (`*` steps into every item of a list); linear in the body's size. */
+function valuesAt(value: unknown, path: readonly string[]): unknown[] {
+  if (path.length === 0) return value === undefined ? [] : [value];
+  const [step, ...rest] = path;
+  if (step === '*') return Array.isArray(value) ? value.flatMap((item: unknown) => valuesAt(item, rest)) : [];
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return [];
+  return valuesAt((value as Record<string, unknown>)[step as string], rest);
 }
 
 /** A `model` the body names (an assistant's, a fine-tuning job's, a video's) must pass the key's model allowlist. */

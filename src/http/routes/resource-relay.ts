@@ -58,6 +58,7 @@ export async function relayCall(
   }
   const text = await readBody(response, call.adapter.name, call.context.signal);
   const answer = jsonObjectOf(text);
-  if (answer !== null) await observe(answer);
+  // Only a successful answer names what was created, read or deleted (an error keeps every record as it was).
+  if (answer !== null && response.statusCode >= 200 && response.statusCode < 300) await observe(answer);
   return reply.code(response.statusCode).headers(contentHeadersOf(response.headers)).send(text);
 }
