@@ -80,7 +80,12 @@ export interface CatalogueRoute {
   readonly deletes?: true;
   /** Body fields (a string or a list of strings) that must name resources the caller may see. */
   readonly references?: Readonly<Record<string, OwnedTypeName>>;
+  /** A model runs behind this route: it counts against the caller's limits and budgets, and usage is recorded (issue 30 item 3). */
+  readonly metered?: MeteredKind;
 }
+
+/** What a metered route runs, and so where its usage is read: a run's `usage`, an eval run's `per_model_usage`, a job's `trained_tokens`, a video's seconds, a search. */
+export type MeteredKind = 'run' | 'eval_run' | 'fine_tuning_job' | 'video' | 'vector_store_search';
 
 /** The files and vector stores an assistant or a thread names as its tools' resources. */
 const toolResources: Readonly<Record<string, OwnedTypeName>> = {
