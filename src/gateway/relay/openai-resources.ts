@@ -85,6 +85,11 @@ export interface CatalogueRoute {
   readonly metered?: MeteredKind;
   /** The answer may show a finished model run (a retrieve, a listing, a cancel): its usage is charged once, nothing is counted. */
   readonly charges?: MeteredKind;
+  /**
+   * An output of a model run (a video's content, a run's steps, a thread's messages): the run it
+   * comes from is charged before it is relayed, when nothing read it finished yet (metered-outputs.ts).
+   */
+  readonly settles?: MeteredKind;
 }
 
 /** What a metered route runs, and so where its usage is read: a run's `usage`, an eval run's `per_model_usage`, a job's `trained_tokens`, a video's seconds, a search. */
@@ -120,8 +125,8 @@ const entries: readonly Entry[] = [
   ['POST /v1/threads/:thread_id', { references: toolResources }],
   ['DELETE /v1/threads/:thread_id', { deletes: true }],
   ['POST /v1/threads/:thread_id/messages', { references: { 'attachments.*.file_id': 'file' } }],
-  ['GET /v1/threads/:thread_id/messages'],
-  ['GET /v1/threads/:thread_id/messages/:message_id'],
+  ['GET /v1/threads/:thread_id/messages', { settles: 'run' }],
+  ['GET /v1/threads/:thread_id/messages/:message_id', { settles: 'run' }],
   ['POST /v1/threads/:thread_id/messages/:message_id'],
   ['DELETE /v1/threads/:thread_id/messages/:message_id'],
   [
@@ -133,8 +138,8 @@ const entries: readonly Entry[] = [
   ['POST /v1/threads/:thread_id/runs/:run_id', { charges: 'run' }],
   ['POST /v1/threads/:thread_id/runs/:run_id/cancel', { charges: 'run' }],
   ['POST /v1/threads/:thread_id/runs/:run_id/submit_tool_outputs', { metered: 'run' }],
-  ['GET /v1/threads/:thread_id/runs/:run_id/steps'],
-  ['GET /v1/threads/:thread_id/runs/:run_id/steps/:step_id'],
+  ['GET /v1/threads/:thread_id/runs/:run_id/steps', { settles: 'run' }],
+  ['GET /v1/threads/:thread_id/runs/:run_id/steps/:step_id', { settles: 'run' }],
   ['POST /v1/vector_stores', { records: { id: 'vector_store' }, references: { file_ids: 'file' } }],
   ['GET /v1/vector_stores', { lists: 'vector_store' }],
   ['GET /v1/vector_stores/:vector_store_id'],
@@ -180,8 +185,8 @@ const entries: readonly Entry[] = [
   ['POST /v1/fine_tuning/jobs/:fine_tuning_job_id/cancel', { charges: 'fine_tuning_job' }],
   ['POST /v1/fine_tuning/jobs/:fine_tuning_job_id/pause', { charges: 'fine_tuning_job' }],
   ['POST /v1/fine_tuning/jobs/:fine_tuning_job_id/resume', { charges: 'fine_tuning_job' }],
-  ['GET /v1/fine_tuning/jobs/:fine_tuning_job_id/events'],
-  ['GET /v1/fine_tuning/jobs/:fine_tuning_job_id/checkpoints'],
+  ['GET /v1/fine_tuning/jobs/:fine_tuning_job_id/events', { settles: 'fine_tuning_job' }],
+  ['GET /v1/fine_tuning/jobs/:fine_tuning_job_id/checkpoints', { settles: 'fine_tuning_job' }],
   ['POST /v1/fine_tuning/checkpoints/:fine_tuned_model_checkpoint/permissions'],
   ['GET /v1/fine_tuning/checkpoints/:fine_tuned_model_checkpoint/permissions'],
   ['DELETE /v1/fine_tuning/checkpoints/:fine_tuned_model_checkpoint/permissions/:permission_id'],
@@ -197,8 +202,8 @@ const entries: readonly Entry[] = [
   ['GET /v1/evals/:eval_id/runs/:run_id', { charges: 'eval_run' }],
   ['POST /v1/evals/:eval_id/runs/:run_id', { charges: 'eval_run' }],
   ['DELETE /v1/evals/:eval_id/runs/:run_id'],
-  ['GET /v1/evals/:eval_id/runs/:run_id/output_items'],
-  ['GET /v1/evals/:eval_id/runs/:run_id/output_items/:output_item_id'],
+  ['GET /v1/evals/:eval_id/runs/:run_id/output_items', { settles: 'eval_run' }],
+  ['GET /v1/evals/:eval_id/runs/:run_id/output_items/:output_item_id', { settles: 'eval_run' }],
   ['POST /v1/containers', { records: { id: 'container' } }],
   ['GET /v1/containers', { lists: 'container' }],
   ['GET /v1/containers/:container_id'],
@@ -212,7 +217,7 @@ const entries: readonly Entry[] = [
   ['GET /v1/videos', { lists: 'video', charges: 'video' }],
   ['GET /v1/videos/:video_id', { charges: 'video' }],
   ['DELETE /v1/videos/:video_id', { deletes: true }],
-  ['GET /v1/videos/:video_id/content'],
+  ['GET /v1/videos/:video_id/content', { settles: 'video' }],
   ['POST /v1/videos/:video_id/remix', { records: { id: 'video' }, metered: 'video' }],
   ['POST /v1/videos/edits', { records: { id: 'video' }, references: { video: 'video' }, metered: 'video' }],
   ['POST /v1/videos/extensions', { records: { id: 'video' }, references: { video: 'video' }, metered: 'video' }],

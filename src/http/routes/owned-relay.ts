@@ -13,6 +13,7 @@ import {
   type OwnedType,
 } from '../../gateway/relay/openai-resources.ts';
 import { assertVisible, listOwned, notOwned } from '../../gateway/relay/owned-resources.ts';
+import { settleMessageRuns, settleSource } from '../../gateway/relay/metered-outputs.ts';
 import { chargeAnswer, chargeSeen, runStreamObserver, type MeteredAnswer } from '../../gateway/relay/resource-metering.ts';
 import { chooseResourceInstance, splitQuery, type ResourceRequest } from '../../gateway/relay/resources.ts';
 import type { OwnedKind, OwnedResource, OwnershipStore } from '../../ownership/ownership-store.ts';
@@ -83,12 +84,16 @@ async function relayOwned(request: FastifyRequest, reply: FastifyReply, route: C
     headers,
     ...(body.bytes === undefined ? {} : { body: body.bytes }),
   };
+  const settles = route.settles === 'vector_store_search' ? undefined : route.settles;
+  const source = settles === undefined ? null : { kind: settles, adapter, context, owner: parent, status: 200, stream: false };
+  if (source !== null) await settleSource(relay, source, params, parent);
   const records = Object.entries(route.records ?? {});
   if (streamed && metered?.kind === 'run') {
     const threadOwner = records.some(([, typeName]) => typeName === 'thread') ? ownedBy(context, 'thread', adapter.name, '') : null;
     return relayObservedEvents(request, reply, call, resource, runStreamObserver(relay, metered, threadOwner));
   }
-  const observes = (records.length > 0 && !streamed) || route.deletes === true || metered !== null;
+  const settlesMessages = source?.kind === 'run' && params['run_id'] === undefined;
+  const observes = (records.length > 0 && !streamed) || route.deletes === true || metered !== null || settlesMessages;
   if (!observes) return relayCall(request, reply, call, resource);
   return relayCall(request, reply, call, resource, async (answer) => {
     for (const [field, typeName] of records) {
@@ -98,6 +103,7 @@ async function relayOwned(request: FastifyRequest, reply: FastifyReply, route: C
     const last = ownedParametersOf(route.path).at(-1);
     if (route.deletes === true && last !== undefined) await relay.ownership.delete(last[1].kind, adapter.name, params[last[0]] as string);
     if (metered !== null) await chargeAnswer(relay, metered, answer);
+    if (settlesMessages) await settleMessageRuns(relay, source, params['thread_id'] as string, answer);
   });
 }
 
