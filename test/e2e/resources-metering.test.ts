@@ -216,6 +216,42 @@ rate_limits:
     expect(records[0]?.costUsd).toBeCloseTo(0.8, 10);
   });
 
+  it('reading what a model made without reading the run charges the run once: messages, steps, video content, job events', async () => {
+    const thread = String((await created('b', '/v1/threads'))['id']);
+    const run = String((await created('b', `/v1/threads/${thread}/runs`, {}))['id']);
+    const message = String((await created('b', `/v1/threads/${thread}/messages`, { role: 'user', content: 'hi' }))['id']);
+    account.finish(`threads/${thread}/messages/${message}`, { run_id: run });
+    const early = await as('b', `/v1/threads/${thread}/messages`);
+    account.finish(`threads/${thread}/runs/${run}`, {
+      status: 'completed',
+      usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 },
+    });
+    const reads = await Promise.all([0, 1, 2].map(() => as('b', `/v1/threads/${thread}/messages`)));
+    reads.push(await as('b', `/v1/threads/${thread}/messages/${message}`), await as('b', `/v1/threads/${thread}/runs/${run}/steps`));
+    for (const reply of [early, ...reads]) expect(reply.status, reply.text).toBe(200);
+    const runRecords = await recordsOf([early, ...reads]);
+    expect(runRecords.map((record) => [record.userPath, record.endpoint, record.totalTokens])).toEqual([
+      ['/tenants/b', '/v1/threads/runs', 10],
+    ]);
+
+    const video = String((await created('b', '/v1/videos', { model: 'sora-2', prompt: 'p', seconds: '4' }))['id']);
+    account.finish(`videos/${video}`, { status: 'completed' });
+    const job = String((await created('b', '/v1/fine_tuning/jobs', { model: 'gpt-4o-mini' }))['id']);
+    account.finish(`fine_tuning/jobs/${job}`, { status: 'succeeded', trained_tokens: 1000 });
+    const outputs = await Promise.all([
+      as('b', `/v1/videos/${video}/content`),
+      as('b', `/v1/videos/${video}/content`),
+      as('b', `/v1/fine_tuning/jobs/${job}/events`),
+      as('b', `/v1/fine_tuning/jobs/${job}/checkpoints`),
+    ]);
+    const outputRecords = await recordsOf(outputs, 2);
+    expect(outputRecords.map((record) => [record.endpoint, record.model]).sort()).toEqual([
+      ['/v1/fine_tuning/jobs', 'gpt-4o-mini'],
+      ['/v1/videos', 'sora-2'],
+    ]);
+    expect(await recordsOf([await as('b', `/v1/videos/${video}`), await as('b', `/v1/fine_tuning/jobs/${job}`)], 0)).toEqual([]);
+  });
+
   it('a vector-store search is one call at cost 0, every time', async () => {
     const store = String((await created('a', '/v1/vector_stores', { name: 's' }))['id']);
     const searches = [
