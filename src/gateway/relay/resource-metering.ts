@@ -1,4 +1,3 @@
-import type { Logger } from 'pino';
 import { isJsonObject, parseJsonObject } from '../../core/json.ts';
 import type { OwnedKind, OwnedResource, OwnershipStore } from '../../ownership/ownership-store.ts';
 import type { ProviderAdapter } from '../../providers/provider.ts';
@@ -12,7 +11,6 @@ import type { MeteredKind } from './openai-resources.ts';
 export interface ResourceMeteringDependencies {
   readonly ownership: OwnershipStore;
   readonly metering: Metering;
-  readonly logger?: Pick<Logger, 'warn'> | null;
 }
 
 /** Where a metered object was seen: its kind, its instance, the request that saw it. */

@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Logger } from 'pino';
 import { admitRequest, type AdmissionDependencies } from '../../admission/admit.ts';
 import { modelAllowed, type VirtualModelNames } from '../../auth/allowlist.ts';
 import { invalidRequest, permissionError } from '../../errors/gateway-error.ts';
@@ -29,7 +28,6 @@ interface OwnedRelay extends AdmissionDependencies {
   readonly ownership: OwnershipStore;
   readonly virtualModels: VirtualModelNames | null;
   readonly metering: Metering;
-  readonly logger?: Pick<Logger, 'warn'> | null;
 }
 
 /**
