@@ -280,6 +280,8 @@ function buildPricing(document: ConfigDocument): Settings['pricing'] {
         outputPerMtok: price.output_per_mtok,
         ...(price.cached_input_per_mtok === undefined ? {} : { cachedInputPerMtok: price.cached_input_per_mtok }),
         ...(price.cache_write_per_mtok === undefined ? {} : { cacheWritePerMtok: price.cache_write_per_mtok }),
+        ...(price.training_per_mtok === undefined ? {} : { trainingPerMtok: price.training_per_mtok }),
+        ...(price.per_second === undefined ? {} : { perSecond: price.per_second }),
       },
     ]),
   );

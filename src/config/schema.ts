@@ -91,6 +91,10 @@ const priceSchema = z.object({
   output_per_mtok: dollars,
   cached_input_per_mtok: dollars.optional(),
   cache_write_per_mtok: dollars.optional(),
+  /** A fine-tuning job's trained tokens. */
+  training_per_mtok: dollars.optional(),
+  /** A generated video's seconds (USD per second). */
+  per_second: dollars.optional(),
 });
 
 export const instanceName = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;

@@ -253,7 +253,7 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
   registerFileRoutes(v1, catalog, dependencies.storage.ownership);
   registerBatchRoutes(v1, pipeline, dependencies.storage.ownership);
   // Assistants, threads, vector stores, conversations ...: one catalogue, one owned relay.
-  registerOwnedResourceRoutes(v1, { catalog, ownership: dependencies.storage.ownership, virtualModels });
+  registerOwnedResourceRoutes(v1, { catalog, ownership: dependencies.storage.ownership, virtualModels, metering, limiter, budgets });
   const owners = { store: dependencies.storage.ownership, state: dependencies.responses ?? null };
   registerPassthroughRoutes(v1, { catalog, metering, budgets, limiter, userPathHeader, owners, virtualModels });
   // The upgrade is answered at once by a healthy upstream: three connect timeouts at most.

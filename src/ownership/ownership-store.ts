@@ -20,7 +20,10 @@ export type OwnedKind =
   | 'model'
   | 'video_character'
   | 'chatkit_session'
-  | 'chatkit_thread';
+  | 'chatkit_thread'
+  // A thread's run and an eval's run: recorded (with the parent's owner) when their usage is charged, so it is charged once.
+  | 'run'
+  | 'eval_run';
 
 /** One resource created upstream through the gateway, with who created it. */
 export interface OwnedResource {
@@ -35,7 +38,7 @@ export interface OwnedResource {
   readonly keyId: string | null;
   /** Epoch ms. */
   readonly createdAt: number;
-  /** A batch whose cost was charged to its owner (so that it is charged once). */
+  /** A batch, run, eval run, fine-tuning job or video whose cost was charged to its owner (so that it is charged once). */
   readonly charged: boolean;
 }
 

@@ -3,6 +3,7 @@ import type { BudgetService } from '../budgets/budget-service.ts';
 import type { TokenEstimate } from '../budgets/estimate.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
+import type { ModelPrice } from './price-table.ts';
 import type { PriceBook, TokenCounts } from './pricing.ts';
 import { readTokenCounts } from './pricing.ts';
 import type { UsageRecorder } from './usage-recorder.ts';
@@ -27,6 +28,11 @@ export interface ExecutionReport {
   status: number;
   stream: boolean;
   cacheHit?: boolean;
+  /**
+   * The cost when it is not the tokens' (a fine-tuning job's trained tokens, a video's seconds,
+   * a free search: priced by the caller from `priceOf`); absent: the tokens at the model's price.
+   */
+  costUsd?: number | null;
 }
 
 export interface MeteringOptions {
@@ -58,12 +64,17 @@ export class Metering {
     return this.options.prices.costOf(provider, model, tokens);
   }
 
+  /** The model's price (YAML over the built-in table), null when it has none. */
+  priceOf(provider: string, model: string): ModelPrice | null {
+    return this.options.prices.priceOf(provider, model);
+  }
+
   report(report: ExecutionReport): void {
     const { recorder, budgets, limiter, prices } = this.options;
     const trail = report.context.trail;
     if (recorder === null && !trail) return;
     const tokens = readTokenCounts(report.usage);
-    const costUsd = costOf(report, tokens, prices);
+    const costUsd = report.costUsd !== undefined ? report.costUsd : costOf(report, tokens, prices);
     // The request log copies the metered numbers here: one source for tokens and cost (ADR 15).
     trail?.metered(tokens.promptTokens, tokens.completionTokens, tokens.totalTokens, costUsd, report.cacheHit === true);
     if (recorder === null) return;

@@ -6,6 +6,10 @@ export interface ModelPrice {
   readonly cachedInputPerMtok?: number;
   /** Price of prompt tokens written to a cache; the input price when absent. */
   readonly cacheWritePerMtok?: number;
+  /** Price of a million tokens trained by a fine-tuning job (`trained_tokens`); a job is unpriced when absent. */
+  readonly trainingPerMtok?: number;
+  /** Price of a second of generated video; a video is unpriced when absent. */
+  readonly perSecond?: number;
 }
 
 const price = (inputPerMtok: number, outputPerMtok: number, cachedInputPerMtok?: number, cacheWritePerMtok?: number): ModelPrice => ({
@@ -16,27 +20,31 @@ const price = (inputPerMtok: number, outputPerMtok: number, cachedInputPerMtok?:
 });
 
 /**
- * Built-in list prices of common models (standard tier, USD per million tokens). Keys are
+ * Built-in list prices of common models (standard tier, USD per million tokens; fine-tuning's
+ * training tokens and video seconds where OpenAI lists them). Keys are
  * base model ids: dated snapshots (`gpt-4o-2024-08-06`, `claude-sonnet-4-20250514`) and
  * `-latest` resolve to them. YAML `pricing:` overrides any entry.
  */
 export const builtInPrices: ReadonlyMap<string, ModelPrice> = new Map([
   // OpenAI
-  ['gpt-4o', price(2.5, 10, 1.25)],
-  ['gpt-4o-mini', price(0.15, 0.6, 0.075)],
-  ['gpt-4.1', price(2, 8, 0.5)],
-  ['gpt-4.1-mini', price(0.4, 1.6, 0.1)],
-  ['gpt-4.1-nano', price(0.1, 0.4, 0.025)],
+  ['gpt-4o', { ...price(2.5, 10, 1.25), trainingPerMtok: 25 }],
+  ['gpt-4o-mini', { ...price(0.15, 0.6, 0.075), trainingPerMtok: 3 }],
+  ['gpt-4.1', { ...price(2, 8, 0.5), trainingPerMtok: 25 }],
+  ['gpt-4.1-mini', { ...price(0.4, 1.6, 0.1), trainingPerMtok: 5 }],
+  ['gpt-4.1-nano', { ...price(0.1, 0.4, 0.025), trainingPerMtok: 1.5 }],
   ['gpt-5', price(1.25, 10, 0.125)],
   ['gpt-5-mini', price(0.25, 2, 0.025)],
   ['gpt-5-nano', price(0.05, 0.4, 0.005)],
   ['gpt-4-turbo', price(10, 30)],
-  ['gpt-3.5-turbo', price(0.5, 1.5)],
+  ['gpt-3.5-turbo', { ...price(0.5, 1.5), trainingPerMtok: 8 }],
   ['gpt-35-turbo', price(0.5, 1.5)], // Azure OpenAI's model name of gpt-3.5-turbo
   ['o1', price(15, 60, 7.5)],
   ['o3', price(2, 8, 0.5)],
   ['o3-mini', price(1.1, 4.4, 0.55)],
   ['o4-mini', price(1.1, 4.4, 0.275)],
+  // Videos are priced per second (the 720p sizes; the larger sizes of sora-2-pro cost more: price them in YAML).
+  ['sora-2', { ...price(0, 0), perSecond: 0.1 }],
+  ['sora-2-pro', { ...price(0, 0), perSecond: 0.3 }],
   ['text-embedding-3-small', price(0.02, 0)],
   ['text-embedding-3-large', price(0.13, 0)],
   ['text-embedding-ada-002', price(0.1, 0)],

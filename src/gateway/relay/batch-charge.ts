@@ -94,8 +94,8 @@ function addNumbers(into: Record<string, unknown>, from: Record<string, unknown>
   }
 }
 
-/** The batch owner as the one the cost is charged to (its user path, its key id). */
-function ownerContextOf(owner: OwnedResource, context: RequestContext): RequestContext {
+/** A resource's owner as the one its cost is charged to (its user path, its key id). */
+export function ownerContextOf(owner: Pick<OwnedResource, 'userPath' | 'keyId'>, context: RequestContext): RequestContext {
   const principal: Principal = { kind: owner.keyId === null ? 'master' : 'api_key', keyId: owner.keyId, boundUserPath: owner.userPath };
   return { requestId: context.requestId, principal, userPath: owner.userPath, startedAt: performance.now(), signal: context.signal };
 }

@@ -6,7 +6,8 @@ import type { OwnedCollection } from './owned-resources.ts';
  * The catalogue of OpenAI's stateful resources served on `/v1` by one generic relay
  * (http/routes/owned-relay.ts, ADR 40): which paths exist, which path parameters name an owned
  * resource, what a create answer records, which listings are served from the owner store.
- * A route here is not a model call: authenticated, counted against no limit, no usage.
+ * A route is not a model call (authenticated, counted against no limit, no usage) unless it is
+ * `metered`: runs, eval runs, fine-tuning jobs, videos and searches (resource-metering.ts).
  */
 
 /** A resource tenants own, by the path parameter that names it. */
@@ -82,6 +83,13 @@ export interface CatalogueRoute {
   readonly references?: Readonly<Record<string, OwnedTypeName>>;
   /** A model runs behind this route: it counts against the caller's limits and budgets, and usage is recorded (issue 30 item 3). */
   readonly metered?: MeteredKind;
+  /** The answer may show a finished model run (a retrieve, a listing, a cancel): its usage is charged once, nothing is counted. */
+  readonly charges?: MeteredKind;
+  /**
+   * An output of a model run (a video's content, a run's steps, a thread's messages): the run it
+   * comes from is charged before it is relayed, when nothing read it finished yet (metered-outputs.ts).
+   */
+  readonly settles?: MeteredKind;
 }
 
 /** What a metered route runs, and so where its usage is read: a run's `usage`, an eval run's `per_model_usage`, a job's `trained_tokens`, a video's seconds, a search. */
@@ -112,32 +120,32 @@ const entries: readonly Entry[] = [
   ['POST /v1/assistants/:assistant_id', { references: toolResources }],
   ['DELETE /v1/assistants/:assistant_id', { deletes: true }],
   ['POST /v1/threads', { records: { id: 'thread' }, references: { ...toolResources, 'messages.*.attachments.*.file_id': 'file' } }],
-  ['POST /v1/threads/runs', { records: { thread_id: 'thread' }, references: createAndRunReferences }],
+  ['POST /v1/threads/runs', { records: { thread_id: 'thread' }, references: createAndRunReferences, metered: 'run' }],
   ['GET /v1/threads/:thread_id'],
   ['POST /v1/threads/:thread_id', { references: toolResources }],
   ['DELETE /v1/threads/:thread_id', { deletes: true }],
   ['POST /v1/threads/:thread_id/messages', { references: { 'attachments.*.file_id': 'file' } }],
-  ['GET /v1/threads/:thread_id/messages'],
-  ['GET /v1/threads/:thread_id/messages/:message_id'],
+  ['GET /v1/threads/:thread_id/messages', { settles: 'run' }],
+  ['GET /v1/threads/:thread_id/messages/:message_id', { settles: 'run' }],
   ['POST /v1/threads/:thread_id/messages/:message_id'],
   ['DELETE /v1/threads/:thread_id/messages/:message_id'],
   [
     'POST /v1/threads/:thread_id/runs',
-    { references: { assistant_id: 'assistant', 'additional_messages.*.attachments.*.file_id': 'file' } },
+    { references: { assistant_id: 'assistant', 'additional_messages.*.attachments.*.file_id': 'file' }, metered: 'run' },
   ],
-  ['GET /v1/threads/:thread_id/runs'],
-  ['GET /v1/threads/:thread_id/runs/:run_id'],
-  ['POST /v1/threads/:thread_id/runs/:run_id'],
-  ['POST /v1/threads/:thread_id/runs/:run_id/cancel'],
-  ['POST /v1/threads/:thread_id/runs/:run_id/submit_tool_outputs'],
-  ['GET /v1/threads/:thread_id/runs/:run_id/steps'],
-  ['GET /v1/threads/:thread_id/runs/:run_id/steps/:step_id'],
+  ['GET /v1/threads/:thread_id/runs', { charges: 'run' }],
+  ['GET /v1/threads/:thread_id/runs/:run_id', { charges: 'run' }],
+  ['POST /v1/threads/:thread_id/runs/:run_id', { charges: 'run' }],
+  ['POST /v1/threads/:thread_id/runs/:run_id/cancel', { charges: 'run' }],
+  ['POST /v1/threads/:thread_id/runs/:run_id/submit_tool_outputs', { metered: 'run' }],
+  ['GET /v1/threads/:thread_id/runs/:run_id/steps', { settles: 'run' }],
+  ['GET /v1/threads/:thread_id/runs/:run_id/steps/:step_id', { settles: 'run' }],
   ['POST /v1/vector_stores', { records: { id: 'vector_store' }, references: { file_ids: 'file' } }],
   ['GET /v1/vector_stores', { lists: 'vector_store' }],
   ['GET /v1/vector_stores/:vector_store_id'],
   ['POST /v1/vector_stores/:vector_store_id'],
   ['DELETE /v1/vector_stores/:vector_store_id', { deletes: true }],
-  ['POST /v1/vector_stores/:vector_store_id/search'],
+  ['POST /v1/vector_stores/:vector_store_id/search', { metered: 'vector_store_search' }],
   ['POST /v1/vector_stores/:vector_store_id/files', { references: { file_id: 'file' } }],
   ['GET /v1/vector_stores/:vector_store_id/files'],
   ['GET /v1/vector_stores/:vector_store_id/files/:file_id'],
@@ -168,14 +176,17 @@ const entries: readonly Entry[] = [
   ['POST /v1/responses/:response_id/cancel'],
   ['POST /v1/responses/compact', { references: { previous_response_id: 'response', conversation: 'conversation' } }],
   ['POST /v1/responses/input_tokens', { references: { previous_response_id: 'response', conversation: 'conversation' } }],
-  ['POST /v1/fine_tuning/jobs', { records: { id: 'fine_tuning_job' }, references: { training_file: 'file', validation_file: 'file' } }],
-  ['GET /v1/fine_tuning/jobs', { lists: 'fine_tuning_job' }],
-  ['GET /v1/fine_tuning/jobs/:fine_tuning_job_id', { records: { fine_tuned_model: 'model' } }],
-  ['POST /v1/fine_tuning/jobs/:fine_tuning_job_id/cancel'],
-  ['POST /v1/fine_tuning/jobs/:fine_tuning_job_id/pause'],
-  ['POST /v1/fine_tuning/jobs/:fine_tuning_job_id/resume'],
-  ['GET /v1/fine_tuning/jobs/:fine_tuning_job_id/events'],
-  ['GET /v1/fine_tuning/jobs/:fine_tuning_job_id/checkpoints'],
+  [
+    'POST /v1/fine_tuning/jobs',
+    { records: { id: 'fine_tuning_job' }, references: { training_file: 'file', validation_file: 'file' }, metered: 'fine_tuning_job' },
+  ],
+  ['GET /v1/fine_tuning/jobs', { lists: 'fine_tuning_job', charges: 'fine_tuning_job' }],
+  ['GET /v1/fine_tuning/jobs/:fine_tuning_job_id', { records: { fine_tuned_model: 'model' }, charges: 'fine_tuning_job' }],
+  ['POST /v1/fine_tuning/jobs/:fine_tuning_job_id/cancel', { charges: 'fine_tuning_job' }],
+  ['POST /v1/fine_tuning/jobs/:fine_tuning_job_id/pause', { charges: 'fine_tuning_job' }],
+  ['POST /v1/fine_tuning/jobs/:fine_tuning_job_id/resume', { charges: 'fine_tuning_job' }],
+  ['GET /v1/fine_tuning/jobs/:fine_tuning_job_id/events', { settles: 'fine_tuning_job' }],
+  ['GET /v1/fine_tuning/jobs/:fine_tuning_job_id/checkpoints', { settles: 'fine_tuning_job' }],
   ['POST /v1/fine_tuning/checkpoints/:fine_tuned_model_checkpoint/permissions'],
   ['GET /v1/fine_tuning/checkpoints/:fine_tuned_model_checkpoint/permissions'],
   ['DELETE /v1/fine_tuning/checkpoints/:fine_tuned_model_checkpoint/permissions/:permission_id'],
@@ -186,13 +197,13 @@ const entries: readonly Entry[] = [
   ['GET /v1/evals/:eval_id'],
   ['POST /v1/evals/:eval_id'],
   ['DELETE /v1/evals/:eval_id', { deletes: true }],
-  ['POST /v1/evals/:eval_id/runs'],
-  ['GET /v1/evals/:eval_id/runs'],
-  ['GET /v1/evals/:eval_id/runs/:run_id'],
-  ['POST /v1/evals/:eval_id/runs/:run_id'],
+  ['POST /v1/evals/:eval_id/runs', { metered: 'eval_run' }],
+  ['GET /v1/evals/:eval_id/runs', { charges: 'eval_run' }],
+  ['GET /v1/evals/:eval_id/runs/:run_id', { charges: 'eval_run' }],
+  ['POST /v1/evals/:eval_id/runs/:run_id', { charges: 'eval_run' }],
   ['DELETE /v1/evals/:eval_id/runs/:run_id'],
-  ['GET /v1/evals/:eval_id/runs/:run_id/output_items'],
-  ['GET /v1/evals/:eval_id/runs/:run_id/output_items/:output_item_id'],
+  ['GET /v1/evals/:eval_id/runs/:run_id/output_items', { settles: 'eval_run' }],
+  ['GET /v1/evals/:eval_id/runs/:run_id/output_items/:output_item_id', { settles: 'eval_run' }],
   ['POST /v1/containers', { records: { id: 'container' } }],
   ['GET /v1/containers', { lists: 'container' }],
   ['GET /v1/containers/:container_id'],
@@ -202,14 +213,14 @@ const entries: readonly Entry[] = [
   ['GET /v1/containers/:container_id/files/:file_id'],
   ['DELETE /v1/containers/:container_id/files/:file_id'],
   ['GET /v1/containers/:container_id/files/:file_id/content'],
-  ['POST /v1/videos', { records: { id: 'video' } }],
-  ['GET /v1/videos', { lists: 'video' }],
-  ['GET /v1/videos/:video_id'],
+  ['POST /v1/videos', { records: { id: 'video' }, metered: 'video' }],
+  ['GET /v1/videos', { lists: 'video', charges: 'video' }],
+  ['GET /v1/videos/:video_id', { charges: 'video' }],
   ['DELETE /v1/videos/:video_id', { deletes: true }],
-  ['GET /v1/videos/:video_id/content'],
-  ['POST /v1/videos/:video_id/remix', { records: { id: 'video' } }],
-  ['POST /v1/videos/edits', { records: { id: 'video' }, references: { video: 'video' } }],
-  ['POST /v1/videos/extensions', { records: { id: 'video' }, references: { video: 'video' } }],
+  ['GET /v1/videos/:video_id/content', { settles: 'video' }],
+  ['POST /v1/videos/:video_id/remix', { records: { id: 'video' }, metered: 'video' }],
+  ['POST /v1/videos/edits', { records: { id: 'video' }, references: { video: 'video' }, metered: 'video' }],
+  ['POST /v1/videos/extensions', { records: { id: 'video' }, references: { video: 'video' }, metered: 'video' }],
   ['POST /v1/videos/characters', { records: { id: 'video_character' } }],
   // `GET /v1/videos/characters/{character_id}` is left out: ambiguous with `/v1/videos/{video_id}/content` (OpenAPI lint).
   ['POST /v1/chatkit/sessions', { records: { id: 'chatkit_session' } }],

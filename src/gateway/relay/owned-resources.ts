@@ -116,8 +116,18 @@ export async function readOwned(
   collection: OwnedCollection,
   id: string,
 ): Promise<Record<string, unknown> | null> {
+  return readObject(adapter, context, resourcePath(collection.path, id), collection.headers);
+}
+
+/** One JSON object read from the upstream at `path`; null when the upstream does not have it. */
+export async function readObject(
+  adapter: ProviderAdapter,
+  context: RequestContext,
+  path: string,
+  headers: Readonly<Record<string, string>> = {},
+): Promise<Record<string, unknown> | null> {
   const response = await adapter.forward(
-    { method: 'GET', path: resourcePath(collection.path, id), headers: { ...collection.headers }, body: null },
+    { method: 'GET', path, headers: { ...headers }, body: null },
     { signal: context.signal, requestId: context.requestId },
   );
   if (response.statusCode === 404) {

@@ -80,6 +80,14 @@ export class UsageTap implements StreamRenderer {
     return new UsageTap('none', 'identity');
   }
 
+  /**
+   * Hands each event of an event-stream answer to `listener` as it is read (a run's
+   * `thread.run.completed`), under the same bounds; other answers have none.
+   */
+  observeEvents(listener: (event: SseEvent) => void): void {
+    if (this.reader instanceof SseReader) this.reader.listener = listener;
+  }
+
   /** What the answer reported; call once the relay has ended. */
   summary(): AnswerUsage {
     return this.stopped ? { usage: null, model: null } : this.reader.summary();
@@ -185,6 +193,7 @@ class SseReader implements AnswerReader {
   private model: string | null = null;
   private id: string | null = null;
   private broken = false;
+  listener: ((event: SseEvent) => void) | null = null;
 
   push(chunk: Buffer): void {
     if (this.broken) return;
@@ -216,6 +225,7 @@ class SseReader implements AnswerReader {
 
   private observe(events: SseEvent[]): void {
     for (const event of events) {
+      this.listener?.(event);
       if (this.id === null && event.data.includes('"response.created"')) this.id = createdIdOf(event.data);
       if (!event.data.includes('"usage')) continue;
       const data = parseJsonObject(event.data);

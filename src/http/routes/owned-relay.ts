@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { admitRequest, type AdmissionDependencies } from '../../admission/admit.ts';
 import { modelAllowed, type VirtualModelNames } from '../../auth/allowlist.ts';
 import { invalidRequest, permissionError } from '../../errors/gateway-error.ts';
 import { boundaryOf, editForm, fieldOf, readForm } from '../../gateway/relay/multipart.ts';
@@ -11,18 +12,22 @@ import {
   type OwnedType,
 } from '../../gateway/relay/openai-resources.ts';
 import { assertVisible, listOwned, notOwned } from '../../gateway/relay/owned-resources.ts';
+import { settleMessageRuns, settleSource } from '../../gateway/relay/metered-outputs.ts';
+import { chargeAnswer, chargeSeen, runStreamObserver, type MeteredAnswer } from '../../gateway/relay/resource-metering.ts';
 import { chooseResourceInstance, splitQuery, type ResourceRequest } from '../../gateway/relay/resources.ts';
 import type { OwnedKind, OwnedResource, OwnershipStore } from '../../ownership/ownership-store.ts';
-import { mayView, ownedBy, seesAll, type Caller } from '../../ownership/visibility.ts';
+import { mayView, ownedBy, ownerKeyIdOf, seesAll, type Caller } from '../../ownership/visibility.ts';
 import type { ProviderAdapter } from '../../providers/provider.ts';
 import type { ModelCatalog } from '../../routing/model-catalog.ts';
+import type { Metering } from '../../usage/metering.ts';
 import { requestContextOf } from '../request-context.ts';
-import { relayCall, type ResourceCall } from './resource-relay.ts';
+import { relayCall, relayObservedEvents, type ResourceCall } from './resource-relay.ts';
 
-interface OwnedRelay {
+interface OwnedRelay extends AdmissionDependencies {
   readonly catalog: ModelCatalog;
   readonly ownership: OwnershipStore;
   readonly virtualModels: VirtualModelNames | null;
+  readonly metering: Metering;
 }
 
 /**
@@ -32,7 +37,9 @@ interface OwnedRelay {
  * (and every id a body field names) must be visible to the caller before anything is sent
  * upstream, else 404 `<resource>_not_found` exactly like an unknown id; what a create answer
  * names is recorded as the caller's (a child of an owned parent: as the parent owner's);
- * top-level listings are served from the owner store (ADR 28, ADR 40).
+ * top-level listings are served from the owner store (ADR 28, ADR 40). A metered route is
+ * admitted first (limits, budgets) and what a model ran behind any route is charged once
+ * (resource-metering.ts, ADR 40).
  */
 export function registerOwnedResourceRoutes(app: FastifyInstance, relay: OwnedRelay): void {
   for (const route of catalogue) {
@@ -50,8 +57,20 @@ async function relayOwned(request: FastifyRequest, reply: FastifyReply, route: C
   const call: ResourceCall = { adapter, context, query, parameters: new URLSearchParams(query.slice(1)) };
   await assertReferences(relay.ownership, context, adapter.name, route, body.json);
   assertModelAllowed(relay, context, adapter.name, body.model);
+  if (route.metered !== undefined) await admitMetered(reply, relay, context.userPath, adapter.name, body.model);
+  const meters = route.metered ?? route.charges;
+  const streamed = body.json?.['stream'] === true;
+  // A run with no owned parent is charged to the caller when this route ran it, else to nobody.
+  const caller = { userPath: context.userPath, keyId: ownerKeyIdOf(context.principal) };
+  const owner = parent ?? (route.metered === undefined ? null : caller);
+  const metered: MeteredAnswer | null =
+    meters === undefined ? null : { kind: meters, adapter, context, owner, status: 200, stream: streamed };
   if (route.lists !== undefined && !seesAll(context)) {
-    return listOwned(relay.ownership, adapter, context, ownedTypes[route.lists], call.parameters);
+    const seen =
+      metered === null
+        ? {}
+        : { seen: (object: Record<string, unknown>, owner: OwnedResource) => chargeSeen(relay, metered, object, owner) };
+    return listOwned(relay.ownership, adapter, context, ownedTypes[route.lists], call.parameters, seen);
   }
   const beta = request.headers['openai-beta'];
   const headers: Record<string, string> = { ...typeHeadersOf(route.path) };
@@ -63,8 +82,16 @@ async function relayOwned(request: FastifyRequest, reply: FastifyReply, route: C
     headers,
     ...(body.bytes === undefined ? {} : { body: body.bytes }),
   };
+  const settles = route.settles === 'vector_store_search' ? undefined : route.settles;
+  const source = settles === undefined ? null : { kind: settles, adapter, context, owner: parent, status: 200, stream: false };
+  if (source !== null) await settleSource(relay, source, params, parent);
   const records = Object.entries(route.records ?? {});
-  const observes = (records.length > 0 && body.json?.['stream'] !== true) || route.deletes === true;
+  if (streamed && metered?.kind === 'run') {
+    const threadOwner = records.some(([, typeName]) => typeName === 'thread') ? ownedBy(context, 'thread', adapter.name, '') : null;
+    return relayObservedEvents(request, reply, call, resource, runStreamObserver(relay, metered, threadOwner));
+  }
+  const settlesMessages = source?.kind === 'run' && params['run_id'] === undefined;
+  const observes = (records.length > 0 && !streamed) || route.deletes === true || metered !== null || settlesMessages;
   if (!observes) return relayCall(request, reply, call, resource);
   return relayCall(request, reply, call, resource, async (answer) => {
     for (const [field, typeName] of records) {
@@ -73,7 +100,26 @@ async function relayOwned(request: FastifyRequest, reply: FastifyReply, route: C
     }
     const last = ownedParametersOf(route.path).at(-1);
     if (route.deletes === true && last !== undefined) await relay.ownership.delete(last[1].kind, adapter.name, params[last[0]] as string);
+    if (metered !== null) await chargeAnswer(relay, metered, answer);
+    if (settlesMessages) await settleMessageRuns(relay, source, params['thread_id'] as string, answer);
   });
+}
+
+/**
+ * A metered route counts as one request of the caller, like a batch submission: its user
+ * path's rules, the instance's rules and, when the body names a model, that model's rules (a run
+ * is model work), with no concurrency slot held (the work runs upstream after the answer); then
+ * its budget, refused once spent (the cost is known only when the provider reports it).
+ */
+async function admitMetered(
+  reply: FastifyReply,
+  relay: OwnedRelay,
+  userPath: string,
+  instance: string,
+  model: string | undefined,
+): Promise<void> {
+  const route = model === undefined ? { provider: instance } : { provider: instance, model };
+  reply.headers((await admitRequest(userPath, relay, route, { holdSlot: false })).headers);
 }
 
 /**

@@ -5,6 +5,7 @@ import { UsageTap } from '../../gateway/relay/usage-tap.ts';
 import type { UpstreamResponse } from '../../providers/upstream-client.ts';
 import type { UsageObject } from '../../streaming/chat-chunk.ts';
 import type { RelayClient } from '../../streaming/relay.ts';
+import type { SseEvent } from '../../streaming/sse-parser.ts';
 import { endingOf, sendStream } from './stream-headers.ts';
 
 /** The headers of an upstream answer that describe its body (kept on relayed endpoints). */
@@ -38,7 +39,8 @@ export interface RelayedAnswer {
  * event stream reports is read on the way (usage-tap.ts: bounded memory, any size). A
  * response cut short still reports what its stream had counted by then; the upstream body
  * is destroyed when the client leaves. `beforeEnd` runs once a completed answer is read, before
- * its end reaches the client. The request's log line records how it ended.
+ * its end reaches the client; `onEvent` sees each event of an event stream as it passes. The
+ * request's log line records how it ended.
  */
 export async function relayToClient(
   request: FastifyRequest,
@@ -48,9 +50,11 @@ export async function relayToClient(
   client: RelayClient,
   streamFlag = false,
   beforeEnd: ((tap: UsageTap) => Promise<void>) | null = null,
+  onEvent: ((event: SseEvent) => void) | null = null,
 ): Promise<RelayedAnswer> {
   const tap = UsageTap.for(headers);
   tap.beforeEnd = beforeEnd;
+  if (onEvent !== null) tap.observeEvents(onEvent);
   const stream = { upstream: response.body, renderer: tap, provider: '', status: response.statusCode, streamFlag };
   const result = await sendStream(request, reply, headers, stream, client);
   const ending = endingOf(result);

@@ -4,6 +4,7 @@ import { jsonObjectOf } from '../../gateway/relay/owned-resources.ts';
 import type { RequestContext } from '../../gateway/request-context.ts';
 import type { ProviderAdapter } from '../../providers/provider.ts';
 import { readBody } from '../../providers/upstream-body.ts';
+import type { SseEvent } from '../../streaming/sse-parser.ts';
 import type { ModelCatalog } from '../../routing/model-catalog.ts';
 import { clientClosedRequest, type ClientAbort } from '../client-abort.ts';
 import { requestContextOf } from '../request-context.ts';
@@ -61,4 +62,29 @@ export async function relayCall(
   // Only a successful answer names what was created, read or deleted (an error keeps every record as it was).
   if (answer !== null && response.statusCode >= 200 && response.statusCode < 300) await observe(answer);
   return reply.code(response.statusCode).headers(contentHeadersOf(response.headers)).send(text);
+}
+
+/**
+ * Relays an answer as it arrives (an event stream) while `onEvent` observes each event; the
+ * work it starts (recording, charging) is done before the stream's end reaches the client, and
+ * awaited even when the stream broke off. A failure of that work is logged: the relay goes on.
+ */
+export async function relayObservedEvents(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  call: ResourceCall,
+  resource: ResourceRequest,
+  onEvent: (event: SseEvent) => Promise<void> | null,
+): Promise<FastifyReply> {
+  const response = await forwardCall(call, resource);
+  const pending: Promise<void>[] = [];
+  const observe = (event: SseEvent): void => {
+    const work = onEvent(event);
+    if (work !== null) pending.push(work.catch((error: unknown) => request.log.warn({ err: error }, 'observing a relayed stream failed')));
+  };
+  const settled = async (): Promise<void> => void (await Promise.all(pending));
+  const headers = contentHeadersOf(response.headers);
+  await relayToClient(request, reply, response, headers, call.context.abort, false, settled, observe);
+  await settled();
+  return reply;
 }
