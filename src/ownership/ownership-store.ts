@@ -20,7 +20,10 @@ export type OwnedKind =
   | 'model'
   | 'video_character'
   | 'chatkit_session'
-  | 'chatkit_thread';
+  | 'chatkit_thread'
+  // Anthropic's and Gemini's (gateway/relay/anthropic-resources.ts, gemini-resources.ts).
+  | 'message_batch'
+  | 'cached_content';
 
 /** One resource created upstream through the gateway, with who created it. */
 export interface OwnedResource {

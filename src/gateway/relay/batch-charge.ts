@@ -81,7 +81,7 @@ async function usageByModel(text: string): Promise<Map<string, Record<string, un
 }
 
 /** Adds the finite numbers of `from` into `into`, one level of nested objects deep (`prompt_tokens_details`). */
-function addNumbers(into: Record<string, unknown>, from: Record<string, unknown>, depth: number): void {
+export function addNumbers(into: Record<string, unknown>, from: Record<string, unknown>, depth: number): void {
   for (const [key, value] of Object.entries(from)) {
     if (typeof value === 'number' && Number.isFinite(value)) {
       const before = into[key];
@@ -95,7 +95,7 @@ function addNumbers(into: Record<string, unknown>, from: Record<string, unknown>
 }
 
 /** The batch owner as the one the cost is charged to (its user path, its key id). */
-function ownerContextOf(owner: OwnedResource, context: RequestContext): RequestContext {
+export function ownerContextOf(owner: OwnedResource, context: RequestContext): RequestContext {
   const principal: Principal = { kind: owner.keyId === null ? 'master' : 'api_key', keyId: owner.keyId, boundUserPath: owner.userPath };
   return { requestId: context.requestId, principal, userPath: owner.userPath, startedAt: performance.now(), signal: context.signal };
 }

@@ -53,27 +53,66 @@ export async function assertVisible(
   return owner;
 }
 
-export interface OwnedPage {
-  readonly object: 'list';
-  readonly data: Record<string, unknown>[];
-  readonly first_id: string | null;
-  readonly last_id: string | null;
-  readonly has_more: boolean;
+/**
+ * How a listing pages, in its API's own words: the query parameters read (OpenAI's `limit` and
+ * `after`, Anthropic's `limit` and `after_id`, Gemini's `pageSize` and `pageToken`) and the page
+ * answered. The cursor is always the id of the caller's own last row.
+ */
+export interface Paging {
+  readonly limitParameter: string;
+  readonly afterParameter: string;
+  /** Page size bounds (Anthropic and OpenAI: 1 to 100 here, default 20). */
+  readonly defaultLimit?: number;
+  page(data: Record<string, unknown>[], hasMore: boolean, cursor: string | null): Record<string, unknown>;
+}
+
+const idsOf = (data: Record<string, unknown>[]): (string | null)[] =>
+  data.map((object) => (typeof object['id'] === 'string' ? object['id'] : null));
+
+/** OpenAI's list object: `object`, `data`, `first_id`, `last_id`, `has_more`. */
+export const openAIPaging: Paging = {
+  limitParameter: 'limit',
+  afterParameter: 'after',
+  page: (data, hasMore) => {
+    const ids = idsOf(data);
+    return { object: 'list', data, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null, has_more: hasMore };
+  },
+};
+
+/** Anthropic's page: `data`, `has_more`, `first_id`, `last_id`; `after_id` continues it. */
+export const anthropicPaging: Paging = {
+  limitParameter: 'limit',
+  afterParameter: 'after_id',
+  page: (data, hasMore) => {
+    const ids = idsOf(data);
+    return { data, has_more: hasMore, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null };
+  },
+};
+
+/** Google's page: the objects under `key` (`files`, `cachedContents`) and `nextPageToken` while more follow. */
+export function geminiPaging(key: string): Paging {
+  return {
+    limitParameter: 'pageSize',
+    afterParameter: 'pageToken',
+    defaultLimit: 10,
+    page: (data, hasMore, cursor) => ({ [key]: data, ...(hasMore && cursor !== null ? { nextPageToken: cursor } : {}) }),
+  };
 }
 
 export interface ListOptions {
   /** Keeps an object in the page (a query filter such as files' `purpose`); all when absent. */
   keep?: (object: Record<string, unknown>) => boolean;
-  /** Called with each object read (a batch seen completed is charged). */
+  /** Called with each object read (a batch seen completed is charged; it may edit the object). */
   seen?: (object: Record<string, unknown>, owner: OwnedResource) => Promise<void>;
+  /** The page's shape; OpenAI's when absent. */
+  paging?: Paging;
 }
 
 /**
  * A tenant's listing, served from the owner store: the caller's resources on the instance,
- * newest first, each read from the upstream by id. `limit` (1 to 100, default 20) and
- * `after` page it; `has_more` says whether another of the caller's resources follows, so
- * `last_id` is always one of the caller's own ids. Resources the upstream no longer has are
- * left out.
+ * newest first, each read from the upstream by id. The limit (1 to 100, default 20) and the
+ * cursor page it; `has_more` says whether another of the caller's resources follows, so the
+ * cursor is always one of the caller's own ids. Resources the upstream no longer has are left out.
  */
 export async function listOwned(
   store: OwnershipStore,
@@ -82,11 +121,12 @@ export async function listOwned(
   collection: OwnedCollection,
   query: URLSearchParams,
   options: ListOptions = {},
-): Promise<OwnedPage> {
-  const limit = pageLimit(query.get('limit'));
+): Promise<Record<string, unknown>> {
+  const paging = options.paging ?? openAIPaging;
+  const limit = pageLimit(query.get(paging.limitParameter), paging.defaultLimit ?? defaultLimit);
   const visibleTo = listingScope(context);
   const data: Record<string, unknown>[] = [];
-  let after = query.get('after') ?? undefined;
+  let after = query.get(paging.afterParameter) ?? undefined;
   let hasMore = true;
   for (let round = 0; round < maximumRounds && data.length < limit; round += 1) {
     const wanted = limit - data.length;
@@ -105,8 +145,7 @@ export async function listOwned(
       break;
     }
   }
-  const ids = data.map((object) => (typeof object['id'] === 'string' ? object['id'] : null));
-  return { object: 'list', data, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null, has_more: hasMore };
+  return paging.page(data, hasMore, after ?? null);
 }
 
 /** One object read from the upstream by id; null when the upstream no longer has it. */
@@ -138,9 +177,9 @@ export function jsonObjectOf(text: string): Record<string, unknown> | null {
   }
 }
 
-function pageLimit(raw: string | null): number {
+function pageLimit(raw: string | null, fallback: number): number {
   const parsed = raw === null ? Number.NaN : Number.parseInt(raw, 10);
-  if (!Number.isFinite(parsed)) return defaultLimit;
+  if (!Number.isFinite(parsed)) return fallback;
   return Math.min(maximumLimit, Math.max(1, parsed));
 }
 

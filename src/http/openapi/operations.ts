@@ -136,6 +136,15 @@ const described: OperationTable = {
   '/v1/responses/:id/input_items': { GET: relay('Input items of a stored response') },
   '/v1/messages': { POST: model('Anthropic Messages API') },
   '/v1/messages/count_tokens': { POST: model('Anthropic token counting', { streams: false }) },
+  '/v1/messages/batches': {
+    POST: relay('Anthropic: create a message batch (owned; metered at admission, charged when ended)', { body: forwardedBodySchema }),
+    GET: relay("Anthropic: list the caller's message batches"),
+  },
+  '/v1/messages/batches/:id': { GET: relay('Anthropic: retrieve a message batch'), DELETE: relay('Anthropic: delete a message batch') },
+  '/v1/messages/batches/:id/cancel': { POST: relay('Anthropic: cancel a message batch') },
+  '/v1/messages/batches/:id/results': {
+    GET: relay('Anthropic: results of an ended message batch (JSONL)', { answer: undefined, answerType: '*/*' }),
+  },
   '/v1beta/models': { GET: { summary: 'Gemini dialect: list models', tag: 'models', access: 'key', answer: forwardedBodySchema } },
   '/v1beta/models/*': {
     GET: { summary: 'Gemini dialect: one model', tag: 'models', access: 'key', answer: forwardedBodySchema },
