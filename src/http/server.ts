@@ -58,6 +58,7 @@ import { registerImageRoutes } from './routes/images.ts';
 import { registerMessagesRoutes } from './routes/messages.ts';
 import { registerMessageBatchRoutes } from './routes/anthropic-resources.ts';
 import { registerGeminiRoutes } from './routes/gemini.ts';
+import { registerGeminiResourceRoutes } from './routes/gemini-resources.ts';
 import { registerModelRoutes } from './routes/models.ts';
 import { registerMcpRoutes } from './routes/mcp.ts';
 import { registerPassthroughRoutes } from './routes/passthrough.ts';
@@ -246,7 +247,8 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
   registerResponsesRoutes(v1, pipeline, dependencies.responses ?? null, dependencies.storage.ownership);
   registerMessagesRoutes(v1, pipeline, dependencies.storage.ownership);
   registerMessageBatchRoutes(v1, pipeline, dependencies.storage.ownership);
-  registerGeminiRoutes(v1, pipeline, dependencies.virtualModels);
+  registerGeminiRoutes(v1, pipeline, dependencies.virtualModels, dependencies.storage.ownership);
+  registerGeminiResourceRoutes(v1, pipeline, dependencies.storage.ownership);
   // Relay endpoints: audio, files, batches, passthrough and the realtime WebSocket.
   registerAudioRoutes(v1, pipeline);
   // Legacy completions, moderations and images: relayed to OpenAI-wire instances, routed by model.

@@ -27,6 +27,11 @@ export interface ExecutionReport {
   status: number;
   stream: boolean;
   cacheHit?: boolean;
+  /**
+   * The cost when the price table does not say it (null: unpriced). Gemini's cached contents
+   * store tokens, and the table prices no cache storage, so their record's cost is null.
+   */
+  cost?: number | null;
 }
 
 export interface MeteringOptions {
@@ -101,6 +106,7 @@ export class Metering {
  * the model's price; otherwise its tokens at the model's price, null only when it has none.
  */
 function costOf(report: ExecutionReport, tokens: TokenCounts & { totalTokens: number }, prices: PriceBook): number | null {
+  if (report.cost !== undefined) return report.cost;
   if (report.cacheHit === true) return 0;
   if (report.status >= 400 && tokens.totalTokens === 0) return 0;
   return prices.costOf(report.provider, report.model, tokens);

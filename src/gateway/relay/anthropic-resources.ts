@@ -9,7 +9,7 @@ import type { ModelCatalog } from '../../routing/model-catalog.ts';
 import type { RequestContext } from '../request-context.ts';
 import { addNumbers, ownerContextOf, type BatchChargeDependencies } from './batch-charge.ts';
 import { forEachJsonLine } from './batch-files.ts';
-import { notOwned, type OwnedCollection } from './owned-resources.ts';
+import { chooseOwnedInstance, instancesOfType, notOwned, type OwnedCollection } from './owned-resources.ts';
 import { resourcePath } from './resources.ts';
 
 /** The beta the Anthropic SDK names for its Files API (`anthropic-beta: files-api-2025-04-14`). */
@@ -32,15 +32,15 @@ export const ownedAnthropicFiles: OwnedCollection = {
 
 /** The Anthropic-type instances, in configuration order. */
 function anthropicInstances(catalog: ModelCatalog): ProviderAdapter[] {
-  return [...catalog.instances.values()].map((listing) => listing.adapter).filter((adapter) => adapter.type === 'anthropic');
+  return instancesOfType(catalog, 'anthropic');
 }
 
 /**
  * The instance of an Anthropic resource call, and the owner row of the path's id: the `provider`
  * hint (an Anthropic-type instance), else the instance that recorded the id, else the first
- * Anthropic-type instance. An id the caller may not see is the not-found answer, hint or not.
+ * Anthropic-type instance (`chooseOwnedInstance`).
  */
-export async function chooseAnthropicInstance(
+export function chooseAnthropicInstance(
   catalog: ModelCatalog,
   store: OwnershipStore,
   caller: Caller,
@@ -48,33 +48,7 @@ export async function chooseAnthropicInstance(
   hint: string | undefined,
   id?: string,
 ): Promise<{ adapter: ProviderAdapter; owner: OwnedResource | null }> {
-  const instances = anthropicInstances(catalog);
-  if (hint !== undefined) {
-    const adapter = instances.find((candidate) => candidate.name === hint);
-    if (adapter === undefined) {
-      throw invalidRequest(`provider "${hint.slice(0, 256)}" is not a configured instance of type anthropic`, {
-        code: 'unknown_provider',
-        param: 'provider',
-      });
-    }
-    if (id === undefined) return { adapter, owner: null };
-    const owner = await store.find(collection.kind, adapter.name, id);
-    if (!mayView(caller, owner)) throw notOwned(collection, id);
-    return { adapter, owner };
-  }
-  const first = instances[0];
-  if (first === undefined) {
-    throw invalidRequest('no configured provider instance is of type anthropic', { code: 'unsupported_endpoint', param: 'provider' });
-  }
-  if (id === undefined) return { adapter: first, owner: null };
-  for (const adapter of instances) {
-    const owner = await store.find(collection.kind, adapter.name, id);
-    if (owner === null) continue;
-    if (!mayView(caller, owner)) throw notOwned(collection, id);
-    return { adapter, owner };
-  }
-  if (!mayView(caller, null)) throw notOwned(collection, id);
-  return { adapter: first, owner: null };
+  return chooseOwnedInstance(catalog, store, caller, { collection, type: 'anthropic', hint, id });
 }
 
 /**

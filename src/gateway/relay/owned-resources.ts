@@ -1,8 +1,9 @@
 import type { ErrorCode } from '../../errors/codes.ts';
-import { notFound } from '../../errors/gateway-error.ts';
+import { invalidRequest, notFound } from '../../errors/gateway-error.ts';
 import type { OwnedKind, OwnedResource, OwnershipStore } from '../../ownership/ownership-store.ts';
 import { listingScope, mayView, type Caller } from '../../ownership/visibility.ts';
 import type { ProviderAdapter } from '../../providers/provider.ts';
+import type { ModelCatalog } from '../../routing/model-catalog.ts';
 import { readBody, upstreamErrorOf } from '../../providers/upstream-body.ts';
 import type { RequestContext } from '../request-context.ts';
 import { resourcePath } from './resources.ts';
@@ -17,6 +18,8 @@ export interface OwnedCollection {
   readonly objectName: string;
   /** Headers every upstream call of it carries (`OpenAI-Beta: assistants=v2`). */
   readonly headers?: Readonly<Record<string, string>>;
+  /** Gemini's native API (ForwardRequest.surface). */
+  readonly surface?: 'native';
 }
 
 export const ownedFiles: OwnedCollection = { kind: 'file', path: 'files', notFoundCode: 'file_not_found', objectName: 'File' };
@@ -51,6 +54,53 @@ export async function assertVisible(
   const owner = await store.find(collection.kind, instance, id);
   if (!mayView(caller, owner)) throw notOwned(collection, id, param);
   return owner;
+}
+
+/** The instances of one provider type, in configuration order. */
+export function instancesOfType(catalog: ModelCatalog, type: string): ProviderAdapter[] {
+  return [...catalog.instances.values()].map((listing) => listing.adapter).filter((adapter) => adapter.type === type);
+}
+
+/**
+ * The instance of a call on a provider's own resources (Anthropic's, Gemini's), and the owner row
+ * of the path's id: the `provider` hint (an instance of that type), else the instance that
+ * recorded the id, else the first instance of the type. An id the caller may not see is the
+ * not-found answer, hint or not; an unrecorded one is visible to those who see everything only.
+ */
+export async function chooseOwnedInstance(
+  catalog: ModelCatalog,
+  store: OwnershipStore,
+  caller: Caller,
+  call: { collection: OwnedCollection; type: string; hint: string | undefined; id?: string | undefined },
+): Promise<{ adapter: ProviderAdapter; owner: OwnedResource | null }> {
+  const { collection, type, hint, id } = call;
+  const instances = instancesOfType(catalog, type);
+  if (hint !== undefined) {
+    const adapter = instances.find((candidate) => candidate.name === hint);
+    if (adapter === undefined) {
+      throw invalidRequest(`provider "${hint.slice(0, 256)}" is not a configured instance of type ${type}`, {
+        code: 'unknown_provider',
+        param: 'provider',
+      });
+    }
+    if (id === undefined) return { adapter, owner: null };
+    const owner = await store.find(collection.kind, adapter.name, id);
+    if (!mayView(caller, owner)) throw notOwned(collection, id);
+    return { adapter, owner };
+  }
+  const first = instances[0];
+  if (first === undefined) {
+    throw invalidRequest(`no configured provider instance is of type ${type}`, { code: 'unsupported_endpoint', param: 'provider' });
+  }
+  if (id === undefined) return { adapter: first, owner: null };
+  for (const adapter of instances) {
+    const owner = await store.find(collection.kind, adapter.name, id);
+    if (owner === null) continue;
+    if (!mayView(caller, owner)) throw notOwned(collection, id);
+    return { adapter, owner };
+  }
+  if (!mayView(caller, null)) throw notOwned(collection, id);
+  return { adapter: first, owner: null };
 }
 
 /**
@@ -156,7 +206,13 @@ export async function readOwned(
   id: string,
 ): Promise<Record<string, unknown> | null> {
   const response = await adapter.forward(
-    { method: 'GET', path: resourcePath(collection.path, id), headers: { ...collection.headers }, body: null },
+    {
+      method: 'GET',
+      path: resourcePath(collection.path, id),
+      headers: { ...collection.headers },
+      body: null,
+      ...(collection.surface === undefined ? {} : { surface: collection.surface }),
+    },
     { signal: context.signal, requestId: context.requestId },
   );
   if (response.statusCode === 404) {

@@ -152,6 +152,23 @@ const described: OperationTable = {
       body: forwardedBodySchema,
     }),
   },
+  '/upload/v1beta/files': {
+    POST: relay('Gemini: resumable file upload (start, then the bytes to the gateway URL it answers)', {
+      answer: undefined,
+      answerType: '*/*',
+    }),
+  },
+  '/v1beta/files': { GET: relay("Gemini: list the caller's files") },
+  '/v1beta/files/:name': { GET: relay('Gemini: one file'), DELETE: relay('Gemini: delete a file') },
+  '/v1beta/cachedContents': {
+    POST: relay('Gemini: create a cached content (owned; metered at admission)', { body: forwardedBodySchema }),
+    GET: relay("Gemini: list the caller's cached contents"),
+  },
+  '/v1beta/cachedContents/:name': {
+    GET: relay('Gemini: one cached content'),
+    PATCH: relay('Gemini: update a cached content (ttl, expireTime)', { body: forwardedBodySchema }),
+    DELETE: relay('Gemini: delete a cached content'),
+  },
   '/v1/audio/speech': {
     POST: model('Text to speech (relayed; audio answer)', { streams: false, answer: undefined, answerType: 'audio/*' }),
   },
