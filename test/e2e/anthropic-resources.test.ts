@@ -121,6 +121,11 @@ budgets:
       id,
     );
     expectSdkError(await rejectionOf(client('b').messages.batches.retrieve(id)), Anthropic.NotFoundError, 404, 'not_found_error');
+    // The passthrough reaches the same account: the same owner rule there.
+    expect((await raw('a', `/p/claude/v1/messages/batches/${id}`)).status).toBe(200);
+    const before = account.calls.length;
+    expect((await raw('b', `/p/claude/v1/messages/batches/${id}`)).status).toBe(404);
+    expect(account.calls.length).toBe(before);
 
     account.end(id, [{ model, input_tokens: 10, output_tokens: 5 }]);
     const ended = await client('a').messages.batches.retrieve(id);
