@@ -49,6 +49,8 @@ export const errorCodes = {
   item_not_found: 'An `item_reference` input item names no stored item visible to the caller.',
   file_not_found: 'No file visible to the caller has that id (unknown, deleted, or created under another user path).',
   batch_not_found: 'No batch visible to the caller has that id (unknown, or created under another user path).',
+  message_batch_not_found: 'No message batch visible to the caller has that id (unknown, or created under another user path).',
+  cached_content_not_found: 'No cached content visible to the caller has that name (unknown, or created under another user path).',
   upload_not_found: 'No upload visible to the caller has that id (unknown, or created under another user path).',
   assistant_not_found: 'No assistant visible to the caller has that id (unknown, or created under another user path).',
   thread_not_found: 'No thread visible to the caller has that id (unknown, or created under another user path).',

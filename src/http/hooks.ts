@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { redactUrl } from '../observability/redact-url.ts';
 import type { FastifyInstance } from 'fastify';
 import { renderEnvelope, toGatewayError } from '../errors/envelope.ts';
@@ -32,10 +33,13 @@ export function installRequestHooks(app: FastifyInstance, metrics: GatewayMetric
     request.startedAt = performance.now();
     reply.header('x-request-id', request.id);
     // Anthropic's SDK reads the id from `request-id` (its `_request_id`).
-    if (request.url.startsWith('/v1/messages') && isAnthropicDialectUrl(request.url)) reply.header('request-id', request.id);
+    if (anthropicDialect(request.url, request.headers)) reply.header('request-id', request.id);
     if (!closing) return done();
     const error = new GatewayError('provider_error', 'the gateway is shutting down', { status: 503, code: 'shutting_down' });
-    void reply.code(503).header('connection', 'close').send(errorBody(request.url, error));
+    void reply
+      .code(503)
+      .header('connection', 'close')
+      .send(errorBody(request.url, error, request.headers));
   });
   installReleaseHook(app);
   // Nobody reads the completion hook's work (no info log line, no metrics): spare every request the hook.
@@ -81,15 +85,25 @@ function installReleaseHook(app: FastifyInstance): void {
 }
 
 /**
- * Dialect switch: `/v1/messages` (Anthropic's Messages API) renders errors in Anthropic's
- * envelope, Gemini's routes (`/v1beta/...`) in Google's, every other route in the gateway's
+ * Dialect switch: `/v1/messages` (Anthropic's Messages API) and `/v1/files` asked with
+ * `anthropic-version` (Anthropic's Files API) render errors in Anthropic's envelope, Gemini's
+ * routes (`/v1beta/...`, `/upload/v1beta/...`) in Google's, every other route in the gateway's
  * (CONTRACT section 4). Same status and headers.
  */
-export function errorBody(url: string, error: GatewayError): unknown {
-  if (isGeminiDialectUrl(url)) return renderGoogleError(error);
+export function errorBody(url: string, error: GatewayError, headers: IncomingHttpHeaders = {}): unknown {
+  if (isGeminiDialectUrl(url) || url.startsWith('/upload/v1beta/')) return renderGoogleError(error);
   // An MCP body that is not JSON is a JSON-RPC parse error (mcp/jsonrpc-errors.ts).
   if (error.code === 'invalid_json' && isMcpUrl(url)) return jsonRpcError(null, jsonRpcCodes.parseError, `Parse error: ${error.message}`);
-  return isAnthropicDialectUrl(url) ? renderAnthropicError(error) : renderEnvelope(error);
+  return anthropicDialect(url, headers) ? renderAnthropicError(error) : renderEnvelope(error);
+}
+
+/** `/v1/messages` and below, or `/v1/files` and below from the Anthropic SDK (it always sends `anthropic-version`). */
+function anthropicDialect(url: string, headers: IncomingHttpHeaders): boolean {
+  if (url.startsWith('/v1/messages')) return isAnthropicDialectUrl(url);
+  return (
+    (url === '/v1/files' || url.startsWith('/v1/files/') || url.startsWith('/v1/files?')) &&
+    typeof headers['anthropic-version'] === 'string'
+  );
 }
 
 /**
@@ -123,10 +137,13 @@ export function installErrorHandlers(app: FastifyInstance, discardBounds: Discar
     else if (gatewayError.code === 'storage_unavailable')
       request.log.error({ request_id: requestId, reason: String(gatewayError.cause) }, gatewayError.message);
     else request.log.debug({ request_id: requestId, code: gatewayError.code, status: gatewayError.status }, gatewayError.message);
-    return reply.code(gatewayError.status).headers(gatewayError.headers).send(errorBody(request.url, gatewayError));
+    return reply
+      .code(gatewayError.status)
+      .headers(gatewayError.headers)
+      .send(errorBody(request.url, gatewayError, request.headers));
   });
   app.setNotFoundHandler((request, reply) => {
     const error = notFound(`unknown route: ${request.method} ${request.url.split('?')[0]}`, { code: 'unknown_route' });
-    return reply.code(404).send(errorBody(request.url, error));
+    return reply.code(404).send(errorBody(request.url, error, request.headers));
   });
 }

@@ -56,7 +56,9 @@ import { registerOwnedResourceRoutes } from './routes/owned-relay.ts';
 import { registerHealthRoutes, type RateLimitStoreHealth } from './routes/health.ts';
 import { registerImageRoutes } from './routes/images.ts';
 import { registerMessagesRoutes } from './routes/messages.ts';
+import { registerMessageBatchRoutes } from './routes/anthropic-resources.ts';
 import { registerGeminiRoutes } from './routes/gemini.ts';
+import { registerGeminiResourceRoutes } from './routes/gemini-resources.ts';
 import { registerModelRoutes } from './routes/models.ts';
 import { registerMcpRoutes } from './routes/mcp.ts';
 import { registerPassthroughRoutes } from './routes/passthrough.ts';
@@ -243,8 +245,10 @@ function registerModelApi(v1: FastifyInstance, dependencies: ServerDependencies)
   registerChatRoutes(v1, pipeline, dependencies.storage.ownership);
   registerEmbeddingsRoutes(v1, pipeline);
   registerResponsesRoutes(v1, pipeline, dependencies.responses ?? null, dependencies.storage.ownership);
-  registerMessagesRoutes(v1, pipeline);
-  registerGeminiRoutes(v1, pipeline, dependencies.virtualModels);
+  registerMessagesRoutes(v1, pipeline, dependencies.storage.ownership);
+  registerMessageBatchRoutes(v1, pipeline, dependencies.storage.ownership);
+  registerGeminiRoutes(v1, pipeline, dependencies.virtualModels, dependencies.storage.ownership);
+  registerGeminiResourceRoutes(v1, pipeline, dependencies.storage.ownership);
   // Relay endpoints: audio, files, batches, passthrough and the realtime WebSocket.
   registerAudioRoutes(v1, pipeline);
   // Legacy completions, moderations and images: relayed to OpenAI-wire instances, routed by model.

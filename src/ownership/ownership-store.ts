@@ -23,7 +23,10 @@ export type OwnedKind =
   | 'chatkit_thread'
   // A thread's run and an eval's run: recorded (with the parent's owner) when their usage is charged, so it is charged once.
   | 'run'
-  | 'eval_run';
+  | 'eval_run'
+  // Anthropic's and Gemini's (gateway/relay/anthropic-resources.ts, gemini-resources.ts).
+  | 'message_batch'
+  | 'cached_content';
 
 /** One resource created upstream through the gateway, with who created it. */
 export interface OwnedResource {

@@ -38,6 +38,12 @@ export interface ForwardRequest {
   body?: string | Buffer | Readable | null;
   /** The target's model id when the request is for one model (an adapter whose URL names it, Azure's deployments). */
   model?: string;
+  /**
+   * Gemini's native API surfaces: `native` sends the path to the native base even when it is not a
+   * model method (`files/{id}`), `upload` to its upload base (`{origin}/upload/v1beta/...`). Other
+   * adapters ignore it.
+   */
+  surface?: 'native' | 'upload';
 }
 
 /**

@@ -81,7 +81,7 @@ async function usageByModel(text: string): Promise<Map<string, Record<string, un
 }
 
 /** Adds the finite numbers of `from` into `into`, one level of nested objects deep (`prompt_tokens_details`). */
-function addNumbers(into: Record<string, unknown>, from: Record<string, unknown>, depth: number): void {
+export function addNumbers(into: Record<string, unknown>, from: Record<string, unknown>, depth: number): void {
   for (const [key, value] of Object.entries(from)) {
     if (typeof value === 'number' && Number.isFinite(value)) {
       const before = into[key];

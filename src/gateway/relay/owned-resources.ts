@@ -1,8 +1,9 @@
 import type { ErrorCode } from '../../errors/codes.ts';
-import { notFound } from '../../errors/gateway-error.ts';
+import { invalidRequest, notFound } from '../../errors/gateway-error.ts';
 import type { OwnedKind, OwnedResource, OwnershipStore } from '../../ownership/ownership-store.ts';
 import { listingScope, mayView, type Caller } from '../../ownership/visibility.ts';
 import type { ProviderAdapter } from '../../providers/provider.ts';
+import type { ModelCatalog } from '../../routing/model-catalog.ts';
 import { readBody, upstreamErrorOf } from '../../providers/upstream-body.ts';
 import type { RequestContext } from '../request-context.ts';
 import { resourcePath } from './resources.ts';
@@ -17,6 +18,8 @@ export interface OwnedCollection {
   readonly objectName: string;
   /** Headers every upstream call of it carries (`OpenAI-Beta: assistants=v2`). */
   readonly headers?: Readonly<Record<string, string>>;
+  /** Gemini's native API (ForwardRequest.surface). */
+  readonly surface?: 'native';
 }
 
 export const ownedFiles: OwnedCollection = { kind: 'file', path: 'files', notFoundCode: 'file_not_found', objectName: 'File' };
@@ -53,27 +56,113 @@ export async function assertVisible(
   return owner;
 }
 
-export interface OwnedPage {
-  readonly object: 'list';
-  readonly data: Record<string, unknown>[];
-  readonly first_id: string | null;
-  readonly last_id: string | null;
-  readonly has_more: boolean;
+/** The instances of one provider type, in configuration order. */
+export function instancesOfType(catalog: ModelCatalog, type: string): ProviderAdapter[] {
+  return [...catalog.instances.values()].map((listing) => listing.adapter).filter((adapter) => adapter.type === type);
+}
+
+/**
+ * The instance of a call on a provider's own resources (Anthropic's, Gemini's), and the owner row
+ * of the path's id: the `provider` hint (an instance of that type), else the instance that
+ * recorded the id, else the first instance of the type. An id the caller may not see is the
+ * not-found answer, hint or not; an unrecorded one is visible to those who see everything only.
+ */
+export async function chooseOwnedInstance(
+  catalog: ModelCatalog,
+  store: OwnershipStore,
+  caller: Caller,
+  call: { collection: OwnedCollection; type: string; hint: string | undefined; id?: string | undefined },
+): Promise<{ adapter: ProviderAdapter; owner: OwnedResource | null }> {
+  const { collection, type, hint, id } = call;
+  const instances = instancesOfType(catalog, type);
+  if (hint !== undefined) {
+    const adapter = instances.find((candidate) => candidate.name === hint);
+    if (adapter === undefined) {
+      throw invalidRequest(`provider "${hint.slice(0, 256)}" is not a configured instance of type ${type}`, {
+        code: 'unknown_provider',
+        param: 'provider',
+      });
+    }
+    if (id === undefined) return { adapter, owner: null };
+    const owner = await store.find(collection.kind, adapter.name, id);
+    if (!mayView(caller, owner)) throw notOwned(collection, id);
+    return { adapter, owner };
+  }
+  const first = instances[0];
+  if (first === undefined) {
+    throw invalidRequest(`no configured provider instance is of type ${type}`, { code: 'unsupported_endpoint', param: 'provider' });
+  }
+  if (id === undefined) return { adapter: first, owner: null };
+  for (const adapter of instances) {
+    const owner = await store.find(collection.kind, adapter.name, id);
+    if (owner === null) continue;
+    if (!mayView(caller, owner)) throw notOwned(collection, id);
+    return { adapter, owner };
+  }
+  if (!mayView(caller, null)) throw notOwned(collection, id);
+  return { adapter: first, owner: null };
+}
+
+/**
+ * How a listing pages, in its API's own words: the query parameters read (OpenAI's `limit` and
+ * `after`, Anthropic's `limit` and `after_id`, Gemini's `pageSize` and `pageToken`) and the page
+ * answered. The cursor is always the id of the caller's own last row.
+ */
+export interface Paging {
+  readonly limitParameter: string;
+  readonly afterParameter: string;
+  /** Page size bounds (Anthropic and OpenAI: 1 to 100 here, default 20). */
+  readonly defaultLimit?: number;
+  page(data: Record<string, unknown>[], hasMore: boolean, cursor: string | null): Record<string, unknown>;
+}
+
+const idsOf = (data: Record<string, unknown>[]): (string | null)[] =>
+  data.map((object) => (typeof object['id'] === 'string' ? object['id'] : null));
+
+/** OpenAI's list object: `object`, `data`, `first_id`, `last_id`, `has_more`. */
+export const openAIPaging: Paging = {
+  limitParameter: 'limit',
+  afterParameter: 'after',
+  page: (data, hasMore) => {
+    const ids = idsOf(data);
+    return { object: 'list', data, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null, has_more: hasMore };
+  },
+};
+
+/** Anthropic's page: `data`, `has_more`, `first_id`, `last_id`; `after_id` continues it. */
+export const anthropicPaging: Paging = {
+  limitParameter: 'limit',
+  afterParameter: 'after_id',
+  page: (data, hasMore) => {
+    const ids = idsOf(data);
+    return { data, has_more: hasMore, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null };
+  },
+};
+
+/** Google's page: the objects under `key` (`files`, `cachedContents`) and `nextPageToken` while more follow. */
+export function geminiPaging(key: string): Paging {
+  return {
+    limitParameter: 'pageSize',
+    afterParameter: 'pageToken',
+    defaultLimit: 10,
+    page: (data, hasMore, cursor) => ({ [key]: data, ...(hasMore && cursor !== null ? { nextPageToken: cursor } : {}) }),
+  };
 }
 
 export interface ListOptions {
   /** Keeps an object in the page (a query filter such as files' `purpose`); all when absent. */
   keep?: (object: Record<string, unknown>) => boolean;
-  /** Called with each object read (a batch seen completed is charged). */
+  /** Called with each object read (a batch seen completed is charged; it may edit the object). */
   seen?: (object: Record<string, unknown>, owner: OwnedResource) => Promise<void>;
+  /** The page's shape; OpenAI's when absent. */
+  paging?: Paging;
 }
 
 /**
  * A tenant's listing, served from the owner store: the caller's resources on the instance,
- * newest first, each read from the upstream by id. `limit` (1 to 100, default 20) and
- * `after` page it; `has_more` says whether another of the caller's resources follows, so
- * `last_id` is always one of the caller's own ids. Resources the upstream no longer has are
- * left out.
+ * newest first, each read from the upstream by id. The limit (1 to 100, default 20) and the
+ * cursor page it; `has_more` says whether another of the caller's resources follows, so the
+ * cursor is always one of the caller's own ids. Resources the upstream no longer has are left out.
  */
 export async function listOwned(
   store: OwnershipStore,
@@ -82,11 +171,12 @@ export async function listOwned(
   collection: OwnedCollection,
   query: URLSearchParams,
   options: ListOptions = {},
-): Promise<OwnedPage> {
-  const limit = pageLimit(query.get('limit'));
+): Promise<Record<string, unknown>> {
+  const paging = options.paging ?? openAIPaging;
+  const limit = pageLimit(query.get(paging.limitParameter), paging.defaultLimit ?? defaultLimit);
   const visibleTo = listingScope(context);
   const data: Record<string, unknown>[] = [];
-  let after = query.get('after') ?? undefined;
+  let after = query.get(paging.afterParameter) ?? undefined;
   let hasMore = true;
   for (let round = 0; round < maximumRounds && data.length < limit; round += 1) {
     const wanted = limit - data.length;
@@ -105,8 +195,7 @@ export async function listOwned(
       break;
     }
   }
-  const ids = data.map((object) => (typeof object['id'] === 'string' ? object['id'] : null));
-  return { object: 'list', data, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null, has_more: hasMore };
+  return paging.page(data, hasMore, after ?? null);
 }
 
 /** One object read from the upstream by id; null when the upstream no longer has it. */
@@ -116,7 +205,7 @@ export async function readOwned(
   collection: OwnedCollection,
   id: string,
 ): Promise<Record<string, unknown> | null> {
-  return readObject(adapter, context, resourcePath(collection.path, id), collection.headers);
+  return readObject(adapter, context, resourcePath(collection.path, id), collection.headers, collection.surface);
 }
 
 /** One JSON object read from the upstream at `path`; null when the upstream does not have it. */
@@ -125,9 +214,10 @@ export async function readObject(
   context: RequestContext,
   path: string,
   headers: Readonly<Record<string, string>> = {},
+  surface?: OwnedCollection['surface'],
 ): Promise<Record<string, unknown> | null> {
   const response = await adapter.forward(
-    { method: 'GET', path, headers: { ...headers }, body: null },
+    { method: 'GET', path, headers: { ...headers }, body: null, ...(surface === undefined ? {} : { surface }) },
     { signal: context.signal, requestId: context.requestId },
   );
   if (response.statusCode === 404) {
@@ -148,9 +238,9 @@ export function jsonObjectOf(text: string): Record<string, unknown> | null {
   }
 }
 
-function pageLimit(raw: string | null): number {
+function pageLimit(raw: string | null, fallback: number): number {
   const parsed = raw === null ? Number.NaN : Number.parseInt(raw, 10);
-  if (!Number.isFinite(parsed)) return defaultLimit;
+  if (!Number.isFinite(parsed)) return fallback;
   return Math.min(maximumLimit, Math.max(1, parsed));
 }
 

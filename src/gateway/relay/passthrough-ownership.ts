@@ -4,6 +4,7 @@ import { mayView, ownedBy, seesAll, type Caller } from '../../ownership/visibili
 import { assertNativeReferencesVisible, type NativeOwnership } from '../responses/native-ownership.ts';
 import { assertVisible, jsonObjectOf, ownedBatches, ownedFiles, ownedUploads, type OwnedCollection } from './owned-resources.ts';
 import type { UsageTap } from './usage-tap.ts';
+import { ownedMessageBatches } from './anthropic-resources.ts';
 
 const collections: ReadonlyMap<string, OwnedCollection> = new Map([
   ['files', ownedFiles],
@@ -53,7 +54,8 @@ export async function assertPassthroughOwned(
   const name = (segments[at] as string).toLowerCase();
   // `responses/input_tokens` counts a Responses request: its body is checked, it names no id.
   const id = name === 'responses' && segments.length === at + 2 && segments[at + 1] === 'input_tokens' ? undefined : segments[at + 1];
-  const collection = collections.get(name);
+  // Anthropic's `messages/batches/{id}` are message batches, owned as `/v1/messages/batches` records them (ADR 41).
+  const collection = name === 'batches' && segments[at - 1]?.toLowerCase() === 'messages' ? ownedMessageBatches : collections.get(name);
   if (collection !== undefined && id !== undefined) {
     await assertVisible(owners.store, caller, collection, instance, id);
     return;

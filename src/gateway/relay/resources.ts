@@ -57,11 +57,13 @@ export function resourcePath(collection: string, id: string, ...rest: string[]):
 }
 
 export interface ResourceRequest {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Relative to the instance's base URL, query included (`files?purpose=batch`). */
   path: string;
   headers?: Record<string, string>;
   body?: string | Buffer;
+  /** Gemini's native or upload surface (ForwardRequest.surface). */
+  surface?: 'native' | 'upload';
 }
 
 /** Sends a files or batches request to the instance; a non-2xx answer becomes the envelope error. */
@@ -71,7 +73,13 @@ export async function forwardResource(
   context: RequestContext,
 ): Promise<UpstreamResponse> {
   const response = await adapter.forward(
-    { method: request.method, path: request.path, headers: request.headers ?? {}, body: request.body ?? null },
+    {
+      method: request.method,
+      path: request.path,
+      headers: request.headers ?? {},
+      body: request.body ?? null,
+      ...(request.surface === undefined ? {} : { surface: request.surface }),
+    },
     { signal: context.signal, requestId: context.requestId },
   );
   if (response.statusCode < 200 || response.statusCode > 299) throw await upstreamErrorOf(response, adapter.name);

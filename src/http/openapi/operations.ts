@@ -136,12 +136,38 @@ const described: OperationTable = {
   '/v1/responses/:id/input_items': { GET: relay('Input items of a stored response') },
   '/v1/messages': { POST: model('Anthropic Messages API') },
   '/v1/messages/count_tokens': { POST: model('Anthropic token counting', { streams: false }) },
+  '/v1/messages/batches': {
+    POST: relay('Anthropic: create a message batch (owned; metered at admission, charged when ended)', { body: forwardedBodySchema }),
+    GET: relay("Anthropic: list the caller's message batches"),
+  },
+  '/v1/messages/batches/:id': { GET: relay('Anthropic: retrieve a message batch'), DELETE: relay('Anthropic: delete a message batch') },
+  '/v1/messages/batches/:id/cancel': { POST: relay('Anthropic: cancel a message batch') },
+  '/v1/messages/batches/:id/results': {
+    GET: relay('Anthropic: results of an ended message batch (JSONL)', { answer: undefined, answerType: '*/*' }),
+  },
   '/v1beta/models': { GET: { summary: 'Gemini dialect: list models', tag: 'models', access: 'key', answer: forwardedBodySchema } },
   '/v1beta/models/*': {
     GET: { summary: 'Gemini dialect: one model', tag: 'models', access: 'key', answer: forwardedBodySchema },
     POST: model('Gemini dialect: `models/{model}:generateContent`, `:streamGenerateContent`, `:countTokens`, `:embedContent`', {
       body: forwardedBodySchema,
     }),
+  },
+  '/upload/v1beta/files': {
+    POST: relay('Gemini: resumable file upload (start, then the bytes to the gateway URL it answers)', {
+      answer: undefined,
+      answerType: '*/*',
+    }),
+  },
+  '/v1beta/files': { GET: relay("Gemini: list the caller's files") },
+  '/v1beta/files/:name': { GET: relay('Gemini: one file'), DELETE: relay('Gemini: delete a file') },
+  '/v1beta/cachedContents': {
+    POST: relay('Gemini: create a cached content (owned; metered at admission)', { body: forwardedBodySchema }),
+    GET: relay("Gemini: list the caller's cached contents"),
+  },
+  '/v1beta/cachedContents/:name': {
+    GET: relay('Gemini: one cached content'),
+    PATCH: relay('Gemini: update a cached content (ttl, expireTime)', { body: forwardedBodySchema }),
+    DELETE: relay('Gemini: delete a cached content'),
   },
   '/v1/audio/speech': {
     POST: model('Text to speech (relayed; audio answer)', { streams: false, answer: undefined, answerType: 'audio/*' }),

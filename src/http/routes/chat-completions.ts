@@ -11,6 +11,7 @@ import { jsonBodyOf } from '../json-body.ts';
 import { clientClosedRequest, type ClientAbort } from '../client-abort.ts';
 import { sendStream, streamHeaders } from './stream-headers.ts';
 import { settle } from './model-reply.ts';
+import { assertCachedContentVisible } from '../../gateway/relay/gemini-resources.ts';
 import { jsonObjectOf } from '../../gateway/relay/owned-resources.ts';
 import type { OwnershipStore } from '../../ownership/ownership-store.ts';
 import { ownedBy } from '../../ownership/visibility.ts';
@@ -25,6 +26,12 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipel
     const context = requestContextOf(request, reply);
     const cacheMode = cacheModeOf(request.headers, dependencies.cache !== null);
     const body = jsonBodyOf(request.body);
+    // Google's `google.cached_content` (sent to Gemini instances) must name the caller's cached content (ADR 41).
+    if (ownership !== undefined) {
+      const google = (body as { google?: unknown } | null)?.google;
+      const named = typeof google === 'object' && google !== null ? (google as { cached_content?: unknown }).cached_content : undefined;
+      await assertCachedContentVisible(dependencies.catalog, ownership, context, { cachedContent: named });
+    }
     let outcome: ModelOutcome<CallResult>;
     try {
       outcome = await runModelRequest(chatCompletionsCodec, readChatRequest(body), context, dependencies, cacheMode);

@@ -6,6 +6,7 @@ import { resourcePath } from '../../gateway/relay/resources.ts';
 import type { OwnershipStore } from '../../ownership/ownership-store.ts';
 import { ownedBy, seesAll } from '../../ownership/visibility.ts';
 import type { ModelCatalog } from '../../routing/model-catalog.ts';
+import { anthropicFiles, isAnthropicFilesRequest } from './anthropic-resources.ts';
 import { relayCall, resourceCall } from './resource-relay.ts';
 
 interface FileParams {
@@ -17,10 +18,16 @@ interface FileParams {
  * are not model calls: they are authenticated but count against no rate limit or budget,
  * and record no usage. Every file uploaded is recorded with its owner: a read, download or
  * delete of an id the caller may not see answers 404 `file_not_found` like an unknown id,
- * and a tenant's listing is served from the owner store (src/ownership/, ADR 28).
+ * and a tenant's listing is served from the owner store (src/ownership/, ADR 28). A request
+ * with `anthropic-version` (the Anthropic SDK's `beta.files`) is Anthropic's Files API instead
+ * (anthropic-resources.ts, ADR 41).
  */
 export function registerFileRoutes(app: FastifyInstance, catalog: ModelCatalog, ownership: OwnershipStore): void {
+  const anthropicRead = anthropicFiles.byId('GET', [], catalog, ownership);
+  const anthropicDelete = anthropicFiles.byId('DELETE', [], catalog, ownership);
+  const anthropicContent = anthropicFiles.byId('GET', ['content'], catalog, ownership);
   app.post('/v1/files', async (request, reply) => {
+    if (isAnthropicFilesRequest(request)) return anthropicFiles.upload(request, reply, catalog, ownership);
     if (!Buffer.isBuffer(request.body)) throw invalidRequest('expected a multipart/form-data body with a file', { code: 'invalid_body' });
     const contentType = request.headers['content-type'];
     const form = readForm(request.body, boundaryOf(contentType));
@@ -32,6 +39,7 @@ export function registerFileRoutes(app: FastifyInstance, catalog: ModelCatalog, 
     });
   });
   app.get('/v1/files', async (request, reply) => {
+    if (isAnthropicFilesRequest(request)) return anthropicFiles.list(request, reply, catalog, ownership);
     const call = resourceCall(request, reply, catalog);
     if (seesAll(call.context)) return relayCall(request, reply, call, { method: 'GET', path: 'files' });
     const purpose = call.parameters.get('purpose');
@@ -40,11 +48,13 @@ export function registerFileRoutes(app: FastifyInstance, catalog: ModelCatalog, 
     });
   });
   app.get<{ Params: FileParams }>('/v1/files/:id', async (request, reply) => {
+    if (isAnthropicFilesRequest(request)) return anthropicRead(request, reply);
     const call = resourceCall(request, reply, catalog);
     await assertVisible(ownership, call.context, ownedFiles, call.adapter.name, request.params.id);
     return relayCall(request, reply, call, { method: 'GET', path: resourcePath('files', request.params.id) });
   });
   app.delete<{ Params: FileParams }>('/v1/files/:id', async (request, reply) => {
+    if (isAnthropicFilesRequest(request)) return anthropicDelete(request, reply);
     const call = resourceCall(request, reply, catalog);
     const { id } = request.params;
     await assertVisible(ownership, call.context, ownedFiles, call.adapter.name, id);
@@ -53,6 +63,7 @@ export function registerFileRoutes(app: FastifyInstance, catalog: ModelCatalog, 
     });
   });
   app.get<{ Params: FileParams }>('/v1/files/:id/content', async (request, reply) => {
+    if (isAnthropicFilesRequest(request)) return anthropicContent(request, reply);
     const call = resourceCall(request, reply, catalog);
     await assertVisible(ownership, call.context, ownedFiles, call.adapter.name, request.params.id);
     return relayCall(request, reply, call, { method: 'GET', path: resourcePath('files', request.params.id, 'content') });

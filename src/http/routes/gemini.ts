@@ -29,6 +29,8 @@ import { tokenCountHeader } from './messages-count-tokens.ts';
 import { sendStream } from './stream-headers.ts';
 import type { RelayResult } from '../../streaming/relay.ts';
 import { settle } from './model-reply.ts';
+import { assertCachedContentVisible } from '../../gateway/relay/gemini-resources.ts';
+import type { OwnershipStore } from '../../ownership/ownership-store.ts';
 
 const jsonType = 'application/json; charset=utf-8';
 const sseHeaders = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
@@ -45,10 +47,15 @@ type Handler = (request: FastifyRequest, reply: FastifyReply, model: string) => 
  * unchanged: limits, budgets, failover, virtual models, usage and cache. Errors are
  * rendered in Google's envelope by hooks.ts.
  */
-export function registerGeminiRoutes(app: FastifyInstance, dependencies: ChatPipelineDependencies, virtualModels: VirtualModels): void {
+export function registerGeminiRoutes(
+  app: FastifyInstance,
+  dependencies: ChatPipelineDependencies,
+  virtualModels: VirtualModels,
+  ownership: OwnershipStore,
+): void {
   const handlers: Record<ModelMethod, Handler> = {
-    generateContent: (request, reply, model) => generate(request, reply, model, dependencies, null),
-    streamGenerateContent: (request, reply, model) => generate(request, reply, model, dependencies, framingOf(request)),
+    generateContent: (request, reply, model) => generate(request, reply, model, dependencies, null, ownership),
+    streamGenerateContent: (request, reply, model) => generate(request, reply, model, dependencies, framingOf(request), ownership),
     countTokens: (request, reply, model) => countTokens(request, reply, model, dependencies),
     embedContent: (request, reply, model) => embed(request, reply, model, dependencies, false),
     batchEmbedContents: (request, reply, model) => embed(request, reply, model, dependencies, true),
@@ -96,9 +103,13 @@ async function generate(
   model: string,
   dependencies: ChatPipelineDependencies,
   framing: Framing | null,
+  ownership: OwnershipStore,
 ): Promise<FastifyReply> {
-  const chat = toChatRequest(jsonBodyOf(request.body), model, framing !== null);
+  const body = jsonBodyOf(request.body);
+  const chat = toChatRequest(body, model, framing !== null);
   const context = requestContextOf(request, reply);
+  // A `cachedContent` named must be the caller's (ADR 41), whatever the instance that runs.
+  await assertCachedContentVisible(dependencies.catalog, ownership, context, body);
   const codec = framing === null ? generateContentCodec : streamGenerateContentCodec;
   const cacheMode = cacheModeOf(request.headers, dependencies.cache !== null);
   let outcome: ModelOutcome<CallResult>;

@@ -15,6 +15,8 @@ import { jsonBodyOf } from '../json-body.ts';
 import { requestContextOf } from '../request-context.ts';
 import { messagesApiHeaders, registerCountTokensRoute } from './messages-count-tokens.ts';
 import { settle } from './model-reply.ts';
+import { assertMessageFilesVisible } from '../../gateway/relay/anthropic-resources.ts';
+import type { OwnershipStore } from '../../ownership/ownership-store.ts';
 
 const endpoint = '/v1/messages';
 const jsonType = 'application/json; charset=utf-8';
@@ -25,13 +27,17 @@ const jsonType = 'application/json; charset=utf-8';
  * relayed as is; others get it translated to a chat completion and the answer translated
  * back. Rate limits, budgets, failover, virtual models, usage and cache are the chat
  * pipeline's. Errors are rendered in Anthropic's envelope by hooks.ts, which also sends the
- * `request-id` header the Anthropic SDK reads.
+ * `request-id` header the Anthropic SDK reads. A file a content block names (`source.type:
+ * "file"`) must be one the caller uploaded (404 `file_not_found` otherwise).
  */
-export function registerMessagesRoutes(app: FastifyInstance, dependencies: ChatPipelineDependencies): void {
+export function registerMessagesRoutes(app: FastifyInstance, dependencies: ChatPipelineDependencies, ownership: OwnershipStore): void {
   app.post(endpoint, async (request, reply) => {
-    const messages = readMessagesRequest(jsonBodyOf(request.body), messagesApiHeaders(request));
+    const json = jsonBodyOf(request.body);
+    const messages = readMessagesRequest(json, messagesApiHeaders(request));
     const context = requestContextOf(request, reply);
     const signal = context.signal;
+    // Files named by `source.type: "file"` blocks must be the caller's (ADR 41), before any upstream call.
+    await assertMessageFilesVisible(dependencies.catalog, ownership, context, json);
     const cacheMode = cacheModeOf(request.headers, dependencies.cache !== null);
     const outcome = await runModelRequest(messagesCodec, messages, context, dependencies, cacheMode).catch((error: unknown) => {
       throw signal.aborted ? clientClosedRequest() : error;

@@ -41,14 +41,15 @@ export async function forwardCall(call: ResourceCall, resource: ResourceRequest)
 /**
  * Relays the request and streams the answer back with its status and content headers. With
  * `observe`, the (bounded) JSON answer is read first and handed to it before it is sent:
- * what the gateway records of a created or read object.
+ * what the gateway records of a created or read object. An object it returns is sent instead
+ * (an Anthropic batch's `results_url` pointed back at the gateway).
  */
 export async function relayCall(
   request: FastifyRequest,
   reply: FastifyReply,
   call: ResourceCall,
   resource: ResourceRequest,
-  observe?: (answer: Record<string, unknown>) => Promise<void>,
+  observe?: (answer: Record<string, unknown>) => Promise<Record<string, unknown> | void>,
 ): Promise<FastifyReply> {
   const response = await forwardCall(call, resource);
   // A compressed answer (the gateway asks for none) is relayed as is: nothing of it is recorded.
@@ -60,8 +61,11 @@ export async function relayCall(
   const text = await readBody(response, call.adapter.name, call.context.signal);
   const answer = jsonObjectOf(text);
   // Only a successful answer names what was created, read or deleted (an error keeps every record as it was).
-  if (answer !== null && response.statusCode >= 200 && response.statusCode < 300) await observe(answer);
-  return reply.code(response.statusCode).headers(contentHeadersOf(response.headers)).send(text);
+  const replaced = answer !== null && response.statusCode >= 200 && response.statusCode < 300 ? await observe(answer) : undefined;
+  return reply
+    .code(response.statusCode)
+    .headers(contentHeadersOf(response.headers))
+    .send(replaced === undefined ? text : JSON.stringify(replaced));
 }
 
 /**

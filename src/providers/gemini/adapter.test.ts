@@ -57,6 +57,20 @@ describe('createGeminiAdapter endpoints', () => {
     expect(isNativePath('chat/completions')).toBe(false);
   });
 
+  it('sends a `native` surface to the native base and an `upload` one to the upload base', async () => {
+    const { client, sent } = recordingClient();
+    const adapter = createGeminiAdapter(settings(GEMINI_API_BASE), client);
+    await adapter.forward({ method: 'GET', path: 'files/abc', headers: {}, surface: 'native' }, call);
+    await adapter.forward({ method: 'POST', path: 'files?upload_id=u', headers: {}, surface: 'upload' }, call);
+    await adapter.forward({ method: 'GET', path: 'files/abc', headers: {} }, call);
+    expect(sent.map((request) => request.url.href)).toEqual([
+      'https://generativelanguage.googleapis.com/v1beta/files/abc',
+      'https://generativelanguage.googleapis.com/upload/v1beta/files?upload_id=u',
+      'https://generativelanguage.googleapis.com/v1beta/openai/files/abc',
+    ]);
+    expect(sent[1]?.headers['x-goog-api-key']).toBe('k');
+  });
+
   it('takes a legacy base URL ending in /openai as the native base', async () => {
     const { client, sent } = recordingClient();
     const adapter = createGeminiAdapter(settings('http://proxy.test/v1beta/openai'), client);

@@ -64,11 +64,12 @@ export function createGeminiAdapter(settings: ProviderSettings, client: Upstream
     ...compatible,
     embeddingsApi,
     async forward(request: ForwardRequest, context: CallContext): Promise<UpstreamResponse> {
-      if (!isNativePath(request.path)) return compatible.forward(request, context);
+      if (request.surface === undefined && !isNativePath(request.path)) return compatible.forward(request, context);
       const { authorization: _bearer, ...rest } = request.headers;
+      const base = request.surface === 'upload' ? uploadBaseOf(nativeBase) : nativeBase;
       return client.request({
         provider,
-        url: new URL(`${nativeBase}/${request.path}`),
+        url: new URL(`${base}/${request.path}`),
         method: request.method,
         headers: { ...rest, ...(settings.apiKey === null ? {} : { 'x-goog-api-key': settings.apiKey }) },
         body: request.body ?? null,
@@ -147,6 +148,12 @@ async function listNativeModels(
  */
 export function isNativePath(path: string): boolean {
   return /^(?:models\/[^/?]+:|(?:cachedContents|tunedModels|operations)(?:[/?]|$))/.test(path);
+}
+
+/** The resumable upload base of a native base: `https://host/v1beta` -> `https://host/upload/v1beta`. */
+export function uploadBaseOf(nativeBase: string): string {
+  const url = new URL(nativeBase);
+  return `${url.origin}/upload${url.pathname.replace(/\/+$/, '')}`;
 }
 
 /** `https://generativelanguage.googleapis.com/v1beta/openai` -> `.../v1beta`; null without `/openai`. */
