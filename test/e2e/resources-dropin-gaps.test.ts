@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { expectEnvelope } from '../support/envelopes.ts';
+import { type GatewayProcess, startGateway } from '../support/gateway-process.ts';
+import { call, callJson, type RawReply } from '../support/http.ts';
+import { type MockRequest, type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { sendJson } from '../support/upstream.ts';
+
+// The gaps ADR 40 listed (issue 30): a streamed `store: true` chat completion is recorded as the
+// caller's, and `/v1/responses` (and the passthrough's `responses`, compact, input_tokens,
+// conversation items) names only the caller's vector stores, containers, files and skills.
+// Another tenant's id answers exactly like an unknown one, and nothing reaches the upstream.
+
+const prefixes: Record<string, string> = {
+  vector_stores: 'vs_',
+  files: 'file-',
+  containers: 'cntr_',
+  conversations: 'conv_',
+  skills: 'skill_',
+};
+
+/** An in-memory OpenAI account: collections create `{collection}/{id}`, GET reads, `responses` answers; every call is noted. */
+function serveAccount(mock: MockUpstream): MockRequest[] {
+  const calls: MockRequest[] = [];
+  const objects = new Map<string, Record<string, unknown>>();
+  let next = 0;
+  const collection = (request: MockRequest, response: Parameters<typeof sendJson>[0]): void => {
+    calls.push(request);
+    const path = request.path.replace(/^\/(v1\/)?/, '');
+    const found = objects.get(path);
+    if (request.method === 'GET')
+      return found === undefined ? sendJson(response, 404, { error: { message: 'no' } }) : sendJson(response, 200, found);
+    const name = path.split('/').at(-1) as string;
+    next += 1;
+    const created = { id: `${prefixes[name] ?? 'obj_'}${next}`, object: name };
+    objects.set(`${path}/${created.id}`, created);
+    sendJson(response, 200, created);
+  };
+  for (const name of Object.keys(prefixes)) {
+    for (const method of ['GET', 'POST']) mock.route(method, `/${name}*`, collection);
+  }
+  for (const path of ['/responses', '/responses/compact', '/responses/input_tokens']) {
+    mock.route('POST', path, (request, response) => {
+      calls.push(request);
+      next += 1;
+      sendJson(response, 200, { id: `resp_${next}`, object: 'response', status: 'completed', output: [], input_tokens: 1 });
+    });
+  }
+  mock.route('GET', '/chat/completions/*', (request, response) => {
+    calls.push(request);
+    sendJson(response, 200, { id: request.path.split('/').at(-1), object: 'chat.completion' });
+  });
+  return calls;
+}
+
+describe('drop-in gaps: streamed stored completions, state named by Responses requests', () => {
+  let mock: MockUpstream;
+  let gateway: GatewayProcess;
+  let calls: MockRequest[];
+  const keys = { a: '', b: '' };
+
+  beforeAll(async () => {
+    mock = await startMockUpstream();
+    calls = serveAccount(mock);
+    const configYaml = `
+providers:
+  openai: { type: openai, api_key: sk-openai, base_url: "${mock.url}", models: [gpt-4o-mini] }
+  compat: { type: openai-compatible, api_key: sk-compat, base_url: "${mock.url}", models: [local-model] }
+`;
+    gateway = await startGateway({ env: { MASTER_KEY: 'gaps-master-key' }, configYaml });
+    const create = async (name: string, userPath: string): Promise<string> =>
+      (await callJson(gateway, '/admin/api-keys', 201, { token: 'gaps-master-key', body: { name, user_path: userPath } }))['key'] as string;
+    keys.a = await create('tenant-a', '/tenants/a');
+    keys.b = await create('tenant-b', '/tenants/b');
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await mock?.close();
+  });
+
+  const as = (tenant: keyof typeof keys, path: string, body?: unknown): Promise<RawReply> =>
+    call(gateway, path, { token: keys[tenant], ...(body === undefined ? {} : { body }) });
+  /** B's answer for A's id is the answer for an unknown id (the id aside), and nothing reaches the upstream. */
+  const expectHidden = async (foreign: () => Promise<RawReply>, unknown: () => Promise<RawReply>, code: string): Promise<void> => {
+    const before = calls.length;
+    const hidden = await foreign();
+    const error = expectEnvelope(hidden, { status: 404, type: 'not_found_error', code });
+    expect(calls.length).toBe(before);
+    const other = expectEnvelope(await unknown(), { status: 404, type: 'not_found_error', code });
+    expect({ ...other, message: '' }).toEqual({ ...error, message: '' });
+    expect(calls.length).toBe(before);
+  };
+
+  it('a streamed `store: true` chat completion is its caller’s as soon as the stream has ended; B gets chat_completion_not_found', async () => {
+    const streamed = await as('a', '/v1/chat/completions', {
+      model: 'openai/gpt-4o-mini',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+      store: true,
+    });
+    expect(streamed.status, streamed.text).toBe(200);
+    expect(streamed.text).toContain('data: [DONE]');
+    const id = /"id":"(chatcmpl-[^"]+)"/.exec(streamed.text)?.[1] ?? '';
+    expect(id).not.toBe('');
+    // Read right after the stream: recorded before its last bytes reached the client.
+    const read = await as('a', `/v1/chat/completions/${id}`);
+    expect(read.status, read.text).toBe(200);
+    await expectHidden(
+      () => as('b', `/v1/chat/completions/${id}`),
+      () => as('b', '/v1/chat/completions/chatcmpl-nope'),
+      'chat_completion_not_found',
+    );
+    // Not stored (no `store: true`, or an instance that keeps nothing): not recorded.
+    for (const body of [
+      { model: 'openai/gpt-4o-mini', stream: true },
+      { model: 'compat/local-model', stream: true, store: true },
+    ]) {
+      const other = await as('a', '/v1/chat/completions', { ...body, messages: [{ role: 'user', content: 'hi' }] });
+      const otherId = /"id":"(chatcmpl-[^"]+)"/.exec(other.text)?.[1] ?? '';
+      expect(otherId).not.toBe('');
+      expectEnvelope(await as('a', `/v1/chat/completions/${otherId}`), {
+        status: 404,
+        type: 'not_found_error',
+        code: 'chat_completion_not_found',
+      });
+    }
+  });
+});
