@@ -4,6 +4,7 @@ import { expectEnvelope } from '../support/envelopes.ts';
 import { type GatewayProcess, startGateway } from '../support/gateway-process.ts';
 import { call, callJson, type RawReply } from '../support/http.ts';
 import { type MockRequest, type MockUpstream, startMockUpstream } from '../support/mock-upstream.ts';
+import { uploadFile } from '../support/tenants.ts';
 import { sendJson } from '../support/upstream.ts';
 
 // The gaps ADR 40 listed (issue 30): a streamed `store: true` chat completion is recorded as the
@@ -81,6 +82,11 @@ providers:
 
   const as = (tenant: keyof typeof keys, path: string, body?: unknown): Promise<RawReply> =>
     call(gateway, path, { token: keys[tenant], ...(body === undefined ? {} : { body }) });
+  const created = async (tenant: keyof typeof keys, path: string): Promise<string> => {
+    const reply = await as(tenant, path, {});
+    expect(reply.status, reply.text).toBe(200);
+    return (JSON.parse(reply.text) as { id: string }).id;
+  };
   /** B's answer for A's id is the answer for an unknown id (the id aside), and nothing reaches the upstream. */
   const expectHidden = async (foreign: () => Promise<RawReply>, unknown: () => Promise<RawReply>, code: string): Promise<void> => {
     const before = calls.length;
@@ -125,5 +131,71 @@ providers:
         code: 'chat_completion_not_found',
       });
     }
+  });
+  it('/v1/responses and /p/{instance}/responses name only the caller’s vector stores, containers, files, skills and conversations', async () => {
+    const store = await created('a', '/v1/vector_stores');
+    const container = await created('a', '/v1/containers');
+    const file = await uploadFile(gateway.url, keys.a, 'a');
+    const skill = await created('a', '/v1/skills');
+    const conversation = await created('a', '/v1/conversations');
+    const base = { model: 'gpt-4o-mini', input: 'hi' };
+    // Each body names one of A's ids (`{}` stands for it) and the code an unknown id gets.
+    const cases: [(id: string) => Record<string, unknown>, string, string][] = [
+      [(id) => ({ tools: [{ type: 'file_search', vector_store_ids: [id] }] }), store, 'vector_store_not_found'],
+      [(id) => ({ tools: [{ type: 'code_interpreter', container: id }] }), container, 'container_not_found'],
+      [(id) => ({ tools: [{ type: 'code_interpreter', container: { type: 'auto', file_ids: [id] } }] }), file, 'file_not_found'],
+      [
+        (id) => ({ tools: [{ type: 'shell', environment: { type: 'container_reference', container_id: id } }] }),
+        container,
+        'container_not_found',
+      ],
+      [
+        (id) => ({
+          tools: [{ type: 'shell', environment: { type: 'container_auto', skills: [{ type: 'skill_reference', skill_id: id }] } }],
+        }),
+        skill,
+        'skill_not_found',
+      ],
+      [(id) => ({ tools: [{ type: 'image_generation', input_image_mask: { file_id: id } }] }), file, 'file_not_found'],
+      [(id) => ({ input: [{ role: 'user', content: [{ type: 'input_file', file_id: id }] }] }), file, 'file_not_found'],
+      [(id) => ({ input: [{ role: 'user', content: [{ type: 'input_image', file_id: id, detail: 'auto' }] }] }), file, 'file_not_found'],
+      [
+        (id) => ({ input: [{ type: 'function_call_output', call_id: 'c', output: [{ type: 'input_file', file_id: id }] }] }),
+        file,
+        'file_not_found',
+      ],
+      [(id) => ({ conversation: id }), conversation, 'conversation_not_found'],
+    ];
+    for (const [body, id, code] of cases) {
+      for (const path of ['/v1/responses', '/p/openai/v1/responses', '/v1/responses/input_tokens', '/p/openai/v1/responses/compact']) {
+        if (path.endsWith('compact') && code === 'conversation_not_found') continue;
+        await expectHidden(
+          () => as('b', path, { ...base, ...body(id) }),
+          () => as('b', path, { ...base, ...body('unknown_1') }),
+          code,
+        );
+        const before = calls.length;
+        const own = await as('a', path, { ...base, ...body(id) });
+        expect(own.status, `${path} ${JSON.stringify(body(id))}: ${own.text}`).toBe(200);
+        expect(calls.length).toBe(before + 1);
+      }
+    }
+  });
+
+  it('conversation items name only the caller’s files', async () => {
+    const file = await uploadFile(gateway.url, keys.a, 'a');
+    const conversation = await created('b', '/v1/conversations');
+    const items = (id: string) => ({ items: [{ type: 'message', role: 'user', content: [{ type: 'input_file', file_id: id }] }] });
+    await expectHidden(
+      () => as('b', `/v1/conversations/${conversation}/items`, items(file)),
+      () => as('b', `/v1/conversations/${conversation}/items`, items('file-unknown')),
+      'file_not_found',
+    );
+    await expectHidden(
+      () => as('b', '/v1/conversations', items(file)),
+      () => as('b', '/v1/conversations', items('file-unknown')),
+      'file_not_found',
+    );
+    expect((await as('a', '/v1/conversations', items(file))).status).toBe(200);
   });
 });

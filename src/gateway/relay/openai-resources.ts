@@ -102,6 +102,55 @@ const createAndRunReferences: Readonly<Record<string, OwnedTypeName>> = {
   'thread.messages.*.attachments.*.file_id': 'file',
 };
 
+/** The same references under a prefix (`tools.*`, `input.*`). */
+const under = (prefix: string, references: Readonly<Record<string, OwnedTypeName>>): Record<string, OwnedTypeName> =>
+  Object.fromEntries(Object.entries(references).map(([field, type]) => [`${prefix}.${field}`, type]));
+
+/** What a Responses tool names (OpenAPI `Tool`): file_search's stores, code_interpreter's and shell's container and files, skills, an image mask. */
+const responsesToolState: Readonly<Record<string, OwnedTypeName>> = {
+  vector_store_ids: 'vector_store',
+  container: 'container',
+  'container.file_ids': 'file',
+  'environment.container_id': 'container',
+  'environment.file_ids': 'file',
+  'environment.skills.*.skill_id': 'skill',
+  'input_image_mask.file_id': 'file',
+};
+
+/**
+ * What a Responses input item names (OpenAPI `InputItem`): its content parts' files
+ * (`input_file`, `input_image`), a tool output's files, the tools an item carries. Ids of past
+ * output items (a call's `container_id`, file_search `results`) are what the upstream answered,
+ * not state it reads.
+ */
+const responsesItemState: Readonly<Record<string, OwnedTypeName>> = {
+  'content.*.file_id': 'file',
+  'output.*.file_id': 'file',
+  'output.file_id': 'file',
+  ...under('tools.*', responsesToolState),
+};
+
+/**
+ * Every owned id a Responses request body may name besides `previous_response_id`,
+ * `conversation` and `item_reference` items (those are checked with the gateway's own
+ * stored responses: gateway/responses/native-ownership.ts). `/v1/responses`, the
+ * passthrough's `responses`, compact and input_tokens all check these.
+ */
+export const responsesReferences: Readonly<Record<string, OwnedTypeName>> = {
+  ...under('tools.*', responsesToolState),
+  ...under('input.*', responsesItemState),
+};
+
+/** compact and input_tokens: the state references of a Responses request. */
+const responsesCallReferences: Readonly<Record<string, OwnedTypeName>> = {
+  previous_response_id: 'response',
+  conversation: 'conversation',
+  ...responsesReferences,
+};
+
+/** A conversation's `items` are Responses input items. */
+const conversationItems = under('items.*', responsesItemState);
+
 type Entry = [string, Omit<CatalogueRoute, 'method' | 'path'>?];
 
 /** `METHOD path` entries, grouped by resource. */
@@ -148,11 +197,11 @@ const entries: readonly Entry[] = [
   ['GET /v1/vector_stores/:vector_store_id/file_batches/:batch_id'],
   ['POST /v1/vector_stores/:vector_store_id/file_batches/:batch_id/cancel'],
   ['GET /v1/vector_stores/:vector_store_id/file_batches/:batch_id/files'],
-  ['POST /v1/conversations', { records: { id: 'conversation' } }],
+  ['POST /v1/conversations', { records: { id: 'conversation' }, references: conversationItems }],
   ['GET /v1/conversations/:conversation_id'],
   ['POST /v1/conversations/:conversation_id'],
   ['DELETE /v1/conversations/:conversation_id', { deletes: true }],
-  ['POST /v1/conversations/:conversation_id/items'],
+  ['POST /v1/conversations/:conversation_id/items', { references: conversationItems }],
   ['GET /v1/conversations/:conversation_id/items'],
   ['GET /v1/conversations/:conversation_id/items/:item_id'],
   ['DELETE /v1/conversations/:conversation_id/items/:item_id'],
@@ -166,8 +215,8 @@ const entries: readonly Entry[] = [
   ['POST /v1/uploads/:upload_id/complete', { records: { 'file.id': 'file' } }],
   ['POST /v1/uploads/:upload_id/cancel'],
   ['POST /v1/responses/:response_id/cancel'],
-  ['POST /v1/responses/compact', { references: { previous_response_id: 'response', conversation: 'conversation' } }],
-  ['POST /v1/responses/input_tokens', { references: { previous_response_id: 'response', conversation: 'conversation' } }],
+  ['POST /v1/responses/compact', { references: responsesCallReferences }],
+  ['POST /v1/responses/input_tokens', { references: responsesCallReferences }],
   ['POST /v1/fine_tuning/jobs', { records: { id: 'fine_tuning_job' }, references: { training_file: 'file', validation_file: 'file' } }],
   ['GET /v1/fine_tuning/jobs', { lists: 'fine_tuning_job' }],
   ['GET /v1/fine_tuning/jobs/:fine_tuning_job_id', { records: { fine_tuned_model: 'model' } }],

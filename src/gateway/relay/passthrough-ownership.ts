@@ -11,6 +11,7 @@ const collections: ReadonlyMap<string, OwnedCollection> = new Map([
   ['uploads', ownedUploads],
 ]);
 const stateful = new Set(['files', 'batches', 'uploads', 'responses', 'conversations']);
+const bodyOnly = new Set(['input_tokens', 'compact']);
 /** How deep the collection may sit in the path (`v1/files`, `openai/files` on Azure). */
 const maximumPrefix = 2;
 
@@ -51,8 +52,8 @@ export async function assertPassthroughOwned(
     );
   }
   const name = (segments[at] as string).toLowerCase();
-  // `responses/input_tokens` counts a Responses request: its body is checked, it names no id.
-  const id = name === 'responses' && segments.length === at + 2 && segments[at + 1] === 'input_tokens' ? undefined : segments[at + 1];
+  // `responses/input_tokens` and `responses/compact` take a Responses request: its body is checked, they name no id.
+  const id = name === 'responses' && segments.length === at + 2 && bodyOnly.has(segments[at + 1] as string) ? undefined : segments[at + 1];
   const collection = collections.get(name);
   if (collection !== undefined && id !== undefined) {
     await assertVisible(owners.store, caller, collection, instance, id);
