@@ -8,12 +8,18 @@ import type { UsageObject } from '../../streaming/chat-chunk.ts';
 import type { StreamRenderer } from '../../streaming/renderer.ts';
 import { SseParser, type SseEvent } from '../../streaming/sse-parser.ts';
 import { TopLevelFields } from './json-fields.ts';
+import { catalogue } from './openai-resources.ts';
 
 /** The usage and model an answer reported (null when it did not, or could not be read). */
 export interface AnswerUsage {
   usage: UsageObject | null;
   model: string | null;
 }
+
+/** The top-level fields of an answer that name what a catalogue route creates (`id`, `thread_id`, `file`, `fine_tuned_model`). */
+const recordedFields = [
+  ...new Set(catalogue.flatMap((route) => Object.keys(route.records ?? {}).map((field) => field.split('.')[0] as string))),
+];
 
 /** Decoded bytes of a compressed answer read for its usage at most (a small body may inflate a thousandfold). */
 export const decodedScanLimit = 256 * 1024 * 1024;
@@ -116,6 +122,11 @@ export class UsageTap implements StreamRenderer {
     return this.summary().usage;
   }
 
+  /** A string at a dotted path of a JSON answer (`id`, `file.id`: a field a catalogue route records), or ''; call once the relay has ended. */
+  answerField(path: string): string {
+    return this.stopped ? '' : this.reader.field(path);
+  }
+
   /** The answer's Responses object id (top-level `id`, or a stream's `response.created`), when it had one; call once the relay has ended. */
   responseId(): string | null {
     return this.stopped ? null : this.reader.responseId();
@@ -139,6 +150,7 @@ interface AnswerReader {
   finish(): void;
   summary(): AnswerUsage;
   responseId(): string | null;
+  field(path: string): string;
 }
 
 /** An answer that reports no usage (audio, a file): only its bytes are counted. */
@@ -147,10 +159,11 @@ const unread: AnswerReader = {
   finish: () => undefined,
   summary: () => ({ usage: null, model: null }),
   responseId: () => null,
+  field: () => '',
 };
 
 class JsonReader implements AnswerReader {
-  private readonly fields = new TopLevelFields(['usage', 'usageMetadata', 'model', 'modelVersion', 'id']);
+  private readonly fields = new TopLevelFields(['usage', 'usageMetadata', 'model', 'modelVersion', 'id', ...recordedFields]);
 
   push(chunk: Buffer): void {
     this.fields.push(chunk);
@@ -170,6 +183,14 @@ class JsonReader implements AnswerReader {
   responseId(): string | null {
     const id = this.fields.complete ? this.value('id') : undefined;
     return typeof id === 'string' && id !== '' ? id : null;
+  }
+
+  field(path: string): string {
+    if (!this.fields.complete) return '';
+    const [first, ...rest] = path.split('.');
+    let value = this.value(first as string);
+    for (const key of rest) value = isJsonObject(value) ? value[key] : undefined;
+    return typeof value === 'string' ? value : '';
   }
 
   private value(name: string): unknown {
@@ -212,6 +233,11 @@ class SseReader implements AnswerReader {
 
   responseId(): string | null {
     return this.id;
+  }
+
+  /** A stream creates nothing the catalogue records (a streamed createAndRun is not recorded, as on `/v1`). */
+  field(): string {
+    return '';
   }
 
   private observe(events: SseEvent[]): void {
