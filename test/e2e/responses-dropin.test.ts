@@ -256,5 +256,8 @@ usage:
       type: 'not_found_error',
       code: 'vector_store_not_found',
     });
+    // A child path is its parent's route: the vector store is checked, not only the file it names.
+    const child = await get(tokens.a, `/p/second/v1/vector_stores/${store}/files/file-x`);
+    expectEnvelope(child, { status: 404, type: 'not_found_error', code: 'vector_store_not_found' });
   });
 });

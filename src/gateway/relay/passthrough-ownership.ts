@@ -54,7 +54,9 @@ export async function assertPassthroughOwned(
   body: Buffer | undefined,
 ): Promise<PassthroughOwnedCall | null> {
   const segments = segmentsOf(path);
-  const match = ownRules.has(segments[collectionAt(segments)]?.toLowerCase() ?? '') ? null : catalogueMatchOf(method, segments);
+  const rest = withoutApiPrefix(segments);
+  // `vector_stores/{id}/files/{file_id}` is the vector store's route, not a file's.
+  const match = ownRules.has(rest[0]?.toLowerCase() ?? '') ? null : matchCatalogue(method, rest);
   if (match !== null) return checkedCatalogueCall(owners, caller, instance, match, body);
   await assertOwnRules(owners, caller, instance, segments, method, body);
   return null;
@@ -116,11 +118,11 @@ async function assertOwnRules(
   });
 }
 
-/** The catalogue route a passthrough path names after its API prefix, or null. */
-function catalogueMatchOf(method: string, segments: readonly string[]): CatalogueMatch | null {
+/** A passthrough path's segments after its API prefix (`v1/`, `openai/`, `openai/v1/`). */
+function withoutApiPrefix(segments: readonly string[]): readonly string[] {
   let rest = segments;
   for (let skipped = 0; skipped < maximumPrefix && apiPrefixes.has(rest[0]?.toLowerCase() ?? ''); skipped += 1) rest = rest.slice(1);
-  return matchCatalogue(method, rest);
+  return rest;
 }
 
 /** The owned relay's checks for a catalogue route reached through the passthrough (fail closed on a body it cannot read). */
