@@ -18,6 +18,7 @@ const prefixes: Record<string, string> = {
   containers: 'cntr_',
   conversations: 'conv_',
   skills: 'skill_',
+  characters: 'char_',
 };
 
 /** An in-memory OpenAI account: collections create `{collection}/{id}`, GET reads, `responses` answers; every call is noted. */
@@ -38,7 +39,7 @@ function serveAccount(mock: MockUpstream): MockRequest[] {
     sendJson(response, 200, created);
   };
   for (const name of Object.keys(prefixes)) {
-    for (const method of ['GET', 'POST']) mock.route(method, `/${name}*`, collection);
+    for (const method of ['GET', 'POST']) mock.route(method, `/${name === 'characters' ? 'videos/characters' : name}*`, collection);
   }
   for (const path of ['/responses', '/responses/compact', '/responses/input_tokens']) {
     mock.route('POST', path, (request, response) => {
@@ -197,5 +198,16 @@ providers:
       'file_not_found',
     );
     expect((await as('a', '/v1/conversations', items(file))).status).toBe(200);
+  });
+  it('GET /v1/videos/characters/{id} is routed (a static segment wins over a video id), owned like the rest', async () => {
+    const character = await created('a', '/v1/videos/characters');
+    const read = await as('a', `/v1/videos/characters/${character}`);
+    expect(read.status, read.text).toBe(200);
+    expect(calls.at(-1)?.path).toBe(`/videos/characters/${character}`);
+    await expectHidden(
+      () => as('b', `/v1/videos/characters/${character}`),
+      () => as('b', '/v1/videos/characters/content'),
+      'video_character_not_found',
+    );
   });
 });

@@ -260,7 +260,8 @@ const entries: readonly Entry[] = [
   ['POST /v1/videos/edits', { records: { id: 'video' }, references: { video: 'video' } }],
   ['POST /v1/videos/extensions', { records: { id: 'video' }, references: { video: 'video' } }],
   ['POST /v1/videos/characters', { records: { id: 'video_character' } }],
-  // `GET /v1/videos/characters/{character_id}` is left out: ambiguous with `/v1/videos/{video_id}/content` (OpenAPI lint).
+  // Static segments win (Fastify, as OpenAI): `/v1/videos/characters/content` is a character, never a video's content (ADR 40).
+  ['GET /v1/videos/characters/:character_id'],
   ['POST /v1/chatkit/sessions', { records: { id: 'chatkit_session' } }],
   ['POST /v1/chatkit/sessions/:session_id/cancel'],
   ['GET /v1/chatkit/threads', { lists: 'chatkit_thread' }],
