@@ -11,12 +11,15 @@ import { mayView, ownedBy, seesAll, type Caller } from '../../ownership/visibili
  * answer creates is recorded (a child as its parent owner's), what it deletes forgotten.
  */
 
+/** What the checks read of the owner store. */
+export type OwnerLookup = Pick<OwnershipStore, 'find' | 'findMany'>;
+
 /** Ids one request body may name at most; past it the request is refused like an unknown id (a bound, not a policy). */
 const maximumReferences = 1000;
 
 /** The owner rows of the path's owned ids on a known instance, each visible to the caller; the first is the parent. */
 export async function assertPathVisible(
-  store: OwnershipStore,
+  store: OwnerLookup,
   caller: Caller,
   instance: string,
   path: string,
@@ -39,7 +42,7 @@ export async function assertPathVisible(
  * `maximumReferences` ids, read from the store in one query per kind.
  */
 export async function assertReferencesVisible(
-  store: OwnershipStore,
+  store: OwnerLookup,
   caller: Caller,
   instance: string,
   references: Readonly<Record<string, OwnedTypeName>>,
@@ -125,15 +128,28 @@ const patterns = catalogue.map((route) => ({ route, segments: route.path.split('
 
 /**
  * The catalogue route of `method` and the (decoded) segments of a path under `/v1`, or null.
- * A `*` segment takes the rest of the path. Constant work per route: linear in the path.
+ * A `*` segment takes the rest of the path. Where two routes match, the one with a static
+ * segment where the other has a parameter wins, as in Fastify (`videos/characters/content` is
+ * a character). Constant work per route: linear in the path.
  */
 export function matchCatalogue(method: string, segments: readonly string[]): CatalogueMatch | null {
+  let best: (CatalogueMatch & { pattern: readonly string[] }) | null = null;
   for (const { route, segments: pattern } of patterns) {
     if (route.method !== method) continue;
     const params = matchSegments(pattern, segments);
-    if (params !== null) return { route, params };
+    if (params !== null && (best === null || moreStatic(pattern, best.pattern))) best = { route, params, pattern };
   }
-  return null;
+  return best === null ? null : { route: best.route, params: best.params };
+}
+
+/** Whether `pattern` has a static segment first where `other` has a parameter (or a wildcard). */
+function moreStatic(pattern: readonly string[], other: readonly string[]): boolean {
+  const rank = (part: string | undefined): number => (part === '*' ? 2 : part?.startsWith(':') === true ? 1 : 0);
+  for (const [index, part] of pattern.entries()) {
+    const difference = rank(part) - rank(other[index]);
+    if (difference !== 0) return difference < 0;
+  }
+  return false;
 }
 
 function matchSegments(pattern: readonly string[], segments: readonly string[]): Record<string, string> | null {
