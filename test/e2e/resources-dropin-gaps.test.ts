@@ -45,7 +45,8 @@ function serveAccount(mock: MockUpstream): MockRequest[] {
     mock.route('POST', path, (request, response) => {
       calls.push(request);
       next += 1;
-      sendJson(response, 200, { id: `resp_${next}`, object: 'response', status: 'completed', output: [], input_tokens: 1 });
+      const output = [{ id: `msg_${next}`, type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'hi' }] }];
+      sendJson(response, 200, { id: `resp_${next}`, object: 'response', status: 'completed', output, input_tokens: 1 });
     });
   }
   mock.route('GET', '/chat/completions/*', (request, response) => {
@@ -179,6 +180,28 @@ providers:
         const own = await as('a', path, { ...base, ...body(id) });
         expect(own.status, `${path} ${JSON.stringify(body(id))}: ${own.text}`).toBe(200);
         expect(calls.length).toBe(before + 1);
+      }
+    }
+  });
+
+  it('compact and input_tokens name only the caller’s responses and items, on /v1 as through /p', async () => {
+    const created = await as('a', '/v1/responses', { model: 'gpt-4o-mini', input: 'hi' });
+    expect(created.status, created.text).toBe(200);
+    const { id, output } = JSON.parse(created.text) as { id: string; output: { id: string }[] };
+    const item = output[0]?.id ?? '';
+    const cases: [(id: string) => Record<string, unknown>, string, string][] = [
+      [(named) => ({ input: [{ type: 'item_reference', id: named }] }), item, 'item_not_found'],
+      [(named) => ({ previous_response_id: named, input: 'hi' }), id, 'response_not_found'],
+    ];
+    for (const [body, named, code] of cases) {
+      for (const path of ['/v1/responses/input_tokens', '/v1/responses/compact', '/p/openai/v1/responses/input_tokens']) {
+        await expectHidden(
+          () => as('b', path, { model: 'gpt-4o-mini', ...body(named) }),
+          () => as('b', path, { model: 'gpt-4o-mini', ...body('unknown_1') }),
+          code,
+        );
+        const own = await as('a', path, { model: 'gpt-4o-mini', ...body(named) });
+        expect(own.status, `${path}: ${own.text}`).toBe(200);
       }
     }
   });

@@ -80,6 +80,12 @@ export interface CatalogueRoute {
   readonly deletes?: true;
   /** Body fields (a string or a list of strings) that must name resources the caller may see. */
   readonly references?: Readonly<Record<string, OwnedTypeName>>;
+  /**
+   * The body is a Responses request: the state it names (`previous_response_id`, `conversation`,
+   * `item_reference` items, `responsesReferences`) is checked as `/v1/responses` checks it
+   * (gateway/responses/native-ownership.ts).
+   */
+  readonly responsesState?: true;
   /** A model runs behind this route: it counts against the caller's limits and budgets, and usage is recorded (issue 30 item 3). */
   readonly metered?: MeteredKind;
 }
@@ -139,13 +145,6 @@ const responsesItemState: Readonly<Record<string, OwnedTypeName>> = {
 export const responsesReferences: Readonly<Record<string, OwnedTypeName>> = {
   ...under('tools.*', responsesToolState),
   ...under('input.*', responsesItemState),
-};
-
-/** compact and input_tokens: the state references of a Responses request. */
-const responsesCallReferences: Readonly<Record<string, OwnedTypeName>> = {
-  previous_response_id: 'response',
-  conversation: 'conversation',
-  ...responsesReferences,
 };
 
 /** A conversation's `items` are Responses input items. */
@@ -215,8 +214,8 @@ const entries: readonly Entry[] = [
   ['POST /v1/uploads/:upload_id/complete', { records: { 'file.id': 'file' } }],
   ['POST /v1/uploads/:upload_id/cancel'],
   ['POST /v1/responses/:response_id/cancel'],
-  ['POST /v1/responses/compact', { references: responsesCallReferences }],
-  ['POST /v1/responses/input_tokens', { references: responsesCallReferences }],
+  ['POST /v1/responses/compact', { responsesState: true }],
+  ['POST /v1/responses/input_tokens', { responsesState: true }],
   ['POST /v1/fine_tuning/jobs', { records: { id: 'fine_tuning_job' }, references: { training_file: 'file', validation_file: 'file' } }],
   ['GET /v1/fine_tuning/jobs', { lists: 'fine_tuning_job' }],
   ['GET /v1/fine_tuning/jobs/:fine_tuning_job_id', { records: { fine_tuned_model: 'model' } }],

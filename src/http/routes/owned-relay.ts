@@ -12,6 +12,7 @@ import {
 } from '../../gateway/relay/openai-resources.ts';
 import { assertPathVisible, assertReferencesVisible, fieldAt, observesAnswer, recordAnswer } from '../../gateway/relay/owned-call.ts';
 import { listOwned, notOwned } from '../../gateway/relay/owned-resources.ts';
+import { assertNativeReferencesVisible } from '../../gateway/responses/native-ownership.ts';
 import { chooseResourceInstance, splitQuery, type ResourceRequest } from '../../gateway/relay/resources.ts';
 import type { OwnedResource, OwnershipStore } from '../../ownership/ownership-store.ts';
 import { mayView, seesAll, type Caller } from '../../ownership/visibility.ts';
@@ -50,6 +51,9 @@ async function relayOwned(request: FastifyRequest, reply: FastifyReply, route: C
   request.logFields = { provider: adapter.name };
   const call: ResourceCall = { adapter, context, query, parameters: new URLSearchParams(query.slice(1)) };
   await assertReferencesVisible(relay.ownership, context, adapter.name, route.references ?? {}, body.json);
+  if (route.responsesState === true && body.json !== null) {
+    await assertNativeReferencesVisible({ store: relay.ownership, state: null }, context, adapter.name, body.json);
+  }
   assertModelAllowed(relay, context, adapter.name, body.model);
   if (route.lists !== undefined && !seesAll(context)) {
     return listOwned(relay.ownership, adapter, context, ownedTypes[route.lists], call.parameters);
