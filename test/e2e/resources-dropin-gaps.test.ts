@@ -134,6 +134,23 @@ providers:
       });
     }
   });
+  it('a `store: true` chat completion through /p/{instance}, JSON or streamed, is its caller’s to read back through /v1', async () => {
+    const messages = [{ role: 'user', content: 'hi' }];
+    for (const stream of [false, true]) {
+      const sent = await as('a', '/p/openai/v1/chat/completions', { model: 'gpt-4o-mini', messages, stream, store: true });
+      expect(sent.status, sent.text).toBe(200);
+      const id = /"id":"(chatcmpl-[^"]+)"/.exec(sent.text)?.[1] ?? '';
+      expect(id).not.toBe('');
+      const read = await as('a', `/v1/chat/completions/${id}`);
+      expect(read.status, read.text).toBe(200);
+      await expectHidden(
+        () => as('b', `/v1/chat/completions/${id}`),
+        () => as('b', '/v1/chat/completions/chatcmpl-nope'),
+        'chat_completion_not_found',
+      );
+    }
+  });
+
   it('/v1/responses and /p/{instance}/responses name only the caller’s vector stores, containers, files, skills and conversations', async () => {
     const store = await created('a', '/v1/vector_stores');
     const container = await created('a', '/v1/containers');

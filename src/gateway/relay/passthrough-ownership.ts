@@ -13,6 +13,8 @@ import {
 } from './owned-call.ts';
 import { assertVisible, jsonObjectOf, ownedBatches, ownedFiles, ownedUploads, type OwnedCollection } from './owned-resources.ts';
 import type { UsageTap } from './usage-tap.ts';
+import type { ProviderAdapter } from '../../providers/provider.ts';
+import { storedCompletionRecorder } from '../stored-chat-completion.ts';
 
 const collections: ReadonlyMap<string, OwnedCollection> = new Map([
   ['files', ownedFiles],
@@ -171,6 +173,29 @@ export function ownedCallRecorder(
     } catch (error) {
       log.warn({ err: error, route: owned.route.path }, 'recording the owner of a passthrough resource failed');
     }
+  };
+}
+
+/**
+ * A chat completion sent through the passthrough with `store: true` (`POST .../chat/completions`,
+ * a 2xx answer) is recorded as the caller's by the rule of `/v1/chat/completions`
+ * (stored-chat-completion.ts): its JSON `id` or its chunks' `id`, before the answer's end
+ * reaches the client. Null for any other request.
+ */
+export function storedChatRecorder(
+  owners: NativeOwnership,
+  caller: Caller,
+  adapter: Pick<ProviderAdapter, 'name' | 'type'>,
+  call: { path: string; method: string; status: number; json: Readonly<Record<string, unknown>> | undefined },
+  log: { warn(fields: Record<string, unknown>, message: string): void },
+): ((tap: UsageTap) => Promise<void>) | null {
+  if (call.method !== 'POST' || call.status < 200 || call.status > 299) return null;
+  if (withoutApiPrefix(segmentsOf(call.path)).join('/').toLowerCase() !== 'chat/completions') return null;
+  const record = storedCompletionRecorder(owners.store, caller, call.json ?? null, adapter, log);
+  if (record === null) return null;
+  return async (tap) => {
+    const id = tap.responseId();
+    if (id !== null) await record(id);
   };
 }
 

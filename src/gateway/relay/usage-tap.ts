@@ -127,7 +127,7 @@ export class UsageTap implements StreamRenderer {
     return this.stopped ? '' : this.reader.field(path);
   }
 
-  /** The answer's Responses object id (top-level `id`, or a stream's `response.created`), when it had one; call once the relay has ended. */
+  /** The id of what the answer created (top-level `id`, a Responses stream's `response.created`, a chat stream's chunks'), when it had one; call once the relay has ended. */
   responseId(): string | null {
     return this.stopped ? null : this.reader.responseId();
   }
@@ -243,6 +243,7 @@ class SseReader implements AnswerReader {
   private observe(events: SseEvent[]): void {
     for (const event of events) {
       if (this.id === null && event.data.includes('"response.created"')) this.id = createdIdOf(event.data);
+      else if (this.id === null && event.data.includes('"chat.completion.chunk"')) this.id = chunkIdOf(event.data);
       if (!event.data.includes('"usage')) continue;
       const data = parseJsonObject(event.data);
       if (data === null) continue;
@@ -255,6 +256,13 @@ class SseReader implements AnswerReader {
       if (this.model === null && typeof model === 'string') this.model = model;
     }
   }
+}
+
+/** The id of a chat completion chunk (every chunk of a stream carries the completion's). */
+function chunkIdOf(data: string): string | null {
+  const chunk = parseJsonObject(data);
+  const id = chunk?.['object'] === 'chat.completion.chunk' ? chunk['id'] : undefined;
+  return typeof id === 'string' && id !== '' ? id : null;
 }
 
 /** The response id of a Responses `response.created` event. */

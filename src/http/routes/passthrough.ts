@@ -11,10 +11,12 @@ import {
   assertPassthroughOwned,
   createdResponseRecorder,
   ownedCallRecorder,
+  storedChatRecorder,
   type PassthroughOwnedCall,
 } from '../../gateway/relay/passthrough-ownership.ts';
 import type { UsageTap } from '../../gateway/relay/usage-tap.ts';
 import type { NativeOwnership } from '../../gateway/responses/native-ownership.ts';
+import type { ProviderAdapter } from '../../providers/provider.ts';
 import type { UpstreamResponse } from '../../providers/upstream-client.ts';
 import type { RateLimiter } from '../../ratelimit/rate-limiter.ts';
 import { seesAll } from '../../ownership/visibility.ts';
@@ -124,7 +126,7 @@ async function passthrough(
     throw context.signal.aborted ? clientClosedRequest() : error;
   }
   const headers = { ...clientResponseHeaders(response.headers), ...admission.headers };
-  const record = owners === null ? null : recorderOf(owners, request, { instance, path, status: response.statusCode, json, owned });
+  const record = owners === null ? null : recorderOf(owners, request, { adapter, path, status: response.statusCode, json, owned });
   const result = await relayToClient(request, reply, response, headers, context.abort, false, record);
   // An error answer relayed whole produced nothing; anything else that reported no usage is charged its estimate.
   const unreported = result.usage === null && (result.status < 400 || result.ending !== 'completed') && !countsTokens(path);
@@ -140,17 +142,19 @@ function recorderOf(
   owners: NativeOwnership,
   request: FastifyRequest,
   call: {
-    instance: string;
+    adapter: ProviderAdapter;
     path: string;
     status: number;
     json: Readonly<Record<string, unknown>> | undefined;
     owned: PassthroughOwnedCall | null;
   },
 ): ((tap: UsageTap) => Promise<void>) | null {
-  const { instance, path, status, json } = call;
+  const { adapter, path, status, json } = call;
+  const instance = adapter.name;
   const created = { instance, path, method: request.method, status, store: json?.['store'] !== false };
   return (
     createdResponseRecorder(owners, request, created, request.log) ??
+    storedChatRecorder(owners, request, adapter, { path, method: request.method, status, json }, request.log) ??
     ownedCallRecorder(owners, request, instance, call.owned, { status, json }, request.log)
   );
 }
