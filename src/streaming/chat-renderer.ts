@@ -1,7 +1,7 @@
 import { renderEnvelope } from '../errors/envelope.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import { chunkKeys, finishKey, transformChunk, type ChunkOptions, type UsageObject } from './chat-chunk.ts';
-import { Capture, type StreamRenderer } from './renderer.ts';
+import { Capture, parseChunk, type StreamRenderer } from './renderer.ts';
 import { SseParser, type SseEvent } from './sse-parser.ts';
 import { ChatStreamEnd, incompleteStream } from './stream-end.ts';
 
@@ -28,6 +28,11 @@ export class ChatRenderer implements StreamRenderer {
   private held = '';
   done = false;
   readonly upstreamError = null;
+  /** Set by `whenCompleted` only: a stream without it has no settling step. */
+  settle?: () => Promise<void>;
+  /** The chunks' `id`, read from the first chunk that has one, while `whenCompleted` asks for it. */
+  private chunkId: string | null = null;
+  private wantsId = false;
 
   constructor(options: ChatRenderOptions) {
     this.options = options;
@@ -47,6 +52,17 @@ export class ChatRenderer implements StreamRenderer {
     }
     this.capture.add(doneFrame);
     return tail + doneFrame;
+  }
+
+  /**
+   * `completed` runs with the chunks' `id` once the stream has ended well (its final chunk and
+   * `[DONE]`) and before its last bytes reach the client; never for a broken or abandoned one.
+   */
+  whenCompleted(completed: (id: string) => Promise<void>): void {
+    this.wantsId = true;
+    this.settle = async () => {
+      if (this.chunkId !== null) await completed(this.chunkId);
+    };
   }
 
   fail(error: GatewayError): string {
@@ -73,12 +89,18 @@ export class ChatRenderer implements StreamRenderer {
     return text;
   }
 
+  private readId(data: string): void {
+    const id = parseChunk(data)?.['id'];
+    if (typeof id === 'string' && id !== '') this.chunkId = id;
+  }
+
   private renderEvent(data: string): string {
     if (data === '[DONE]') {
       this.streamEnd.observeSearched(data, false);
       this.done = true;
       return doneFrame;
     }
+    if (this.wantsId && this.chunkId === null) this.readId(data);
     const keys = chunkKeys(data); // one search for usage, provider and finish reason
     this.streamEnd.observeSearched(data, (keys & finishKey) !== 0);
     const outcome = transformChunk(data, this.options, keys);

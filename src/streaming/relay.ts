@@ -58,6 +58,8 @@ export function relay(
  */
 class StreamRelay implements ChunkSink {
   private settled = false;
+  /** The final event came and the renderer's settling work runs: what the upstream still sends is dropped. */
+  private ending = false;
   private firstByteAt: number | null = null;
   private unsubscribe: () => void = noop;
   /** Cuts an upstream that does not end after its final event. */
@@ -131,7 +133,7 @@ class StreamRelay implements ChunkSink {
    * the loop from serving anything else, as the Readable's high-water mark did before).
    */
   data(chunk: Buffer): boolean {
-    if (this.settled) return true;
+    if (this.settled || this.ending) return true;
     const renderer = this.renderer;
     let output: string | Buffer;
     try {
@@ -183,7 +185,21 @@ class StreamRelay implements ChunkSink {
       this.upstream.destroy();
       return this.settle(false, failure, output);
     }
-    this.settle(true, null, typeof output === 'string' ? output + renderer.end() : output);
+    const last = typeof output === 'string' ? output + renderer.end() : output;
+    const settle = renderer.settle;
+    if (settle === undefined) this.settle(true, null, last);
+    else {
+      // The settling work (recording what the stream created) is done before the last bytes go out, whatever the client does meanwhile.
+      this.ending = true;
+      this.unsubscribe();
+      settle.call(renderer).then(
+        () => this.settle(true, null, last),
+        (error: unknown) => {
+          this.ending = false;
+          this.error(error);
+        },
+      );
+    }
     // A paused upstream (full client socket, a yield) is let go on: its rest is read and dropped.
     if (this.holds > 0) setImmediate(() => this.resume());
     // An upstream that keeps the stream open past its end would hold its socket (outside any
@@ -194,7 +210,7 @@ class StreamRelay implements ChunkSink {
 
   end(): void {
     if (this.afterDone !== null) clearTimeout(this.afterDone);
-    if (this.settled) return;
+    if (this.settled || this.ending) return;
     let tail: string;
     try {
       tail = this.renderer.end();
@@ -212,7 +228,7 @@ class StreamRelay implements ChunkSink {
   }
 
   error(error: unknown): void {
-    if (this.settled) return;
+    if (this.settled || this.ending) return;
     if (this.client.aborted) return this.clientClosed();
     this.upstream.destroy();
     const failure = toGatewayError(mapNetworkError(error, this.provider));

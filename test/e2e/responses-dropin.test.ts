@@ -62,6 +62,27 @@ function serveResponses(mock: MockUpstream): Seen[] {
       sendJson(response, 200, method === 'DELETE' ? { id: found['id'], object: 'response', deleted: true } : found);
     });
   }
+  // Conversations and vector stores, for the catalogue routes the passthrough records (one account for every key).
+  const objects = new Map<string, Record<string, unknown>>();
+  for (const collection of ['conversations', 'vector_stores']) {
+    for (const method of ['GET', 'POST', 'DELETE'] as const) {
+      mock.route(method, `/${collection}*`, (request, response) => {
+        const body = note(request);
+        const path = request.path.replace(/^\//, '');
+        if (method === 'POST' && path === collection) {
+          counter += 1;
+          const created = { id: `${collection === 'conversations' ? 'conv' : 'vs'}_${counter}`, object: collection, ...body };
+          objects.set(`${collection}/${created.id}`, created);
+          return sendJson(response, 200, created);
+        }
+        if (method === 'GET' && path === collection) return sendJson(response, 200, { object: 'list', data: [...objects.values()] });
+        const found = objects.get(path);
+        if (found === undefined) return sendJson(response, 404, { error: { message: 'not found', type: 'invalid_request_error' } });
+        if (method === 'DELETE') objects.delete(path);
+        sendJson(response, 200, method === 'DELETE' ? { id: found['id'], deleted: true } : found);
+      });
+    }
+  }
   return seen;
 }
 
@@ -189,5 +210,54 @@ usage:
       expect((await call(gateway, `/v1/responses/${id}`, { token: tokens.a, method: 'DELETE' })).status).toBe(200);
       expect(lastSeen()).toMatchObject({ method: 'DELETE', path: `/responses/${id}` });
     }
+  });
+  it('a catalogue resource created through /p/{instance} is owned: /v1 reads it back on that instance, another tenant gets 404', async () => {
+    // A tenant's conversation through the passthrough of the second instance.
+    const conversation = idOf(await post(tokens.a, '/p/second/v1/conversations', { metadata: { via: 'p' } }));
+    expect(lastSeen().headers.authorization).toBe('Bearer sk-two');
+    const read = await get(tokens.a, `/v1/conversations/${conversation}`);
+    expect(read.status, read.text).toBe(200);
+    expect(lastSeen()).toMatchObject({ method: 'GET', path: `/conversations/${conversation}` });
+    expect(lastSeen().headers.authorization).toBe('Bearer sk-two');
+    const calls = seen.length;
+    for (const path of [`/v1/conversations/${conversation}`, `/p/second/v1/conversations/${conversation}`]) {
+      const unknown = await get(tokens.b, path.replace(conversation, 'conv_nope'));
+      const foreign = await get(tokens.b, path);
+      expectEnvelope(foreign, { status: 404, type: 'not_found_error', code: 'conversation_not_found' });
+      expect(foreign.text.replaceAll(conversation, '<id>')).toBe(unknown.text.replaceAll('conv_nope', '<id>'));
+    }
+    expectEnvelope(await call(gateway, `/p/second/v1/conversations/${conversation}`, { token: tokens.b, method: 'DELETE' }), {
+      status: 404,
+      type: 'not_found_error',
+      code: 'conversation_not_found',
+    });
+    // A tenant lists through /v1 (from the owner store), not through the passthrough.
+    expectEnvelope(await get(tokens.b, '/p/second/v1/vector_stores'), {
+      status: 403,
+      type: 'permission_error',
+      code: 'endpoint_not_allowed',
+    });
+    expect(seen.length).toBe(calls);
+    // Deleted through the passthrough: forgotten, so /v1 answers it as unknown without asking the upstream.
+    expect((await call(gateway, `/p/second/v1/conversations/${conversation}`, { token: tokens.a, method: 'DELETE' })).status).toBe(200);
+    expectEnvelope(await get(tokens.a, `/v1/conversations/${conversation}`), {
+      status: 404,
+      type: 'not_found_error',
+      code: 'conversation_not_found',
+    });
+    expect(seen.length).toBe(calls + 1);
+    // What an admin creates through /p is recorded with its instance: /v1 without a hint reaches it there.
+    const store = idOf(await call(gateway, '/p/second/v1/vector_stores', { body: { name: 'ops' } }));
+    const admin = await call(gateway, `/v1/vector_stores/${store}`);
+    expect(admin.status, admin.text).toBe(200);
+    expect(lastSeen().headers.authorization).toBe('Bearer sk-two');
+    expectEnvelope(await get(tokens.a, `/v1/vector_stores/${store}`), {
+      status: 404,
+      type: 'not_found_error',
+      code: 'vector_store_not_found',
+    });
+    // A child path is its parent's route: the vector store is checked, not only the file it names.
+    const child = await get(tokens.a, `/p/second/v1/vector_stores/${store}/files/file-x`);
+    expectEnvelope(child, { status: 404, type: 'not_found_error', code: 'vector_store_not_found' });
   });
 });

@@ -151,19 +151,24 @@ virtual_models:
     expect(replies.filter((reply) => reply.status === 200).length).toBe(1);
   });
 
-  it('other account-wide collections through the passthrough are for admins only; responses/input_tokens is not an id', async () => {
+  it('account-wide listings through the passthrough are for admins only, ids there are owned; responses/input_tokens is not an id', async () => {
     const refused = { status: 403, type: 'permission_error', code: 'endpoint_not_allowed' } as const;
     const before = account.calls.length;
     for (const [method, path] of [
       ['GET', '/p/oai/v1/fine_tuning/jobs'],
-      ['POST', '/p/oai/v1/fine_tuning/jobs/ftjob-1/cancel'],
       ['GET', '/p/oai/v1/vector_stores'],
-      ['DELETE', '/p/oai/v1/assistants/asst_1'],
       ['GET', '/p/oai/v1/chat/completions'],
-      ['GET', '/p/oai/v1/chat/completions/chatcmpl-1/messages'],
       ['GET', '/p/oai/v1%2Fvector_stores'],
     ] as const) {
       expectEnvelope(await raw(tokens.b, path, method), refused);
+    }
+    // A catalogue route (ADR 40) names owned ids: another tenant's or an unknown one is not found.
+    for (const [method, path, code] of [
+      ['POST', '/p/oai/v1/fine_tuning/jobs/ftjob-1/cancel', 'fine_tuning_job_not_found'],
+      ['DELETE', '/p/oai/v1/assistants/asst_1', 'assistant_not_found'],
+      ['GET', '/p/oai/v1/chat/completions/chatcmpl-1/messages', 'chat_completion_not_found'],
+    ] as const) {
+      expectEnvelope(await raw(tokens.b, path, method), { status: 404, type: 'not_found_error', code });
     }
     expect(account.calls.slice(before)).toEqual([]);
     const admin = await raw(MASTER_KEY, '/p/oai/v1/vector_stores', 'GET');

@@ -254,7 +254,7 @@ usage:
       expectEnvelope(await as(token).post('/v1/responses', { ...body, conversation: 'conv_a' }), {
         status: 404,
         type: 'not_found_error',
-        code: 'response_not_found',
+        code: 'conversation_not_found',
       });
       expect(account.calls.length).toBe(calls);
     }

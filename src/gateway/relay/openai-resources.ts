@@ -81,6 +81,12 @@ export interface CatalogueRoute {
   readonly deletes?: true;
   /** Body fields (a string or a list of strings) that must name resources the caller may see. */
   readonly references?: Readonly<Record<string, OwnedTypeName>>;
+  /**
+   * The body is a Responses request: the state it names (`previous_response_id`, `conversation`,
+   * `item_reference` items, `responsesReferences`) is checked as `/v1/responses` checks it
+   * (gateway/responses/native-ownership.ts).
+   */
+  readonly responsesState?: true;
   /** A model runs behind this route: it counts against the caller's limits and budgets, and usage is recorded (issue 30 item 3). */
   readonly metered?: MeteredKind;
   /** The answer may show a finished model run (a retrieve, a listing, a cancel): its usage is charged once, nothing is counted. */
@@ -109,6 +115,48 @@ const createAndRunReferences: Readonly<Record<string, OwnedTypeName>> = {
   'thread.tool_resources.code_interpreter.file_ids': 'file',
   'thread.messages.*.attachments.*.file_id': 'file',
 };
+
+/** The same references under a prefix (`tools.*`, `input.*`). */
+const under = (prefix: string, references: Readonly<Record<string, OwnedTypeName>>): Record<string, OwnedTypeName> =>
+  Object.fromEntries(Object.entries(references).map(([field, type]) => [`${prefix}.${field}`, type]));
+
+/** What a Responses tool names (OpenAPI `Tool`): file_search's stores, code_interpreter's and shell's container and files, skills, an image mask. */
+const responsesToolState: Readonly<Record<string, OwnedTypeName>> = {
+  vector_store_ids: 'vector_store',
+  container: 'container',
+  'container.file_ids': 'file',
+  'environment.container_id': 'container',
+  'environment.file_ids': 'file',
+  'environment.skills.*.skill_id': 'skill',
+  'input_image_mask.file_id': 'file',
+};
+
+/**
+ * What a Responses input item names (OpenAPI `InputItem`): its content parts' files
+ * (`input_file`, `input_image`), a tool output's files, the tools an item carries. Ids of past
+ * output items (a call's `container_id`, file_search `results`) are what the upstream answered,
+ * not state it reads.
+ */
+const responsesItemState: Readonly<Record<string, OwnedTypeName>> = {
+  'content.*.file_id': 'file',
+  'output.*.file_id': 'file',
+  'output.file_id': 'file',
+  ...under('tools.*', responsesToolState),
+};
+
+/**
+ * Every owned id a Responses request body may name besides `previous_response_id`,
+ * `conversation` and `item_reference` items (those are checked with the gateway's own
+ * stored responses: gateway/responses/native-ownership.ts). `/v1/responses`, the
+ * passthrough's `responses`, compact and input_tokens all check these.
+ */
+export const responsesReferences: Readonly<Record<string, OwnedTypeName>> = {
+  ...under('tools.*', responsesToolState),
+  ...under('input.*', responsesItemState),
+};
+
+/** A conversation's `items` are Responses input items. */
+const conversationItems = under('items.*', responsesItemState);
 
 type Entry = [string, Omit<CatalogueRoute, 'method' | 'path'>?];
 
@@ -156,11 +204,11 @@ const entries: readonly Entry[] = [
   ['GET /v1/vector_stores/:vector_store_id/file_batches/:batch_id'],
   ['POST /v1/vector_stores/:vector_store_id/file_batches/:batch_id/cancel'],
   ['GET /v1/vector_stores/:vector_store_id/file_batches/:batch_id/files'],
-  ['POST /v1/conversations', { records: { id: 'conversation' } }],
+  ['POST /v1/conversations', { records: { id: 'conversation' }, references: conversationItems }],
   ['GET /v1/conversations/:conversation_id'],
   ['POST /v1/conversations/:conversation_id'],
   ['DELETE /v1/conversations/:conversation_id', { deletes: true }],
-  ['POST /v1/conversations/:conversation_id/items'],
+  ['POST /v1/conversations/:conversation_id/items', { references: conversationItems }],
   ['GET /v1/conversations/:conversation_id/items'],
   ['GET /v1/conversations/:conversation_id/items/:item_id'],
   ['DELETE /v1/conversations/:conversation_id/items/:item_id'],
@@ -174,8 +222,8 @@ const entries: readonly Entry[] = [
   ['POST /v1/uploads/:upload_id/complete', { records: { 'file.id': 'file' } }],
   ['POST /v1/uploads/:upload_id/cancel'],
   ['POST /v1/responses/:response_id/cancel'],
-  ['POST /v1/responses/compact', { references: { previous_response_id: 'response', conversation: 'conversation' } }],
-  ['POST /v1/responses/input_tokens', { references: { previous_response_id: 'response', conversation: 'conversation' } }],
+  ['POST /v1/responses/compact', { responsesState: true }],
+  ['POST /v1/responses/input_tokens', { responsesState: true }],
   [
     'POST /v1/fine_tuning/jobs',
     { records: { id: 'fine_tuning_job' }, references: { training_file: 'file', validation_file: 'file' }, metered: 'fine_tuning_job' },
@@ -222,7 +270,8 @@ const entries: readonly Entry[] = [
   ['POST /v1/videos/edits', { records: { id: 'video' }, references: { video: 'video' }, metered: 'video' }],
   ['POST /v1/videos/extensions', { records: { id: 'video' }, references: { video: 'video' }, metered: 'video' }],
   ['POST /v1/videos/characters', { records: { id: 'video_character' } }],
-  // `GET /v1/videos/characters/{character_id}` is left out: ambiguous with `/v1/videos/{video_id}/content` (OpenAPI lint).
+  // Static segments win (Fastify, as OpenAI): `/v1/videos/characters/content` is a character, never a video's content (ADR 40).
+  ['GET /v1/videos/characters/:character_id'],
   ['POST /v1/chatkit/sessions', { records: { id: 'chatkit_session' } }],
   ['POST /v1/chatkit/sessions/:session_id/cancel'],
   ['GET /v1/chatkit/threads', { lists: 'chatkit_thread' }],

@@ -2,9 +2,20 @@ import { invalidRequest, notFound, permissionError } from '../../errors/gateway-
 import { accountEndpointOf, routeSegments } from '../../auth/passthrough-paths.ts';
 import { mayView, ownedBy, seesAll, type Caller } from '../../ownership/visibility.ts';
 import { assertNativeReferencesVisible, type NativeOwnership } from '../responses/native-ownership.ts';
+import type { OwnedResource } from '../../ownership/ownership-store.ts';
+import {
+  assertPathVisible,
+  assertReferencesVisible,
+  matchCatalogue,
+  observesAnswer,
+  recordAnswer,
+  type CatalogueMatch,
+} from './owned-call.ts';
 import { assertVisible, jsonObjectOf, ownedBatches, ownedFiles, ownedUploads, type OwnedCollection } from './owned-resources.ts';
 import type { UsageTap } from './usage-tap.ts';
 import { ownedMessageBatches } from './anthropic-resources.ts';
+import type { ProviderAdapter } from '../../providers/provider.ts';
+import { storedCompletionRecorder } from '../stored-chat-completion.ts';
 
 const collections: ReadonlyMap<string, OwnedCollection> = new Map([
   ['files', ownedFiles],
@@ -12,17 +23,30 @@ const collections: ReadonlyMap<string, OwnedCollection> = new Map([
   ['uploads', ownedUploads],
 ]);
 const stateful = new Set(['files', 'batches', 'uploads', 'responses', 'conversations']);
+/** Collections with rules of their own here; the rest of the catalogue is matched route by route. */
+const ownRules = new Set(['files', 'batches', 'responses']);
+/** What may precede a catalogue path: the API version (`v1/`), Azure's `openai/` (and `openai/v1/`). */
+const apiPrefixes = new Set(['v1', 'openai']);
+const bodyOnly = new Set(['input_tokens', 'compact']);
 /** How deep the collection may sit in the path (`v1/files`, `openai/files` on Azure). */
 const maximumPrefix = 2;
 
+/** A passthrough call of a catalogue route: its route, parameters and the owner row of its path's first owned id. */
+export interface PassthroughOwnedCall extends CatalogueMatch {
+  readonly parent: OwnedResource | null;
+}
+
 /**
  * `/p/{instance}/...` reaches the same account as `/v1`: what tenants own there is held to the
- * same rule (ADR 28). An id under files, batches, uploads or responses must be visible to the
- * caller (else the same 404 as an unknown id); a request naming Responses state must name
- * visible state; listing or creating files, batches and uploads, and anything under
- * conversations, is for those who see everything (403 `endpoint_not_allowed`: the passthrough
- * records no owner, so a tenant uses `/v1`), and so is every other account-wide collection
- * (`accountEndpointOf`).
+ * same rule (ADR 28, ADR 40). A path that is a route of the catalogue (openai-resources.ts,
+ * after `v1/` or Azure's `openai/`) gets the owned relay's treatment (owned-call.ts): its owned
+ * ids and its body's references must be visible to the caller (else the same 404 as an unknown
+ * id), and what it creates is recorded (`ownedCallRecorder`); a top-level listing stays for
+ * those who see everything (403 `endpoint_not_allowed`: a tenant lists through `/v1`, from the
+ * owner store). An id under files, batches or responses must be visible to the caller; a
+ * request naming Responses state must name visible state; listing or creating files and
+ * batches, anything else under uploads or conversations, and every other account-wide
+ * collection (`accountEndpointOf`) is for those who see everything.
  */
 export async function assertPassthroughOwned(
   owners: NativeOwnership,
@@ -31,9 +55,25 @@ export async function assertPassthroughOwned(
   path: string,
   method: string,
   body: Buffer | undefined,
+): Promise<PassthroughOwnedCall | null> {
+  const segments = segmentsOf(path);
+  const rest = withoutApiPrefix(segments);
+  // `vector_stores/{id}/files/{file_id}` is the vector store's route, not a file's.
+  const match = ownRules.has(rest[0]?.toLowerCase() ?? '') ? null : matchCatalogue(method, rest);
+  if (match !== null) return checkedCatalogueCall(owners, caller, instance, match, body);
+  await assertOwnRules(owners, caller, instance, segments, method, body);
+  return null;
+}
+
+async function assertOwnRules(
+  owners: NativeOwnership,
+  caller: Caller,
+  instance: string,
+  segments: string[],
+  method: string,
+  body: Buffer | undefined,
 ): Promise<void> {
   if (seesAll(caller)) return;
-  const segments = segmentsOf(path);
   const at = collectionAt(segments);
   if (at === -1) {
     // Any other account-wide collection (fine-tuning jobs, vector stores, assistants, stored chat
@@ -52,8 +92,8 @@ export async function assertPassthroughOwned(
     );
   }
   const name = (segments[at] as string).toLowerCase();
-  // `responses/input_tokens` counts a Responses request: its body is checked, it names no id.
-  const id = name === 'responses' && segments.length === at + 2 && segments[at + 1] === 'input_tokens' ? undefined : segments[at + 1];
+  // `responses/input_tokens` and `responses/compact` take a Responses request: its body is checked, they name no id.
+  const id = name === 'responses' && segments.length === at + 2 && bodyOnly.has(segments[at + 1] as string) ? undefined : segments[at + 1];
   // Anthropic's `messages/batches/{id}` are message batches, owned as `/v1/messages/batches` records them (ADR 41).
   const collection = name === 'batches' && segments[at - 1]?.toLowerCase() === 'messages' ? ownedMessageBatches : collections.get(name);
   if (collection !== undefined && id !== undefined) {
@@ -80,6 +120,91 @@ export async function assertPassthroughOwned(
   throw permissionError(`/${name} is reached through /v1/${name} (owned per tenant), not through the passthrough`, {
     code: 'endpoint_not_allowed',
   });
+}
+
+/** A passthrough path's segments after its API prefix (`v1/`, `openai/`, `openai/v1/`). */
+function withoutApiPrefix(segments: readonly string[]): readonly string[] {
+  let rest = segments;
+  for (let skipped = 0; skipped < maximumPrefix && apiPrefixes.has(rest[0]?.toLowerCase() ?? ''); skipped += 1) rest = rest.slice(1);
+  return rest;
+}
+
+/** The owned relay's checks for a catalogue route reached through the passthrough (fail closed on a body it cannot read). */
+async function checkedCatalogueCall(
+  owners: NativeOwnership,
+  caller: Caller,
+  instance: string,
+  match: CatalogueMatch,
+  body: Buffer | undefined,
+): Promise<PassthroughOwnedCall> {
+  const { route } = match;
+  if (route.lists !== undefined && !seesAll(caller)) {
+    throw permissionError(`a listing of ${route.path} through the passthrough is for admins only: a tenant lists through ${route.path}`, {
+      code: 'endpoint_not_allowed',
+    });
+  }
+  // Where a model runs (a run, an eval run, a job, a video, a search) it is admitted and charged on `/v1` only (ADR 40).
+  if ((route.metered ?? route.charges ?? route.settles) !== undefined && !seesAll(caller)) {
+    throw permissionError(`${route.path} runs a model: a tenant reaches it through ${route.path}, where it is admitted and charged`, {
+      code: 'endpoint_not_allowed',
+    });
+  }
+  const parent = await assertPathVisible(owners.store, caller, instance, route.path, match.params);
+  if (route.references !== undefined && body !== undefined && !seesAll(caller)) {
+    const json = jsonObjectOf(body.toString('utf8'));
+    if (json === null) {
+      throw invalidRequest(`a ${route.path} request through the passthrough must be an uncompressed JSON object`, { code: 'invalid_body' });
+    }
+    await assertReferencesVisible(owners.store, caller, instance, route.references, json);
+  }
+  return { ...match, parent };
+}
+
+/**
+ * What a catalogue call through the passthrough created (a 2xx JSON answer, read by the tap) is
+ * recorded as the owned relay records it, and what it deleted forgotten, before the answer's
+ * end reaches the client. Null when there is nothing to record. A failed record is logged.
+ */
+export function ownedCallRecorder(
+  owners: NativeOwnership,
+  caller: Caller,
+  instance: string,
+  owned: PassthroughOwnedCall | null,
+  answer: { status: number; json: Readonly<Record<string, unknown>> | undefined },
+  log: { warn(fields: Record<string, unknown>, message: string): void },
+): ((tap: UsageTap) => Promise<void>) | null {
+  if (owned === null || answer.status < 200 || answer.status > 299 || !observesAnswer(owned.route, answer.json ?? null)) return null;
+  const call = { caller, parent: owned.parent, instance, route: owned.route, params: owned.params };
+  return async (tap) => {
+    try {
+      await recordAnswer(owners.store, call, (field) => tap.answerField(field));
+    } catch (error) {
+      log.warn({ err: error, route: owned.route.path }, 'recording the owner of a passthrough resource failed');
+    }
+  };
+}
+
+/**
+ * A chat completion sent through the passthrough with `store: true` (`POST .../chat/completions`,
+ * a 2xx answer) is recorded as the caller's by the rule of `/v1/chat/completions`
+ * (stored-chat-completion.ts): its JSON `id` or its chunks' `id`, before the answer's end
+ * reaches the client. Null for any other request.
+ */
+export function storedChatRecorder(
+  owners: NativeOwnership,
+  caller: Caller,
+  adapter: Pick<ProviderAdapter, 'name' | 'type'>,
+  call: { path: string; method: string; status: number; json: Readonly<Record<string, unknown>> | undefined },
+  log: { warn(fields: Record<string, unknown>, message: string): void },
+): ((tap: UsageTap) => Promise<void>) | null {
+  if (call.method !== 'POST' || call.status < 200 || call.status > 299) return null;
+  if (withoutApiPrefix(segmentsOf(call.path)).join('/').toLowerCase() !== 'chat/completions') return null;
+  const record = storedCompletionRecorder(owners.store, caller, call.json ?? null, adapter, log);
+  if (record === null) return null;
+  return async (tap) => {
+    const id = tap.responseId();
+    if (id !== null) await record(id);
+  };
 }
 
 /** The path's segments, split after decoding too: `files%2F{id}` is `files/{id}` to an upstream that decodes it. */

@@ -8,12 +8,18 @@ import type { UsageObject } from '../../streaming/chat-chunk.ts';
 import type { StreamRenderer } from '../../streaming/renderer.ts';
 import { SseParser, type SseEvent } from '../../streaming/sse-parser.ts';
 import { TopLevelFields } from './json-fields.ts';
+import { catalogue } from './openai-resources.ts';
 
 /** The usage and model an answer reported (null when it did not, or could not be read). */
 export interface AnswerUsage {
   usage: UsageObject | null;
   model: string | null;
 }
+
+/** The top-level fields of an answer that name what a catalogue route creates (`id`, `thread_id`, `file`, `fine_tuned_model`). */
+const recordedFields = [
+  ...new Set(catalogue.flatMap((route) => Object.keys(route.records ?? {}).map((field) => field.split('.')[0] as string))),
+];
 
 /** Decoded bytes of a compressed answer read for its usage at most (a small body may inflate a thousandfold). */
 export const decodedScanLimit = 256 * 1024 * 1024;
@@ -124,7 +130,12 @@ export class UsageTap implements StreamRenderer {
     return this.summary().usage;
   }
 
-  /** The answer's Responses object id (top-level `id`, or a stream's `response.created`), when it had one; call once the relay has ended. */
+  /** A string at a dotted path of a JSON answer (`id`, `file.id`: a field a catalogue route records), or ''; call once the relay has ended. */
+  answerField(path: string): string {
+    return this.stopped ? '' : this.reader.field(path);
+  }
+
+  /** The id of what the answer created (top-level `id`, a Responses stream's `response.created`, a chat stream's chunks'), when it had one; call once the relay has ended. */
   responseId(): string | null {
     return this.stopped ? null : this.reader.responseId();
   }
@@ -147,6 +158,7 @@ interface AnswerReader {
   finish(): void;
   summary(): AnswerUsage;
   responseId(): string | null;
+  field(path: string): string;
 }
 
 /** An answer that reports no usage (audio, a file): only its bytes are counted. */
@@ -155,10 +167,11 @@ const unread: AnswerReader = {
   finish: () => undefined,
   summary: () => ({ usage: null, model: null }),
   responseId: () => null,
+  field: () => '',
 };
 
 class JsonReader implements AnswerReader {
-  private readonly fields = new TopLevelFields(['usage', 'usageMetadata', 'model', 'modelVersion', 'id']);
+  private readonly fields = new TopLevelFields(['usage', 'usageMetadata', 'model', 'modelVersion', 'id', ...recordedFields]);
 
   push(chunk: Buffer): void {
     this.fields.push(chunk);
@@ -178,6 +191,14 @@ class JsonReader implements AnswerReader {
   responseId(): string | null {
     const id = this.fields.complete ? this.value('id') : undefined;
     return typeof id === 'string' && id !== '' ? id : null;
+  }
+
+  field(path: string): string {
+    if (!this.fields.complete) return '';
+    const [first, ...rest] = path.split('.');
+    let value = this.value(first as string);
+    for (const key of rest) value = isJsonObject(value) ? value[key] : undefined;
+    return typeof value === 'string' ? value : '';
   }
 
   private value(name: string): unknown {
@@ -223,10 +244,16 @@ class SseReader implements AnswerReader {
     return this.id;
   }
 
+  /** A stream creates nothing the catalogue records (a streamed createAndRun is not recorded, as on `/v1`). */
+  field(): string {
+    return '';
+  }
+
   private observe(events: SseEvent[]): void {
     for (const event of events) {
       this.listener?.(event);
       if (this.id === null && event.data.includes('"response.created"')) this.id = createdIdOf(event.data);
+      else if (this.id === null && event.data.includes('"chat.completion.chunk"')) this.id = chunkIdOf(event.data);
       if (!event.data.includes('"usage')) continue;
       const data = parseJsonObject(event.data);
       if (data === null) continue;
@@ -239,6 +266,13 @@ class SseReader implements AnswerReader {
       if (this.model === null && typeof model === 'string') this.model = model;
     }
   }
+}
+
+/** The id of a chat completion chunk (every chunk of a stream carries the completion's). */
+function chunkIdOf(data: string): string | null {
+  const chunk = parseJsonObject(data);
+  const id = chunk?.['object'] === 'chat.completion.chunk' ? chunk['id'] : undefined;
+  return typeof id === 'string' && id !== '' ? id : null;
 }
 
 /** The response id of a Responses `response.created` event. */

@@ -2,6 +2,9 @@ import { notFound } from '../../errors/gateway-error.ts';
 import type { OwnedResource, OwnershipStore } from '../../ownership/ownership-store.ts';
 import { mayView, ownedBy, seesAll, type Caller } from '../../ownership/visibility.ts';
 import type { ResponseState } from '../../responses/response-state.ts';
+import { ownedTypes, responsesReferences } from '../relay/openai-resources.ts';
+import { assertReferencesVisible } from '../relay/owned-call.ts';
+import { notOwned } from '../relay/owned-resources.ts';
 
 /** Output items recorded per response at most (a bound, not a policy). */
 const maximumItemsRecorded = 1000;
@@ -17,11 +20,12 @@ export interface NativeOwnership {
 
 /**
  * Before a request goes to a native Responses instance: every piece of upstream state it names
- * (`previous_response_id`, `conversation`, `item_reference` input items) must be visible to
- * the caller (ADR 28), else the same 404 as for an unknown id, without contacting the
- * upstream. Visible: recorded as created by the caller's path or a descendant on that instance,
- * or held by the gateway itself under such a path; the master key and admin-role keys see all.
- * Conversations are not created through the gateway: only those may name one.
+ * (`previous_response_id`, `conversation`, `item_reference` input items, and the vector stores,
+ * containers, files and skills of its tools and input parts: `responsesReferences`) must be
+ * visible to the caller (ADR 28, ADR 40), else the same 404 as for an unknown id, without
+ * contacting the upstream. Visible: recorded as created by the caller's path or a descendant on
+ * that instance, or held by the gateway itself under such a path; the master key and
+ * admin-role keys see all. Used by `/v1/responses` and the passthrough's `responses` alike.
  */
 export async function assertNativeReferencesVisible(
   ownership: NativeOwnership,
@@ -44,10 +48,11 @@ export async function assertNativeReferencesVisible(
     });
   }
   const conversation = conversationIdOf(body['conversation']);
-  if (conversation !== null) {
-    throw notFound(`Conversation with id '${conversation}' not found.`, { code: 'response_not_found', param: 'conversation' });
+  if (conversation !== null && !mayView(caller, await ownership.store.find('conversation', instance, conversation))) {
+    throw notOwned(ownedTypes.conversation, conversation, 'conversation');
   }
   await assertItemsVisible(ownership, caller, instance, referencedItemIds(body['input']));
+  await assertReferencesVisible(ownership.store, caller, instance, responsesReferences, body);
 }
 
 async function assertItemsVisible(ownership: NativeOwnership, caller: Caller, instance: string, ids: string[]): Promise<void> {

@@ -13,13 +13,14 @@ import { sendStream, streamHeaders } from './stream-headers.ts';
 import { settle } from './model-reply.ts';
 import { assertCachedContentVisible } from '../../gateway/relay/gemini-resources.ts';
 import { jsonObjectOf } from '../../gateway/relay/owned-resources.ts';
+import { storedCompletionRecorder } from '../../gateway/stored-chat-completion.ts';
 import type { OwnershipStore } from '../../ownership/ownership-store.ts';
-import { ownedBy } from '../../ownership/visibility.ts';
 
 /**
- * `POST /v1/chat/completions`, JSON or SSE. A JSON answer to a request with `store: true` is
- * recorded as the caller's stored chat completion (read back through the catalogue's
- * `/v1/chat/completions/{id}`, owned-relay.ts).
+ * `POST /v1/chat/completions`, JSON or SSE. The answer to a request with `store: true` on an
+ * OpenAI-type instance is recorded as the caller's stored chat completion (read back through the
+ * catalogue's `/v1/chat/completions/{id}`, owned-relay.ts): a JSON answer's `id` before it is
+ * sent, a stream's chunk `id` once it ended well and before its last bytes reach the client.
  */
 export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipelineDependencies, ownership?: OwnershipStore): void {
   app.post('/v1/chat/completions', async (request, reply) => {
@@ -46,18 +47,15 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipel
     }
     // Slots are held until the response has ended, whether it finished or the client left.
     settle(request, reply, outcome, context.abort);
+    const record = storedCompletionRecorder(ownership, context, body, outcome.target.adapter, request.log);
     if (outcome.kind === 'json') {
-      if (ownership !== undefined && (body as { store?: unknown } | null)?.store === true) {
+      if (record !== null) {
         const id = jsonObjectOf(outcome.body)?.['id'];
-        if (typeof id === 'string') {
-          await ownership
-            .record(ownedBy(context, 'chat_completion', outcome.target.adapter.name, id))
-            .catch((error: unknown) => request.log.warn({ err: error }, 'recording a stored chat completion failed'));
-        }
+        if (typeof id === 'string') await record(id);
       }
       return reply.header('content-type', 'application/json; charset=utf-8').send(outcome.body);
     }
-    await streamOutcome(request, reply, outcome, context.abort);
+    await streamOutcome(request, reply, outcome, context.abort, record);
     return reply;
   });
 }
@@ -67,12 +65,15 @@ function streamOutcome(
   reply: FastifyReply,
   outcome: StreamOutcome<CallResult>,
   abort: ClientAbort,
+  record: ((id: string) => Promise<void>) | null,
 ): Promise<RelayResult> | undefined {
   const stream = outcome.result;
   if (stream.kind !== 'stream') return undefined;
   // Built field by field: in V8 11 a spread followed by more fields costs microseconds (ADR 0003).
   const chunkOptions: ChatRenderOptions = stream.chunkOptions;
   if (outcome.captureLimit !== undefined) chunkOptions.captureLimit = outcome.captureLimit;
-  const answer = { upstream: stream.body, renderer: new ChatRenderer(chunkOptions), provider: chunkOptions.provider };
+  const renderer = new ChatRenderer(chunkOptions);
+  if (record !== null) renderer.whenCompleted(record);
+  const answer = { upstream: stream.body, renderer, provider: chunkOptions.provider };
   return sendStream(request, reply, streamHeaders, answer, abort, (result) => outcome.finish(result));
 }

@@ -11,12 +11,14 @@ import {
   type CatalogueRoute,
   type OwnedType,
 } from '../../gateway/relay/openai-resources.ts';
-import { assertVisible, listOwned, notOwned } from '../../gateway/relay/owned-resources.ts';
+import { assertPathVisible, assertReferencesVisible, fieldAt, observesAnswer, recordAnswer } from '../../gateway/relay/owned-call.ts';
+import { listOwned, notOwned } from '../../gateway/relay/owned-resources.ts';
+import { assertNativeReferencesVisible } from '../../gateway/responses/native-ownership.ts';
+import { chooseResourceInstance, splitQuery, type ResourceRequest } from '../../gateway/relay/resources.ts';
+import type { OwnedResource, OwnershipStore } from '../../ownership/ownership-store.ts';
+import { mayView, ownedBy, ownerKeyIdOf, seesAll, type Caller } from '../../ownership/visibility.ts';
 import { settleMessageRuns, settleSource } from '../../gateway/relay/metered-outputs.ts';
 import { chargeAnswer, chargeSeen, runStreamObserver, type MeteredAnswer } from '../../gateway/relay/resource-metering.ts';
-import { chooseResourceInstance, splitQuery, type ResourceRequest } from '../../gateway/relay/resources.ts';
-import type { OwnedKind, OwnedResource, OwnershipStore } from '../../ownership/ownership-store.ts';
-import { mayView, ownedBy, ownerKeyIdOf, seesAll, type Caller } from '../../ownership/visibility.ts';
 import type { ProviderAdapter } from '../../providers/provider.ts';
 import type { ModelCatalog } from '../../routing/model-catalog.ts';
 import type { Metering } from '../../usage/metering.ts';
@@ -55,7 +57,10 @@ async function relayOwned(request: FastifyRequest, reply: FastifyReply, route: C
   const { adapter, parent } = await chooseInstance(relay, context, route, params, body.hint ?? queryHint);
   request.logFields = { provider: adapter.name };
   const call: ResourceCall = { adapter, context, query, parameters: new URLSearchParams(query.slice(1)) };
-  await assertReferences(relay.ownership, context, adapter.name, route, body.json);
+  await assertReferencesVisible(relay.ownership, context, adapter.name, route.references ?? {}, body.json);
+  if (route.responsesState === true && body.json !== null) {
+    await assertNativeReferencesVisible({ store: relay.ownership, state: null }, context, adapter.name, body.json);
+  }
   assertModelAllowed(relay, context, adapter.name, body.model);
   if (route.metered !== undefined) await admitMetered(reply, relay, context.userPath, adapter.name, body.model);
   const meters = route.metered ?? route.charges;
@@ -91,15 +96,11 @@ async function relayOwned(request: FastifyRequest, reply: FastifyReply, route: C
     return relayObservedEvents(request, reply, call, resource, runStreamObserver(relay, metered, threadOwner));
   }
   const settlesMessages = source?.kind === 'run' && params['run_id'] === undefined;
-  const observes = (records.length > 0 && !streamed) || route.deletes === true || metered !== null || settlesMessages;
+  const observes = observesAnswer(route, body.json) || metered !== null || settlesMessages;
   if (!observes) return relayCall(request, reply, call, resource);
+  const owned = { caller: context, parent, instance: adapter.name, route, params };
   return relayCall(request, reply, call, resource, async (answer) => {
-    for (const [field, typeName] of records) {
-      const id = fieldAt(answer, field);
-      if (id !== '') await relay.ownership.record(ownerOf(context, parent, ownedTypes[typeName].kind, adapter.name, id));
-    }
-    const last = ownedParametersOf(route.path).at(-1);
-    if (route.deletes === true && last !== undefined) await relay.ownership.delete(last[1].kind, adapter.name, params[last[0]] as string);
+    await recordAnswer(relay.ownership, owned, (field) => fieldAt(answer, field));
     if (metered !== null) await chargeAnswer(relay, metered, answer);
     if (settlesMessages) await settleMessageRuns(relay, source, params['thread_id'] as string, answer);
   });
@@ -133,12 +134,16 @@ async function chooseInstance(
   params: Record<string, string>,
   hint: string | undefined,
 ): Promise<{ adapter: ProviderAdapter; parent: OwnedResource | null }> {
-  let adapter = hint === undefined ? undefined : chooseResourceInstance(relay.catalog, hint);
+  if (hint !== undefined) {
+    const adapter = chooseResourceInstance(relay.catalog, hint);
+    return { adapter, parent: await assertPathVisible(relay.ownership, caller, adapter.name, route.path, params) };
+  }
+  let adapter: ProviderAdapter | undefined;
   let parent: OwnedResource | null = null;
   for (const [name, type] of ownedParametersOf(route.path)) {
     const id = params[name] as string;
     if (adapter !== undefined) {
-      parent ??= await assertVisible(relay.ownership, caller, type, adapter.name, id, name);
+      parent ??= await assertPathVisible(relay.ownership, caller, adapter.name, `/v1/:${name}`, { [name]: id });
       continue;
     }
     const owner = await findAnywhere(relay, type, id);
@@ -158,37 +163,6 @@ async function findAnywhere(relay: OwnedRelay, type: OwnedType, id: string): Pro
   return null;
 }
 
-/**
- * Ids a body names must be the caller's to see. A reference is a dotted path (`*` for every item
- * of a list: `messages.*.attachments.*.file_id`) to a string, a list of strings, or `{ "id": ... }`.
- */
-async function assertReferences(
-  store: OwnershipStore,
-  caller: Caller,
-  instance: string,
-  route: CatalogueRoute,
-  json: Record<string, unknown> | null,
-): Promise<void> {
-  if (json === null) return;
-  for (const [field, typeName] of Object.entries(route.references ?? {})) {
-    for (const value of valuesAt(json, field.split('.'))) {
-      const named = Array.isArray(value) ? value : [typeof value === 'object' && value !== null ? (value as { id?: unknown }).id : value];
-      for (const id of named) {
-        if (typeof id === 'string') await assertVisible(store, caller, ownedTypes[typeName], instance, id, field);
-      }
-    }
-  }
-}
-
-/** The values at a dotted path of a body (`*` steps into every item of a list); linear in the body's size. */
-function valuesAt(value: unknown, path: readonly string[]): unknown[] {
-  if (path.length === 0) return value === undefined ? [] : [value];
-  const [step, ...rest] = path;
-  if (step === '*') return Array.isArray(value) ? value.flatMap((item: unknown) => valuesAt(item, rest)) : [];
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return [];
-  return valuesAt((value as Record<string, unknown>)[step as string], rest);
-}
-
 /** A `model` the body names (an assistant's, a fine-tuning job's, a video's) must pass the key's model allowlist. */
 function assertModelAllowed(relay: OwnedRelay, caller: Caller, instance: string, model: string | undefined): void {
   const allowed = caller.principal.allowedModels;
@@ -198,20 +172,6 @@ function assertModelAllowed(relay: OwnedRelay, caller: Caller, instance: string,
     code: 'model_not_allowed',
     param: 'model',
   });
-}
-
-/** The owner of what a request created: the owner of the path's parent resource, else the caller. */
-function ownerOf(caller: Caller, parent: OwnedResource | null, kind: OwnedKind, instance: string, id: string): OwnedResource {
-  const record = ownedBy(caller, kind, instance, id);
-  return parent === null ? record : { ...record, userPath: parent.userPath, keyId: parent.keyId };
-}
-
-/** A string at a dotted path of the answer (`file.id`), or ''. */
-function fieldAt(answer: Record<string, unknown>, path: string): string {
-  let value: unknown = answer;
-  for (const key of path.split('.'))
-    value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
-  return typeof value === 'string' ? value : '';
 }
 
 /** The upstream path: the route's without `/v1/`, each parameter one encoded segment (`.` and `..` refused). */

@@ -7,8 +7,16 @@ import { invalidRequest, notFound } from '../../errors/gateway-error.ts';
 import { admitRequest } from '../../admission/admit.ts';
 import { jsonObjectOfBody, passthroughPath, queryOf, rawRestOf, unreportedUsage } from '../../gateway/relay/passthrough.ts';
 import { clientResponseHeaders, upstreamRequestHeaders } from '../../gateway/relay/relay-headers.ts';
-import { assertPassthroughOwned, createdResponseRecorder } from '../../gateway/relay/passthrough-ownership.ts';
+import {
+  assertPassthroughOwned,
+  createdResponseRecorder,
+  ownedCallRecorder,
+  storedChatRecorder,
+  type PassthroughOwnedCall,
+} from '../../gateway/relay/passthrough-ownership.ts';
+import type { UsageTap } from '../../gateway/relay/usage-tap.ts';
 import type { NativeOwnership } from '../../gateway/responses/native-ownership.ts';
+import type { ProviderAdapter } from '../../providers/provider.ts';
 import type { UpstreamResponse } from '../../providers/upstream-client.ts';
 import type { RateLimiter } from '../../ratelimit/rate-limiter.ts';
 import { seesAll } from '../../ownership/visibility.ts';
@@ -26,7 +34,7 @@ export interface PassthroughDependencies {
   metering: Metering;
   /** The user-path header, the gateway's own and never forwarded. */
   userPathHeader: string;
-  /** Owners of files, batches and responses (ADR 28); absent: nothing is checked. */
+  /** Owners of files, batches, responses and the catalogue's resources (ADR 28, ADR 40); absent: nothing is checked. */
   owners?: NativeOwnership | null;
   /** For the model allowlist: a name it lists that is a virtual model's opens no concrete model. */
   virtualModels: VirtualModelNames | null;
@@ -80,7 +88,8 @@ async function passthrough(
   assertReadableBody(request, body);
   // The model that runs: the path's where the provider's API carries it there, else the body's.
   const model = checkPassthroughModels(request, instance, adapter, dependencies.virtualModels, json);
-  if (dependencies.owners) await assertPassthroughOwned(dependencies.owners, request, instance, path, request.method, body);
+  const owners = dependencies.owners ?? null;
+  const owned = owners === null ? null : await assertPassthroughOwned(owners, request, instance, path, request.method, body);
   const context = requestContextOf(request, reply);
   // Estimated when first needed (a budget covers the path, or the answer reported no usage).
   let priced: PricedEstimate | null | undefined;
@@ -117,8 +126,7 @@ async function passthrough(
     throw context.signal.aborted ? clientClosedRequest() : error;
   }
   const headers = { ...clientResponseHeaders(response.headers), ...admission.headers };
-  const created = { instance, path, method: request.method, status: response.statusCode, store: json?.['store'] !== false };
-  const record = dependencies.owners ? createdResponseRecorder(dependencies.owners, request, created, request.log) : null;
+  const record = owners === null ? null : recorderOf(owners, request, { adapter, path, status: response.statusCode, json, owned });
   const result = await relayToClient(request, reply, response, headers, context.abort, false, record);
   // An error answer relayed whole produced nothing; anything else that reported no usage is charged its estimate.
   const unreported = result.usage === null && (result.status < 400 || result.ending !== 'completed') && !countsTokens(path);
@@ -127,6 +135,28 @@ async function passthrough(
   report(result.status, usage, /^text\/event-stream\b/i.test(String(response.headers['content-type'] ?? '')), result.model);
   admission.release();
   return reply;
+}
+
+/** What records the owner of what a passthrough call created: a response, or a catalogue resource (ADR 28, ADR 40). */
+function recorderOf(
+  owners: NativeOwnership,
+  request: FastifyRequest,
+  call: {
+    adapter: ProviderAdapter;
+    path: string;
+    status: number;
+    json: Readonly<Record<string, unknown>> | undefined;
+    owned: PassthroughOwnedCall | null;
+  },
+): ((tap: UsageTap) => Promise<void>) | null {
+  const { adapter, path, status, json } = call;
+  const instance = adapter.name;
+  const created = { instance, path, method: request.method, status, store: json?.['store'] !== false };
+  return (
+    createdResponseRecorder(owners, request, created, request.log) ??
+    storedChatRecorder(owners, request, adapter, { path, method: request.method, status, json }, request.log) ??
+    ownedCallRecorder(owners, request, instance, call.owned, { status, json }, request.log)
+  );
 }
 
 interface PricedEstimate {
