@@ -87,6 +87,17 @@ export interface CatalogueRoute {
    * (gateway/responses/native-ownership.ts).
    */
   readonly responsesState?: true;
+  /**
+   * Body fields (dotted, `*` for list items) naming a model that runs besides `model` (a realtime
+   * session's, an eval's grader's): each must pass the key's model allowlist.
+   */
+  readonly models?: readonly string[];
+  /**
+   * A model runs behind this route but its usage never comes back through the gateway (a
+   * realtime client secret, a call, a compaction, a grader run): admitted like a metered route
+   * (limits, a spent budget refuses), no usage recorded.
+   */
+  readonly admits?: true;
   /** A model runs behind this route: it counts against the caller's limits and budgets, and usage is recorded (issue 30 item 3). */
   readonly metered?: MeteredKind;
   /** The answer may show a finished model run (a retrieve, a listing, a cancel): its usage is charged once, nothing is counted. */
@@ -158,6 +169,11 @@ export const responsesReferences: Readonly<Record<string, OwnedTypeName>> = {
 /** A conversation's `items` are Responses input items. */
 const conversationItems = under('items.*', responsesItemState);
 
+/** The models a realtime session runs (its own, its transcription's). */
+const realtimeSessionModels = ['session.model', 'session.audio.input.transcription.model'];
+/** A model grader's model (`score_model`, `label_model`), also inside a `multi` grader. */
+const graderModels = ['grader.model', 'grader.graders.model'];
+
 type Entry = [string, Omit<CatalogueRoute, 'method' | 'path'>?];
 
 /** `METHOD path` entries, grouped by resource. */
@@ -222,11 +238,16 @@ const entries: readonly Entry[] = [
   ['POST /v1/uploads/:upload_id/complete', { records: { 'file.id': 'file' } }],
   ['POST /v1/uploads/:upload_id/cancel'],
   ['POST /v1/responses/:response_id/cancel'],
-  ['POST /v1/responses/compact', { responsesState: true }],
+  ['POST /v1/responses/compact', { responsesState: true, admits: true }],
   ['POST /v1/responses/input_tokens', { responsesState: true }],
   [
     'POST /v1/fine_tuning/jobs',
-    { records: { id: 'fine_tuning_job' }, references: { training_file: 'file', validation_file: 'file' }, metered: 'fine_tuning_job' },
+    {
+      records: { id: 'fine_tuning_job' },
+      references: { training_file: 'file', validation_file: 'file' },
+      metered: 'fine_tuning_job',
+      models: graderModels.map((path) => `method.reinforcement.${path}`),
+    },
   ],
   ['GET /v1/fine_tuning/jobs', { lists: 'fine_tuning_job', charges: 'fine_tuning_job' }],
   ['GET /v1/fine_tuning/jobs/:fine_tuning_job_id', { records: { fine_tuned_model: 'model' }, charges: 'fine_tuning_job' }],
@@ -238,14 +259,14 @@ const entries: readonly Entry[] = [
   ['POST /v1/fine_tuning/checkpoints/:fine_tuned_model_checkpoint/permissions'],
   ['GET /v1/fine_tuning/checkpoints/:fine_tuned_model_checkpoint/permissions'],
   ['DELETE /v1/fine_tuning/checkpoints/:fine_tuned_model_checkpoint/permissions/:permission_id'],
-  ['POST /v1/fine_tuning/alpha/graders/run'],
-  ['POST /v1/fine_tuning/alpha/graders/validate'],
-  ['POST /v1/evals', { records: { id: 'eval' } }],
+  ['POST /v1/fine_tuning/alpha/graders/run', { models: graderModels, admits: true }],
+  ['POST /v1/fine_tuning/alpha/graders/validate', { models: graderModels }],
+  ['POST /v1/evals', { records: { id: 'eval' }, models: ['testing_criteria.*.model', 'testing_criteria.*.graders.model'] }],
   ['GET /v1/evals', { lists: 'eval' }],
   ['GET /v1/evals/:eval_id'],
   ['POST /v1/evals/:eval_id'],
   ['DELETE /v1/evals/:eval_id', { deletes: true }],
-  ['POST /v1/evals/:eval_id/runs', { metered: 'eval_run' }],
+  ['POST /v1/evals/:eval_id/runs', { metered: 'eval_run', models: ['data_source.model'] }],
   ['GET /v1/evals/:eval_id/runs', { charges: 'eval_run' }],
   ['GET /v1/evals/:eval_id/runs/:run_id', { charges: 'eval_run' }],
   ['POST /v1/evals/:eval_id/runs/:run_id', { charges: 'eval_run' }],
@@ -278,9 +299,9 @@ const entries: readonly Entry[] = [
   ['GET /v1/chatkit/threads/:chatkit_thread_id'],
   ['DELETE /v1/chatkit/threads/:chatkit_thread_id', { deletes: true }],
   ['GET /v1/chatkit/threads/:chatkit_thread_id/items'],
-  ['POST /v1/realtime/client_secrets'],
-  ['POST /v1/realtime/calls'],
-  ['POST /v1/realtime/calls/:call_id/accept'],
+  ['POST /v1/realtime/client_secrets', { models: realtimeSessionModels, admits: true }],
+  ['POST /v1/realtime/calls', { models: realtimeSessionModels, admits: true }],
+  ['POST /v1/realtime/calls/:call_id/accept', { models: ['audio.input.transcription.model'], admits: true }],
   ['POST /v1/realtime/calls/:call_id/hangup'],
   ['POST /v1/realtime/calls/:call_id/refer'],
   ['POST /v1/realtime/calls/:call_id/reject'],

@@ -11,8 +11,15 @@ import {
   type CatalogueRoute,
   type OwnedType,
 } from '../../gateway/relay/openai-resources.ts';
-import { assertPathVisible, assertReferencesVisible, fieldAt, observesAnswer, recordAnswer } from '../../gateway/relay/owned-call.ts';
-import { listOwned, notOwned } from '../../gateway/relay/owned-resources.ts';
+import {
+  assertPathVisible,
+  assertReferencesVisible,
+  fieldAt,
+  observesAnswer,
+  recordAnswer,
+  valuesAt,
+} from '../../gateway/relay/owned-call.ts';
+import { jsonObjectOf, listOwned, notOwned } from '../../gateway/relay/owned-resources.ts';
 import { assertNativeReferencesVisible } from '../../gateway/responses/native-ownership.ts';
 import { chooseResourceInstance, splitQuery, type ResourceRequest } from '../../gateway/relay/resources.ts';
 import type { OwnedResource, OwnershipStore } from '../../ownership/ownership-store.ts';
@@ -52,7 +59,7 @@ export function registerOwnedResourceRoutes(app: FastifyInstance, relay: OwnedRe
 async function relayOwned(request: FastifyRequest, reply: FastifyReply, route: CatalogueRoute, relay: OwnedRelay): Promise<unknown> {
   const context = requestContextOf(request, reply);
   const { hint: queryHint, query } = splitQuery(request.url);
-  const body = bodyOf(request);
+  const body = bodyOf(request, route.models ?? []);
   const params = request.params as Record<string, string>;
   const { adapter, parent } = await chooseInstance(relay, context, route, params, body.hint ?? queryHint);
   request.logFields = { provider: adapter.name };
@@ -61,8 +68,8 @@ async function relayOwned(request: FastifyRequest, reply: FastifyReply, route: C
   if (route.responsesState === true && body.json !== null) {
     await assertNativeReferencesVisible({ store: relay.ownership, state: null }, context, adapter.name, body.json);
   }
-  assertModelAllowed(relay, context, adapter.name, body.model);
-  if (route.metered !== undefined) await admitMetered(reply, relay, context.userPath, adapter.name, body.model);
+  for (const model of body.models) assertModelAllowed(relay, context, adapter.name, model);
+  if (route.metered !== undefined || route.admits === true) await admitMetered(reply, relay, context.userPath, adapter.name, body.model);
   const meters = route.metered ?? route.charges;
   const streamed = body.json?.['stream'] === true;
   // A run with no owned parent is charged to the caller when this route ran it, else to nobody.
@@ -163,7 +170,7 @@ async function findAnywhere(relay: OwnedRelay, type: OwnedType, id: string): Pro
   return null;
 }
 
-/** A `model` the body names (an assistant's, a fine-tuning job's, a video's) must pass the key's model allowlist. */
+/** Every model the body names (an assistant's, a job's, a realtime session's, a grader's) must pass the key's model allowlist. */
 function assertModelAllowed(relay: OwnedRelay, caller: Caller, instance: string, model: string | undefined): void {
   const allowed = caller.principal.allowedModels;
   if (model === undefined || allowed === undefined || allowed === null) return;
@@ -190,36 +197,50 @@ function upstreamPath(pattern: string, params: Record<string, string>): string {
 
 interface RelayBody {
   readonly hint?: string;
-  /** The `model` field (JSON or form), when it is a string. */
+  /** The `model` field (JSON or form), when it is a string: its rules admit a metered route. */
   readonly model?: string;
+  /** Every model the body names: `model` and the route's `models` paths (ADR 40). */
+  readonly models: readonly string[];
   /** The JSON object sent upstream (without `provider`), null for other bodies. */
   readonly json: Record<string, unknown> | null;
   readonly bytes?: string | Buffer;
   readonly contentType?: string;
 }
 
-/** The body as the upstream gets it: JSON without `provider`, a form without its `provider` field, other bytes as they came. */
-function bodyOf(request: FastifyRequest): RelayBody {
+/**
+ * The body as the upstream gets it: JSON without `provider`, a form without its `provider` field,
+ * other bytes as they came; with the models it names at `model` and at `modelPaths` (a form's
+ * field named by a path's first step is read as JSON for the rest: `session.model`).
+ */
+function bodyOf(request: FastifyRequest, modelPaths: readonly string[]): RelayBody {
   const { body } = request;
   const contentType = request.headers['content-type'];
-  if (body === undefined || body === null) return { json: null };
+  if (body === undefined || body === null) return { json: null, models: [] };
   if (Buffer.isBuffer(body)) {
     if (!(contentType ?? '').toLowerCase().startsWith('multipart/form-data')) {
-      return { json: null, bytes: body, contentType: contentType ?? 'application/octet-stream' };
+      return { json: null, models: [], bytes: body, contentType: contentType ?? 'application/octet-stream' };
     }
     const form = readForm(body, boundaryOf(contentType));
     const hint = fieldOf(form, 'provider');
     const bytes = hint === undefined ? body : editForm(form, { drop: ['provider'] });
     const model = fieldOf(form, 'model');
+    const named = modelPaths.flatMap((path) => {
+      const [field, ...rest] = path.split('.');
+      const value = fieldOf(form, field as string);
+      return value === undefined ? [] : rest.length === 0 ? [value] : valuesAt(jsonObjectOf(value), rest);
+    });
     return {
       ...(hint === undefined || hint === '' ? {} : { hint }),
       ...(model === undefined ? {} : { model }),
+      models: modelsOf(model, named),
       json: null,
       bytes,
       contentType: contentType as string,
     };
   }
-  if (typeof body !== 'object' || Array.isArray(body)) return { json: null, bytes: JSON.stringify(body), contentType: 'application/json' };
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    return { json: null, models: [], bytes: JSON.stringify(body), contentType: 'application/json' };
+  }
   const { provider, ...rest } = body as Record<string, unknown>;
   if (provider !== undefined && (typeof provider !== 'string' || provider === '')) {
     throw invalidRequest('provider must be the name of a provider instance', { code: 'invalid_body', param: 'provider' });
@@ -227,8 +248,17 @@ function bodyOf(request: FastifyRequest): RelayBody {
   return {
     ...(provider === undefined ? {} : { hint: provider }),
     ...(typeof rest['model'] === 'string' ? { model: rest['model'] } : {}),
+    models: modelsOf(
+      rest['model'],
+      modelPaths.flatMap((path) => valuesAt(rest, path.split('.'))),
+    ),
     json: rest,
     bytes: JSON.stringify(rest),
     contentType: 'application/json',
   };
+}
+
+/** The model names among `model` and the values at the route's model paths (strings only). */
+function modelsOf(model: unknown, named: readonly unknown[]): string[] {
+  return [model, ...named].filter((value): value is string => typeof value === 'string');
 }
