@@ -132,4 +132,20 @@ rate_limits:
     });
     expect(calls.length).toBe(before);
   });
+
+  it('through the passthrough, a tenant reaches no route where a model runs (it is admitted and checked on /v1)', async () => {
+    const before = calls.length;
+    const body = { session: { type: 'realtime', model: 'gpt-realtime' } };
+    expectEnvelope(await post(tokens.limited, '/p/openai/v1/realtime/client_secrets', body), {
+      status: 403,
+      type: 'permission_error',
+      code: 'endpoint_not_allowed',
+    });
+    expectEnvelope(await post(tokens.limited, '/p/openai/fine_tuning/alpha/graders/run', { grader: { model: 'o3' } }), {
+      status: 403,
+      type: 'permission_error',
+      code: 'endpoint_not_allowed',
+    });
+    expect(calls.length).toBe(before);
+  });
 });

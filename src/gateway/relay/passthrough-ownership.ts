@@ -143,13 +143,16 @@ async function checkedCatalogueCall(
       code: 'endpoint_not_allowed',
     });
   }
-  // Where a model runs (a run, an eval run, a job, a video, a search) it is admitted and charged on `/v1` only (ADR 40).
-  if ((route.metered ?? route.charges ?? route.settles) !== undefined && !seesAll(caller)) {
-    throw permissionError(`${route.path} runs a model: a tenant reaches it through ${route.path}, where it is admitted and charged`, {
+  const parent = await assertPathVisible(owners.store, caller, instance, route.path, match.params);
+  // Where a model runs (a run, an eval run, a job, a video, a search, a client secret) it is
+  // admitted, checked against the allowlist and charged on `/v1` only (ADR 40).
+  const shown = route.path.replace(/:(\w+)/g, '{$1}');
+  const runsModel = (route.metered ?? route.charges ?? route.settles) !== undefined || route.admits === true || route.models !== undefined;
+  if (runsModel && !seesAll(caller)) {
+    throw permissionError(`${shown} runs a model: a tenant reaches it through ${shown}, where it is admitted and charged`, {
       code: 'endpoint_not_allowed',
     });
   }
-  const parent = await assertPathVisible(owners.store, caller, instance, route.path, match.params);
   if (route.references !== undefined && body !== undefined && !seesAll(caller)) {
     const json = jsonObjectOf(body.toString('utf8'));
     if (json === null) {
