@@ -94,7 +94,7 @@ describe('errors on the Gemini dialect', () => {
     const body = expectApiError(thrown, 404, 'NOT_FOUND');
     expect(body.error.details[0]?.reason).toBe('model_not_found');
     expectGoogleEnvelope(await rawRequest(url('openai/mock-model', 'predict'), { headers: bearer(), body: {} }), 404, 'NOT_FOUND');
-    expectGoogleEnvelope(await rawRequest(`${gateway.url}/v1beta/files`, { headers: bearer() }), 404, 'NOT_FOUND');
+    expectGoogleEnvelope(await rawRequest(`${gateway.url}/v1beta/corpora`, { headers: bearer() }), 404, 'NOT_FOUND');
   });
 
   it('answers a rate-limit breach with 429 RESOURCE_EXHAUSTED and Retry-After', async () => {
