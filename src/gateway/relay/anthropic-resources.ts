@@ -7,7 +7,7 @@ import type { ProviderAdapter } from '../../providers/provider.ts';
 import { readBody, upstreamErrorOf } from '../../providers/upstream-body.ts';
 import type { ModelCatalog } from '../../routing/model-catalog.ts';
 import type { RequestContext } from '../request-context.ts';
-import { addNumbers, ownerContextOf, type BatchChargeDependencies } from './batch-charge.ts';
+import { addNumbers, chargeBatchOnce, type BatchChargeDependencies } from './batch-charge.ts';
 import { forEachJsonLine } from './batch-files.ts';
 import { chooseOwnedInstance, instancesOfType, notOwned, type OwnedCollection } from './owned-resources.ts';
 import { resourcePath } from './resources.ts';
@@ -104,29 +104,18 @@ export async function observeMessageBatch(
   owner: OwnedResource | null,
 ): Promise<void> {
   if (owner === null || owner.charged || batch['processing_status'] !== 'ended') return;
-  if (!(await dependencies.ownership.markCharged('message_batch', adapter.name, owner.id))) return;
-  try {
-    const response = await adapter.forward(
-      { method: 'GET', path: resourcePath('messages/batches', owner.id, 'results'), headers: {}, body: null },
-      { signal: context.signal, requestId: context.requestId },
-    );
-    if (response.statusCode < 200 || response.statusCode > 299) throw await upstreamErrorOf(response, adapter.name);
-    const usage = await resultsUsageByModel(await readBody(response, adapter.name, context.signal));
-    const ownerContext = ownerContextOf(owner, context);
-    for (const [model, tokens] of usage) {
-      dependencies.metering.report({
-        context: ownerContext,
-        endpoint: '/v1/messages/batches',
-        provider: adapter.name,
-        model,
-        usage: tokens,
-        status: 200,
-        stream: false,
-      });
-    }
-  } catch (error) {
-    dependencies.logger?.warn({ err: error, batch_id: owner.id, provider: adapter.name }, 'charging an ended message batch failed');
-  }
+  await chargeBatchOnce(dependencies, adapter, context, owner, {
+    kind: 'message_batch',
+    endpoint: '/v1/messages/batches',
+    usageByModel: async () => {
+      const response = await adapter.forward(
+        { method: 'GET', path: resourcePath('messages/batches', owner.id, 'results'), headers: {}, body: null },
+        { signal: context.signal, requestId: context.requestId },
+      );
+      if (response.statusCode < 200 || response.statusCode > 299) throw await upstreamErrorOf(response, adapter.name);
+      return resultsUsageByModel(await readBody(response, adapter.name, context.signal));
+    },
+  });
 }
 
 /** The summed usage (metering's shape) of the succeeded results, per answering model. */

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Principal } from '../../auth/principal.ts';
-import type { OwnedResource, OwnershipStore } from '../../ownership/ownership-store.ts';
+import type { OwnedKind, OwnedResource, OwnershipStore } from '../../ownership/ownership-store.ts';
 import type { ProviderAdapter } from '../../providers/provider.ts';
 import type { Metering } from '../../usage/metering.ts';
 import type { RequestContext } from '../request-context.ts';
@@ -44,23 +44,51 @@ export async function observeBatch(
   );
   const outputFileId = batch['output_file_id'];
   if (batch['status'] !== 'completed' || owner.charged || typeof outputFileId !== 'string' || outputFileId === '') return;
-  if (!(await dependencies.ownership.markCharged('batch', adapter.name, owner.id))) return;
+  await chargeBatchOnce(dependencies, adapter, context, owner, {
+    kind: 'batch',
+    endpoint: '/v1/batches',
+    usageByModel: async () => usageByModel(await readFileContent(adapter, context, outputFileId)),
+  });
+}
+
+/** A finished batch of some API: its owner kind, its usage endpoint, and how its usage per model is read. */
+export interface FinishedBatch {
+  readonly kind: OwnedKind;
+  readonly endpoint: string;
+  readonly usageByModel: () => Promise<Map<string, Record<string, unknown>>>;
+}
+
+/**
+ * Charges a finished batch once to its owner: the owner row is marked charged first and only the
+ * request that marked it reads the usage and reports it, per model; a failure while reading is
+ * logged and not retried (the provider's results are the only source).
+ */
+export async function chargeBatchOnce(
+  dependencies: BatchChargeDependencies,
+  adapter: ProviderAdapter,
+  context: RequestContext,
+  owner: OwnedResource,
+  batch: FinishedBatch,
+): Promise<void> {
+  if (!(await dependencies.ownership.markCharged(batch.kind, adapter.name, owner.id))) return;
   try {
-    const usage = await usageByModel(await readFileContent(adapter, context, outputFileId));
     const ownerContext = ownerContextOf(owner, context);
-    for (const [model, tokens] of usage) {
+    for (const [model, usage] of await batch.usageByModel()) {
       dependencies.metering.report({
         context: ownerContext,
-        endpoint: '/v1/batches',
+        endpoint: batch.endpoint,
         provider: adapter.name,
         model,
-        usage: tokens,
+        usage,
         status: 200,
         stream: false,
       });
     }
   } catch (error) {
-    dependencies.logger?.warn({ err: error, batch_id: owner.id, provider: adapter.name }, 'charging a completed batch failed');
+    dependencies.logger?.warn(
+      { err: error, batch_id: owner.id, provider: adapter.name, kind: batch.kind },
+      'charging a finished batch failed',
+    );
   }
 }
 
