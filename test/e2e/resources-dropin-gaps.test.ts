@@ -45,7 +45,16 @@ function serveAccount(mock: MockUpstream): MockRequest[] {
     mock.route('POST', path, (request, response) => {
       calls.push(request);
       next += 1;
-      const output = [{ id: `msg_${next}`, type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'hi' }] }];
+      const output: Record<string, unknown>[] = [
+        { id: `msg_${next}`, type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'hi' }] },
+      ];
+      // A code interpreter with `container: { type: 'auto' }` runs in a container the upstream creates.
+      const tools = (request.body as { tools?: { type?: string; container?: unknown }[] } | null)?.tools ?? [];
+      if (tools.some((tool) => tool.type === 'code_interpreter' && typeof tool.container === 'object')) {
+        const id = `cntr_auto_${next}`;
+        objects.set(`containers/${id}`, { id, object: 'container' });
+        output.push({ id: `ci_${next}`, type: 'code_interpreter_call', container_id: id, code: '1+1', outputs: null });
+      }
       sendJson(response, 200, { id: `resp_${next}`, object: 'response', status: 'completed', output, input_tokens: 1 });
     });
   }
@@ -199,6 +208,32 @@ providers:
         expect(calls.length).toBe(before + 1);
       }
     }
+  });
+
+  it('a container the upstream created for A’s code interpreter (`container: auto`) is A’s: B gets container_not_found', async () => {
+    const reply = await as('a', '/v1/responses', {
+      model: 'gpt-4o-mini',
+      input: 'hi',
+      tools: [{ type: 'code_interpreter', container: { type: 'auto' } }],
+    });
+    expect(reply.status, reply.text).toBe(200);
+    const output = (JSON.parse(reply.text) as { output: { type: string; container_id?: string }[] }).output;
+    const container = output.find((item) => item.type === 'code_interpreter_call')?.container_id as string;
+    expect(container).toMatch(/^cntr_auto_/);
+    const read = await as('a', `/v1/containers/${container}`);
+    expect(read.status, read.text).toBe(200);
+    const reuse = { model: 'gpt-4o-mini', input: 'again', tools: [{ type: 'code_interpreter', container }] };
+    expect((await as('a', '/v1/responses', reuse)).status).toBe(200);
+    await expectHidden(
+      () => as('b', `/v1/containers/${container}`),
+      () => as('b', '/v1/containers/cntr_unknown'),
+      'container_not_found',
+    );
+    await expectHidden(
+      () => as('b', '/v1/responses', reuse),
+      () => as('b', '/v1/responses', { ...reuse, tools: [{ type: 'code_interpreter', container: 'cntr_unknown' }] }),
+      'container_not_found',
+    );
   });
 
   it('compact and input_tokens name only the caller’s responses and items, on /v1 as through /p', async () => {

@@ -69,7 +69,12 @@ async function assertItemsVisible(ownership: NativeOwnership, caller: Caller, in
   if (missing !== undefined) throw notFound(`Item with id '${missing}' not found.`, { code: 'item_not_found', param: 'input' });
 }
 
-/** Records a native response and its output items as the caller's. Failures are the caller's to log. */
+/**
+ * Records a native response and its output items as the caller's, and the containers its code
+ * interpreter calls ran in (a `container: { "type": "auto" }` tool makes the upstream create
+ * one; the first owner recorded keeps an id, so a container the caller named changes nothing).
+ * Failures are the caller's to log.
+ */
 export async function recordNativeResponse(
   store: OwnershipStore,
   caller: Caller,
@@ -84,6 +89,10 @@ export async function recordNativeResponse(
   for (const item of output.slice(0, maximumItemsRecorded)) {
     const itemId = (item as { id?: unknown } | null)?.id;
     if (typeof itemId === 'string' && itemId !== '') items.push(ownedBy(caller, 'response_item', instance, itemId, now));
+    const container = (item as { type?: unknown; container_id?: unknown } | null)?.container_id;
+    if ((item as { type?: unknown } | null)?.type === 'code_interpreter_call' && typeof container === 'string' && container !== '') {
+      items.push(ownedBy(caller, 'container', instance, container, now));
+    }
   }
   await store.recordMany([ownedBy(caller, 'response', instance, id, now), ...items]);
 }
