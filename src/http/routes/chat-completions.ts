@@ -28,9 +28,10 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatPipel
     const cacheMode = cacheModeOf(request.headers, dependencies.cache !== null);
     const body = jsonBodyOf(request.body);
     // Google's `google.cached_content` (sent to Gemini instances) must name the caller's cached content (ADR 41).
-    if (ownership !== undefined) {
-      const google = (body as { google?: unknown } | null)?.google;
-      const named = typeof google === 'object' && google !== null ? (google as { cached_content?: unknown }).cached_content : undefined;
+    const google = (body as { google?: unknown } | null)?.google;
+    const named = typeof google === 'object' && google !== null ? (google as { cached_content?: unknown }).cached_content : undefined;
+    // Only a request that names one waits for the store: every other chat request goes on at once.
+    if (ownership !== undefined && named !== undefined) {
       await assertCachedContentVisible(dependencies.catalog, ownership, context, { cachedContent: named });
     }
     let outcome: ModelOutcome<CallResult>;
